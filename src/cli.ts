@@ -1,0 +1,43 @@
+// The command line: `npm run -s cli -- <command> ...`. Each area exports its own commands; this file
+// only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1.
+import { parseArgs } from 'node:util'
+import { jobCommands } from './jobs/cli-commands.ts'
+
+export interface CliCommand {
+  /** One line for `cli help`. */
+  summary: string
+  /** util.parseArgs options. */
+  options?: NonNullable<Parameters<typeof parseArgs>[0]>['options']
+  run(args: { values: Record<string, unknown>; positionals: string[] }): Promise<unknown>
+}
+
+export type CliCommands = Record<string, CliCommand>
+
+const commands: CliCommands = {
+  ...jobCommands,
+}
+
+async function main(argv: string[]): Promise<number> {
+  // Sub-commands may be two words ("clients create"): take the longest name that matches.
+  const two = argv.slice(0, 2).join(' ')
+  const name = commands[two] ? two : argv[0]
+  const command = name ? commands[name] : undefined
+  if (!command) {
+    const lines = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(20)} ${c.summary}`)
+    process.stderr.write(`usage: npm run -s cli -- <command>\n${lines.join('\n')}\n`)
+    return name === 'help' || name === undefined ? 0 : 1
+  }
+  const rest = argv.slice(name.split(' ').length)
+  const { values, positionals } = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true })
+  const out = await command.run({ values, positionals })
+  if (out !== undefined) process.stdout.write(JSON.stringify(out, null, 2) + '\n')
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`error: ${err.message}\n`)
+    process.exit(1)
+  }
+)

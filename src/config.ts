@@ -1,0 +1,203 @@
+// The admin's config: one zod schema that validates data/config.toml, writes its commented default,
+// and renders the README table. The only module that reads process.env.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml'
+import { z } from 'zod'
+
+const section = <T extends z.ZodRawShape>(shape: T, description: string) =>
+  z.object(shape).strict().prefault({} as never).describe(description)
+
+export const ConfigSchema = z
+  .object({
+    server: section(
+      {
+        host: z.string().default('0.0.0.0').describe('Address the HTTP server listens on.'),
+        port: z.number().int().min(0).max(65535).default(8080).describe('HTTP port (env PORT overrides).'),
+        public_url: z
+          .url()
+          .default('http://localhost:8080')
+          .describe('Base URL clients reach this server at; used in status_update_url, web_link, links (env ARBITER_PUBLIC_URL overrides).'),
+        body_limit_bytes: z.number().int().positive().default(2_097_152).describe('Largest request body accepted.'),
+        cors_origins: z
+          .array(z.string())
+          .default(['*'])
+          .describe('Origins allowed to call the v4 API from a browser ("*" = any).'),
+      },
+      'The HTTP server.'
+    ),
+    paths: section(
+      {
+        toolchains: z
+          .string()
+          .default('/var/lib/arbiter/toolchains')
+          .describe('Directory holding the provisioned toolchain roots (outside the data directory on purpose).'),
+        nsjail: z.string().default('/var/lib/arbiter/bin/nsjail').describe('The nsjail binary installed by scripts/install-nsjail.sh.'),
+        supervisor: z
+          .string()
+          .default('/var/lib/arbiter/bin/arbiter-supervisor')
+          .describe('The native jail supervisor built from sandbox/supervisor.c.'),
+        runs: z
+          .string()
+          .default('/var/lib/arbiter/runs')
+          .describe('Scratch directory for per-run work folders (never inside the data directory, which jails must not see).'),
+      },
+      'Where things live on disk.'
+    ),
+    pool: section(
+      {
+        size: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(availableParallelism())
+          .describe('Jobs run at once (default: number of cores).'),
+      },
+      'The evaluation worker pool.'
+    ),
+    limits: section(
+      {
+        max_time_sec: z.number().positive().default(5).describe('Largest run time limit (CPU seconds); larger requests are clamped.'),
+        default_time_sec: z.number().positive().default(5).describe('Run time limit when the request gives none.'),
+        max_memory_kb: z.number().int().positive().default(262144).describe('Largest memory limit in KB; larger requests are clamped.'),
+        default_memory_kb: z.number().int().positive().default(262144).describe('Memory limit when the request gives none.'),
+        wall_extra_sec: z
+          .number()
+          .min(0)
+          .default(2)
+          .describe('Wall-clock cap = time limit x 2 + this; catches sleeping programs.'),
+        processes: z.number().int().min(1).default(64).describe('Most processes/threads a program may have at once.'),
+        open_files: z.number().int().min(8).default(64).describe('Most open files per process.'),
+        output_cap_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1_048_576)
+          .describe('Largest stdout (and stderr) a program may write; past it the run ends RE/SIGXFSZ.'),
+        source_max_bytes: z.number().int().positive().default(262_144).describe('Largest source accepted.'),
+        input_max_bytes: z.number().int().positive().default(1_048_576).describe('Largest stdin accepted.'),
+        compile_time_sec: z.number().positive().default(15).describe('Default compile CPU time limit (languages may raise it).'),
+        compile_memory_kb: z
+          .number()
+          .int()
+          .positive()
+          .default(1_048_576)
+          .describe('Default compile memory limit in KB (languages may raise it).'),
+        compile_processes: z.number().int().min(1).default(128).describe('Default compile process/thread limit.'),
+      },
+      'Limits applied to every job.'
+    ),
+    languages: section(
+      {
+        enabled: z
+          .array(z.string())
+          .default([])
+          .describe('Language codes offered; empty = every code whose toolchain is provisioned.'),
+        compile_overrides: z
+          .record(
+            z.string(),
+            z
+              .object({
+                time_sec: z.number().positive().optional(),
+                memory_kb: z.number().int().positive().optional(),
+                processes: z.number().int().positive().optional(),
+              })
+              .strict()
+          )
+          .default({})
+          .describe('Per-code compile limits overriding the manifest, e.g. { GO = { time_sec = 30 } }.'),
+      },
+      'Languages.'
+    ),
+  })
+  .strict()
+
+export type Config = z.infer<typeof ConfigSchema> & { dataDir: string }
+
+export class ConfigError extends Error {}
+
+/** The data directory: ARBITER_DATA, else ./data beside the checkout. */
+export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.ARBITER_DATA ?? join(import.meta.dirname, '..', 'data'))
+}
+
+/** Reads (creating when absent) <dataDir>/config.toml, applies the three env overrides, validates. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = dataDirFromEnv(env)
+  mkdirSync(dataDir, { recursive: true })
+  const file = join(dataDir, 'config.toml')
+  if (!existsSync(file)) writeFileSync(file, renderDefaultToml())
+  let raw: Record<string, unknown>
+  try {
+    raw = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid TOML: ${(err as Error).message}`)
+  }
+  return parseConfig(raw, env, dataDir, file)
+}
+
+export function parseConfig(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  source = 'config'
+): Config {
+  const merged = structuredClone(raw) as Record<string, Record<string, unknown>>
+  const server = (merged.server ??= {})
+  if (env.PORT !== undefined && env.PORT !== '') server.port = Number(env.PORT)
+  if (env.ARBITER_PUBLIC_URL) server.public_url = env.ARBITER_PUBLIC_URL
+  const parsed = ConfigSchema.safeParse(merged)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = i.path.join('.') || (i.code === 'unrecognized_keys' ? i.keys.join(', ') : '(root)')
+      return `  ${key}: ${i.message}`
+    })
+    throw new ConfigError(`${source}: invalid configuration\n${lines.join('\n')}`)
+  }
+  const cfg = parsed.data
+  cfg.server.public_url = cfg.server.public_url.replace(/\/+$/, '')
+  return { ...cfg, dataDir }
+}
+
+type Described = { description?: string; _zod: { def: { innerType?: Described; shape?: Record<string, Described> } } }
+
+const unwrapObject = (s: Described): Record<string, Described> => {
+  let cur: Described | undefined = s
+  while (cur && !cur._zod.def.shape) cur = cur._zod.def.innerType
+  return cur?._zod.def.shape ?? {}
+}
+
+/** One walk over the schema: [section, key, description, default] rows. */
+export function describeConfig(): { section: string; key: string; description: string; value: unknown }[] {
+  const defaults = ConfigSchema.parse({}) as Record<string, Record<string, unknown>>
+  const rows = []
+  for (const [sectionName, sectionSchema] of Object.entries(unwrapObject(ConfigSchema as unknown as Described))) {
+    for (const [key, keySchema] of Object.entries(unwrapObject(sectionSchema))) {
+      rows.push({ section: sectionName, key, description: keySchema.description ?? '', value: defaults[sectionName][key] })
+    }
+  }
+  return rows
+}
+
+// smol-toml writes an object as a [table] header, which would swallow the keys that follow
+const isEmptyTable = (v: unknown) =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0
+
+export function renderDefaultToml(): string {
+  const out = ['# Arbiter configuration. Every key is optional; shown here with its default.', '# Env PORT, ARBITER_PUBLIC_URL and ARBITER_DATA override the file.', '']
+  const sections = unwrapObject(ConfigSchema as unknown as Described)
+  let current = ''
+  for (const row of describeConfig()) {
+    if (row.section !== current) {
+      current = row.section
+      out.push(`# ${sections[current].description ?? ''}`, `[${current}]`)
+    }
+    out.push(`# ${row.description}`)
+    // pool.size defaults to this machine's cores: leave it commented so another machine recomputes it
+    const line = isEmptyTable(row.value) ? `${row.key} = {}` : stringifyToml({ [row.key]: row.value }).trim()
+    out.push(row.section === 'pool' && row.key === 'size' ? `# ${line}` : line)
+  }
+  return out.join('\n') + '\n'
+}

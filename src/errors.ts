@@ -1,0 +1,62 @@
+// Errors are values with a code. Services throw AppError; the HTTP edge (http/error-bodies.ts) maps
+// each code to a status and a body in one place. Codes are the spec's own strings.
+
+/** Code-evaluation (v3/v4) error names, as they appear before the colon in the spec's messages. */
+export type EvaluationErrorCode =
+  | 'ArgumentMissingError'
+  | 'UnregisteredClientError'
+  | 'QuotaExceededError'
+  | 'InvalidArgumentError'
+  | 'LanguageNotSupportedError'
+  | 'PayloadTooLargeError'
+  | 'NotFoundError'
+  | 'MethodNotAllowedError'
+  | 'InternalServerError'
+
+/** Interview envelope ecodes (spec table B). */
+export type InterviewErrorCode =
+  | 'AUTHFAILED'
+  | 'ACCESSERROR'
+  | 'ARGMISSING'
+  | 'BADDATA'
+  | 'FEATURENOTAVAILABLE'
+  | 'INTERVIEWNOTFOUND'
+  | 'RATELIMITEXCEEDED'
+  | 'INVALIDEMAIL'
+  | 'BUYCREDITS'
+  | 'INTERVIEWERCANDIDATECONFLICT'
+  | 'DUPLICATEINTERVIEWER'
+  | 'MINONEINTERVIEWERREQUIRED'
+  | 'MAXINTERVIEWERSLIMITCROSSED'
+  | 'MAXEVALPARAMSLIMITCROSSED'
+  | 'INVALIDRESUMEURL'
+  | 'INVALIDFILETYPEERROR'
+  | 'INVALIDSIZEERROR'
+  | 'UPLOADERROR'
+  | 'INVALIDPHONENUMBER'
+  | 'INVALIDCOUNTRYCODE'
+  | 'INVALIDURL'
+  | 'ENDEDINTERVIEWUPDATIONDENIED'
+  | 'INVALIDINTERVIEWSTARTTIME'
+  | 'CANDIDATEEMAILUPDATENOTALLOWED'
+  | 'ENDEDINTERVIEWDELETIONDENIED'
+
+/** Faults of our own side (not the user's program), used by the CLI and internals. */
+export type InternalErrorCode = 'LanguageNotProvisioned' | 'SandboxUnavailable' | 'Internal'
+
+export type ErrorCode = EvaluationErrorCode | InterviewErrorCode | InternalErrorCode
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    /** Human text for the message (after "<code>: " for evaluation errors). */
+    readonly detail: string = '',
+    /** Extra data for the body, e.g. {quota, current_count} or the offending field. */
+    readonly data: Record<string, unknown> = {}
+  ) {
+    super(detail ? `${code}: ${detail}` : code)
+    this.name = 'AppError'
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError

@@ -1,0 +1,15 @@
+// The contract of the worker pool as the rest of the app sees it (tests pass a fake).
+import type { CompileOutcome, Job, JobResult } from './types.ts'
+
+export interface RunHooks {
+  /** Called once the compile step is over, before the run step starts (v4 CODE_COMPILED). */
+  onCompiled?: (outcome: CompileOutcome) => void
+}
+
+export interface Pool {
+  run(job: Job, hooks?: RunHooks): Promise<JobResult>
+  /** Jobs running now. */
+  readonly busy: number
+  readonly size: number
+  close(): Promise<void>
+}
