@@ -1,6 +1,7 @@
 // The command line: `npm run -s cli -- <command> ...`. Each area exports its own commands; this file
 // only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1.
 import { parseArgs } from 'node:util'
+import { runCommands } from './evaluation/cli-run.ts'
 import { jobCommands } from './jobs/cli-commands.ts'
 
 export interface CliCommand {
@@ -15,6 +16,7 @@ export type CliCommands = Record<string, CliCommand>
 
 const commands: CliCommands = {
   ...jobCommands,
+  ...runCommands,
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,424 @@
+/*
+ * arbiter-supervisor: a small resident process, one per evaluation worker, that launches nsjail
+ * for each jailed step and measures it. Node talks to it over stdin/stdout with a line protocol,
+ * so a run costs no Node process spawn (~1.5 ms here).
+ *
+ * Why it exists (see sandbox/README.md):
+ *  - it owns the slot's cgroups, so peak memory and CPU time survive nsjail's own clean-up;
+ *  - it enforces fractional CPU limits and the wall clock (nsjail's are whole seconds);
+ *  - it puts every jail in a pre-made empty network namespace (cheaper than a new one per run);
+ *  - it wakes nsjail when the program has exited, working around nsjail's reap/pause() race
+ *    that otherwise stalls a run for exactly one second now and then.
+ *
+ * Usage: arbiter-supervisor SLOT [v1|v2]
+ * Request (one field per line, values may not contain newlines; user data travels in files):
+ *   run ID | exec PATH | arg S (repeated) | stdin PATH | stdout PATH | stderr PATH |
+ *   log PATH | cpu_ms N | wall_ms N | fsize BYTES | end
+ * Reply: one line
+ *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
+ *   error ID MESSAGE
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 512
+#define LINE_MAX_LEN 8192
+#define CG_ROOT "/sys/fs/cgroup"
+#define FAVOR_MNT "/run/arbiter/cgroup-favordynmods"
+
+static int cg_version; /* 1 or 2 */
+static char slot[128];
+static char cg_mem[512], cg_pids[512], cg_cpuacct[512]; /* v1 slot groups */
+static char cg_slot2[512], cg_run2[512];                 /* v2 slot group and per-run group */
+static int netns_fd = -1;
+
+static uint64_t now_us(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
+
+static int write_file(const char* path, const char* s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static ssize_t read_file(const char* path, char* buf, size_t len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0) return -1;
+	buf[n] = 0;
+	return n;
+}
+
+static uint64_t read_u64(const char* path) {
+	char buf[64];
+	if (read_file(path, buf, sizeof buf) <= 0) return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* The value after "key " in a "key value" per-line file (memory.events, cpu.stat, oom_control). */
+static uint64_t read_keyed(const char* path, const char* key) {
+	char buf[4096];
+	if (read_file(path, buf, sizeof buf) <= 0) return 0;
+	size_t kl = strlen(key);
+	for (char* p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ' ') return strtoull(p + kl + 1, NULL, 10);
+	}
+	return 0;
+}
+
+static void mkdir_p(const char* path) {
+	char tmp[512];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char* p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = 0;
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	}
+	mkdir(tmp, 0755);
+}
+
+static void die(const char* fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "arbiter-supervisor: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+static int detect_cgroup_version(void) {
+	char buf[512];
+	if (read_file(CG_ROOT "/cgroup.controllers", buf, sizeof buf) > 0 && strstr(buf, "memory"))
+		return 2;
+	if (access(CG_ROOT "/memory/memory.limit_in_bytes", F_OK) == 0) return 1;
+	return 0;
+}
+
+/*
+ * Attaching a task to a cgroup takes a global percpu rwsem whose writer waits for an RCU grace
+ * period (7-18 ms here, now and then). Mounting any hierarchy with favordynmods switches that
+ * rwsem to favour writers, for every hierarchy. A named v1 hierarchy with no controllers is
+ * enough; on v2 the option is a remount of the unified hierarchy.
+ */
+static void favor_dynmods(void) {
+	if (cg_version == 1) {
+		mkdir_p(FAVOR_MNT);
+		if (mount("cgroup", FAVOR_MNT, "cgroup", 0, "none,name=arbiter,favordynmods") != 0 &&
+		    errno != EBUSY)
+			fprintf(stderr, "arbiter-supervisor: favordynmods mount: %s\n", strerror(errno));
+	} else {
+		mount(NULL, CG_ROOT, NULL, MS_REMOUNT, "favordynmods");
+	}
+}
+
+static void setup_cgroups(void) {
+	if (cg_version == 1) {
+		snprintf(cg_mem, sizeof cg_mem, CG_ROOT "/memory/arbiter/%s", slot);
+		snprintf(cg_pids, sizeof cg_pids, CG_ROOT "/pids/arbiter/%s", slot);
+		snprintf(cg_cpuacct, sizeof cg_cpuacct, CG_ROOT "/cpuacct/arbiter/%s", slot);
+		mkdir_p(cg_mem);
+		mkdir_p(cg_pids);
+		mkdir_p(cg_cpuacct);
+		if (access(cg_mem, W_OK) || access(cg_pids, W_OK) || access(cg_cpuacct, W_OK))
+			die("cannot create cgroups under " CG_ROOT "/{memory,pids,cpuacct}/arbiter");
+	} else {
+		char p[600];
+		mkdir_p(CG_ROOT "/arbiter");
+		/* v2: controllers must be enabled on every level down to the per-run parent */
+		write_file(CG_ROOT "/cgroup.subtree_control", "+memory +pids +cpu");
+		write_file(CG_ROOT "/arbiter/cgroup.subtree_control", "+memory +pids +cpu");
+		snprintf(cg_slot2, sizeof cg_slot2, CG_ROOT "/arbiter/%s", slot);
+		mkdir_p(cg_slot2);
+		snprintf(p, sizeof p, "%s/cgroup.subtree_control", cg_slot2);
+		if (write_file(p, "+memory +pids +cpu") != 0)
+			die("cannot enable memory, pids and cpu controllers in %s: %s", cg_slot2,
+			    strerror(errno));
+		snprintf(cg_run2, sizeof cg_run2, "%s/run", cg_slot2);
+	}
+}
+
+/* One empty network namespace per slot: only a loopback interface, and that one down. */
+static void setup_netns(void) {
+	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (host < 0) die("open host netns: %s", strerror(errno));
+	if (unshare(CLONE_NEWNET) != 0) die("unshare(CLONE_NEWNET): %s", strerror(errno));
+	netns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (netns_fd < 0) die("open jail netns: %s", strerror(errno));
+	if (setns(host, CLONE_NEWNET) != 0) die("setns(host): %s", strerror(errno));
+	close(host);
+}
+
+static void cleanup_cgroups(void) {
+	if (cg_version == 1) {
+		rmdir(cg_mem);
+		rmdir(cg_pids);
+		rmdir(cg_cpuacct);
+	} else {
+		rmdir(cg_run2);
+		rmdir(cg_slot2);
+	}
+}
+
+/* The per-run cgroup nsjail made for the program (v1: NSJAIL.<pid> under the memory slot). */
+static int find_jail_group(char* out, size_t len) {
+	const char* parent = cg_version == 1 ? cg_mem : cg_run2;
+	DIR* d = opendir(parent);
+	if (!d) return -1;
+	struct dirent* e;
+	int found = -1;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "NSJAIL.", 7) == 0) {
+			snprintf(out, len, "%s/%s", parent, e->d_name);
+			found = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * True once the program has run and every task of it is gone, while nsjail has not yet reaped
+ * it: the moment nsjail may be stuck in pause() until its next 1 s timer tick.
+ */
+static int program_finished(void) {
+	char grp[600], p[700], buf[64];
+	if (find_jail_group(grp, sizeof grp) != 0) return 0;
+	if (cg_version == 1) {
+		/* charged memory proves the task was attached and ran: before that, tasks is empty too */
+		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", grp);
+		if (read_u64(p) == 0) return 0;
+		snprintf(p, sizeof p, "%s/tasks", grp);
+		return read_file(p, buf, sizeof buf) == 0;
+	}
+	snprintf(p, sizeof p, "%s/memory.peak", grp);
+	if (read_u64(p) == 0) return 0;
+	snprintf(p, sizeof p, "%s/cgroup.events", grp);
+	return read_keyed(p, "populated") == 0;
+}
+
+struct request {
+	char id[64];
+	char exec[512];
+	char* argv[MAX_ARGS + 1];
+	int argc;
+	char in[512], out[512], err[512], log[512];
+	uint64_t cpu_ms, wall_ms, fsize;
+};
+
+static void free_request(struct request* r) {
+	for (int i = 0; i < r->argc; i++) free(r->argv[i]);
+	memset(r, 0, sizeof *r);
+}
+
+/* Reads one request; 0 on success, -1 on EOF. */
+static int read_request(struct request* r) {
+	static char line[LINE_MAX_LEN];
+	memset(r, 0, sizeof *r);
+	while (fgets(line, sizeof line, stdin)) {
+		line[strcspn(line, "\n")] = 0;
+		char* v = strchr(line, ' ');
+		const char* k = line;
+		if (v) *v++ = 0;
+		else v = "";
+		if (!strcmp(k, "end")) return 0;
+		if (!strcmp(k, "run")) snprintf(r->id, sizeof r->id, "%s", v);
+		else if (!strcmp(k, "exec")) snprintf(r->exec, sizeof r->exec, "%s", v);
+		else if (!strcmp(k, "arg") && r->argc < MAX_ARGS) r->argv[r->argc++] = strdup(v);
+		else if (!strcmp(k, "stdin")) snprintf(r->in, sizeof r->in, "%s", v);
+		else if (!strcmp(k, "stdout")) snprintf(r->out, sizeof r->out, "%s", v);
+		else if (!strcmp(k, "stderr")) snprintf(r->err, sizeof r->err, "%s", v);
+		else if (!strcmp(k, "log")) snprintf(r->log, sizeof r->log, "%s", v);
+		else if (!strcmp(k, "cpu_ms")) r->cpu_ms = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "wall_ms")) r->wall_ms = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "fsize")) r->fsize = strtoull(v, NULL, 10);
+	}
+	return -1;
+}
+
+/* CPU time of the step so far, in microseconds (nsjail's own start-up included on v1). */
+static uint64_t cpu_used_us(void) {
+	char p[600];
+	if (cg_version == 1) {
+		snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpuacct);
+		return read_u64(p) / 1000u;
+	}
+	snprintf(p, sizeof p, "%s/cpu.stat", cg_run2);
+	return read_keyed(p, "usage_usec");
+}
+
+static int open_io(const char* path, int flags) {
+	/* O_NOFOLLOW: never follow a link a jailed program could have planted */
+	return open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static void child_exec(struct request* r) {
+	if (setns(netns_fd, CLONE_NEWNET) != 0) _exit(120);
+	if (cg_version == 1) {
+		char p[600];
+		snprintf(p, sizeof p, "%s/cgroup.procs", cg_cpuacct);
+		if (write_file(p, "0") != 0) _exit(121);
+	}
+	int in = open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
+	int out = open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
+	int err = open_io(r->err, O_WRONLY | O_CREAT | O_TRUNC);
+	if (in < 0 || out < 0 || err < 0) _exit(122);
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(123);
+	/* nsjail keeps this with --rlimit_fsize soft: byte-exact output cap (its own flag is in MiB) */
+	if (r->fsize) {
+		struct rlimit rl = {r->fsize, r->fsize};
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	r->argv[r->argc] = NULL;
+	execv(r->exec, r->argv);
+	_exit(124);
+}
+
+static void run(struct request* r) {
+	char p[600];
+	uint64_t oom_before = 0, mem_before = 0;
+	if (cg_version == 1) {
+		snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpuacct);
+		write_file(p, "0");
+		/* the slot keeps page cache charged by earlier runs: the peak is measured above it */
+		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+		write_file(p, "0");
+		snprintf(p, sizeof p, "%s/memory.usage_in_bytes", cg_mem);
+		mem_before = read_u64(p);
+		snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
+		oom_before = read_keyed(p, "oom_kill");
+	} else {
+		rmdir(cg_run2); /* a leftover from a crashed run */
+		if (mkdir(cg_run2, 0755) != 0 && errno != EEXIST) {
+			printf("error %s mkdir %s: %s\n", r->id, cg_run2, strerror(errno));
+			return;
+		}
+		snprintf(p, sizeof p, "%s/cgroup.subtree_control", cg_run2);
+		write_file(p, "+memory +pids +cpu");
+	}
+
+	uint64_t start = now_us();
+	pid_t pid = fork();
+	if (pid < 0) {
+		printf("error %s fork: %s\n", r->id, strerror(errno));
+		return;
+	}
+	if (pid == 0) child_exec(r);
+
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	const char* limit = "none";
+	int kicked_at_ms = -1;
+	for (;;) {
+		uint64_t elapsed = now_us() - start;
+		/* short polls at first: most runs are over in a few ms; then every 10 ms */
+		int timeout = elapsed < 20000 ? 1 : elapsed < 200000 ? 5 : 10;
+		struct pollfd pf = {.fd = pfd, .events = POLLIN};
+		int pr = pfd >= 0 ? poll(&pf, 1, timeout) : (usleep(timeout * 1000), 0);
+		if (pr > 0) break;
+		int st;
+		if (pfd < 0 && waitpid(pid, &st, WNOHANG | __WALL) == pid) {
+			/* no pidfd (old kernel): fall through to the final reap with a status we lost */
+			kill(pid, SIGKILL);
+			break;
+		}
+		elapsed = now_us() - start;
+		if (strcmp(limit, "none") == 0) {
+			if (r->wall_ms && elapsed >= r->wall_ms * 1000u) limit = "wall";
+			else if (r->cpu_ms && cpu_used_us() >= r->cpu_ms * 1000u) limit = "cpu";
+			/* SIGTERM lets nsjail kill the jail and remove its cgroups itself */
+			if (strcmp(limit, "none") != 0) kill(pid, SIGTERM);
+		} else if (elapsed >= r->wall_ms * 1000u + 2000000u) {
+			kill(pid, SIGKILL); /* nsjail did not stop within 2 s of being told */
+		}
+		int ms = (int)(elapsed / 1000u);
+		if (ms != kicked_at_ms && program_finished()) {
+			kill(pid, SIGALRM); /* wakes nsjail's pause(); its handler for SIGALRM does nothing */
+			kicked_at_ms = ms;
+		}
+	}
+	struct rusage ru;
+	int status = 0;
+	while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR) {
+	}
+	uint64_t wall = now_us() - start;
+	if (pfd >= 0) close(pfd);
+
+	uint64_t cpu = cpu_used_us(), mem = 0, oom = 0;
+	if (cg_version == 1) {
+		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+		mem = read_u64(p);
+		mem = mem > mem_before ? mem - mem_before : 0;
+		snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
+		oom = read_keyed(p, "oom_kill") > oom_before;
+	} else {
+		snprintf(p, sizeof p, "%s/memory.peak", cg_run2);
+		mem = read_u64(p);
+		snprintf(p, sizeof p, "%s/memory.events", cg_run2);
+		oom = read_keyed(p, "oom_kill") > 0;
+		rmdir(cg_run2);
+	}
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	printf("done %s exit=%d signal=%d cpu_us=%llu wall_us=%llu mem_kb=%llu oom=%llu limit=%s "
+	       "maxrss_kb=%ld\n",
+	    r->id, code, sig, (unsigned long long)cpu, (unsigned long long)wall,
+	    (unsigned long long)(mem / 1024u), (unsigned long long)oom, limit, ru.ru_maxrss);
+}
+
+int main(int argc, char** argv) {
+	if (argc < 2 || strlen(argv[1]) >= sizeof slot || strchr(argv[1], '/') || argv[1][0] == '.')
+		die("usage: arbiter-supervisor SLOT [v1|v2]");
+	snprintf(slot, sizeof slot, "%s", argv[1]);
+	cg_version = argc > 2 ? (strcmp(argv[2], "v2") == 0 ? 2 : 1) : detect_cgroup_version();
+	if (!cg_version) die("no cgroup memory controller found (neither v1 nor v2)");
+	signal(SIGPIPE, SIG_IGN);
+	favor_dynmods();
+	setup_cgroups();
+	setup_netns();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ready cgroup=v%d\n", cg_version);
+
+	struct request r;
+	while (read_request(&r) == 0) {
+		if (!r.exec[0] || !r.out[0] || !r.err[0] || r.argc == 0)
+			printf("error %s incomplete request\n", r.id);
+		else
+			run(&r);
+		free_request(&r);
+	}
+	cleanup_cgroups();
+	return 0;
+}

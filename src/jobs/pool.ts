@@ -1,0 +1,59 @@
+// The Piscina pool: config.pool.size worker threads, each with its own jail slot (supervisor,
+// cgroups, network namespace). Kept short: the queue of record is the submissions table.
+import { MessageChannel } from 'node:worker_threads'
+import { Piscina } from 'piscina'
+import type { Config } from '../config.ts'
+import type { Pool, RunHooks } from './pool-types.ts'
+import type { CompileOutcome, Job, JobResult } from './types.ts'
+import type { WorkerSettings, WorkerTask } from './worker.ts'
+
+export function workerSettings(config: Config): WorkerSettings {
+  const { paths, limits, languages } = config
+  return {
+    sandbox: { nsjail: paths.nsjail, supervisor: paths.supervisor, runs: paths.runs },
+    toolchains: paths.toolchains,
+    limits: {
+      wallExtraSec: limits.wall_extra_sec,
+      processes: limits.processes,
+      openFiles: limits.open_files,
+      outputCapBytes: limits.output_cap_bytes,
+      compileFileSizeBytes: limits.compile_file_size_bytes,
+    },
+    compileOverrides: languages.compile_overrides,
+  }
+}
+
+export function createPool(config: Config): Pool {
+  const size = config.pool.size
+  const piscina = new Piscina<WorkerTask, JobResult>({
+    filename: new URL('./worker.ts', import.meta.url).href,
+    // tsx runs the TypeScript sources in the worker threads too
+    execArgv: ['--import', 'tsx'],
+    minThreads: size,
+    maxThreads: size,
+    // a worker owns a supervisor process and cgroups: keep it rather than recreate it
+    idleTimeout: Number.MAX_SAFE_INTEGER,
+    workerData: workerSettings(config),
+  })
+  let busy = 0
+  return {
+    size,
+    get busy() {
+      return busy
+    },
+    async run(job: Job, hooks: RunHooks = {}) {
+      const { port1, port2 } = new MessageChannel()
+      port1.on('message', (m: { type: string; outcome: CompileOutcome }) => {
+        if (m.type === 'compiled') hooks.onCompiled?.(m.outcome)
+      })
+      busy++
+      try {
+        return await piscina.run({ job, port: port2 }, { transferList: [port2] })
+      } finally {
+        busy--
+        port1.close()
+      }
+    },
+    close: () => piscina.destroy(),
+  }
+}

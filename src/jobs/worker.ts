@@ -1,0 +1,139 @@
+// The evaluation worker: one job = write the source, compile in the jail, run in the jail. Runs in a
+// Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
+// Imports only the sandbox and the language manifest: no database, no HTTP.
+import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { threadId, workerData, type MessagePort } from 'node:worker_threads'
+import { BASE_ENV, expandArgv, loadLanguages, resolveLanguage, rootPath, type Language } from '../languages.ts'
+import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
+import type { Limits, RunResult } from '../sandbox/types.ts'
+import type { CompileOutcome, Job, JobResult } from './types.ts'
+
+/** The uid/gid jailed programs run as (sandbox/jail.cfg maps 65534 to 65534). */
+const JAIL_ID = 65534
+
+export interface WorkerSettings {
+  sandbox: SandboxPaths
+  toolchains: string
+  /** A manifest directory other than toolchains/languages (tests). */
+  manifestDir?: string
+  limits: {
+    wallExtraSec: number
+    processes: number
+    openFiles: number
+    outputCapBytes: number
+    compileFileSizeBytes: number
+  }
+  /** Per-code compile limits from the config, over the manifest's. */
+  compileOverrides: Record<string, { time_sec?: number; memory_kb?: number; processes?: number }>
+}
+
+export interface JobRunner {
+  run(job: Job, onCompiled?: (outcome: CompileOutcome) => void): Promise<JobResult>
+  close(): Promise<void>
+}
+
+/** Compiler output worth showing: stderr then stdout, as a compiler user would read it. */
+const compilerMessage = (r: RunResult) =>
+  [r.stderr, r.stdout].filter((s) => s.trim()).join('\n').trim()
+
+function compileFailureMessage(r: RunResult, limits: Limits): string {
+  const text = compilerMessage(r)
+  const why: Partial<Record<RunResult['status'], string>> = {
+    time: `compilation exceeded its time limit (${limits.cpuTimeSec} s)`,
+    wall: `compilation exceeded its time limit (${limits.wallTimeSec} s wall clock)`,
+    memory: `compilation exceeded its memory limit (${limits.memoryKb} KB)`,
+    output: 'compilation wrote more than the file size limit',
+    signal: `compiler killed by ${r.signal}`,
+  }
+  return [text, why[r.status]].filter(Boolean).join('\n') || `compiler exited with code ${r.exitCode}`
+}
+
+export function createJobRunner(settings: WorkerSettings, slot: string): JobRunner {
+  const languages = loadLanguages(settings.manifestDir)
+  let sandbox: Sandbox | undefined
+  const open = () => (sandbox ??= openSandbox(settings.sandbox, slot))
+
+  function stepLimits(lang: Language, job: Job, phase: 'compile' | 'run'): Limits {
+    const { limits } = settings
+    if (phase === 'compile') {
+      const o = settings.compileOverrides[lang.code] ?? {}
+      const timeSec = o.time_sec ?? lang.compileLimits.timeSec
+      return {
+        cpuTimeSec: timeSec,
+        wallTimeSec: timeSec * 2 + limits.wallExtraSec,
+        memoryKb: o.memory_kb ?? lang.compileLimits.memoryKb,
+        processes: o.processes ?? lang.compileLimits.processes,
+        openFiles: Math.max(limits.openFiles, 256),
+        fileSizeBytes: limits.compileFileSizeBytes,
+      }
+    }
+    return {
+      cpuTimeSec: job.timeLimitSec,
+      wallTimeSec: job.timeLimitSec * 2 + limits.wallExtraSec,
+      memoryKb: job.memoryLimitKb,
+      processes: lang.runProcesses ?? limits.processes,
+      openFiles: limits.openFiles,
+      fileSizeBytes: limits.outputCapBytes,
+    }
+  }
+
+  async function run(job: Job, onCompiled?: (outcome: CompileOutcome) => void): Promise<JobResult> {
+    const lang = resolveLanguage(languages, job.language)
+    if (!lang) throw new Error(`unknown language ${job.language}`)
+    const sb = open()
+    const box = join(sb.slotDir, 'box')
+    // a fresh box per job: nothing a previous program left behind is visible to the next one
+    rmSync(box, { recursive: true, force: true })
+    mkdirSync(box, { mode: 0o755 })
+    chownSync(box, JAIL_ID, JAIL_ID) // only the directory we just made; never recursive
+    try {
+      writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
+      const root = rootPath(settings.toolchains, lang.root)
+      const memory = { memory_kb: job.memoryLimitKb, memory_mb: Math.max(1, Math.floor(job.memoryLimitKb / 1024)) }
+      const env = { ...BASE_ENV, ...lang.env }
+
+      let compile: CompileOutcome = { ok: true, message: '' }
+      if (lang.compile) {
+        const limits = stepLimits(lang, job, 'compile')
+        const step = await sb.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits })
+        if (step.status === 'internal') throw new Error(`sandbox: ${step.message}`)
+        compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, limits), step }
+      }
+      onCompiled?.(compile)
+      if (!compile.ok || job.compileOnly) return { compile }
+
+      const limits = stepLimits(lang, job, 'run')
+      const runResult = await sb.runStep(
+        { root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin: job.input, limits },
+        { memoryHeadroomKb: lang.runMemoryHeadroomKb }
+      )
+      if (runResult.status === 'internal') throw new Error(`sandbox: ${runResult.message}`)
+      return { compile, run: runResult }
+    } finally {
+      rmSync(box, { recursive: true, force: true })
+    }
+  }
+
+  return { run, close: async () => sandbox?.close() }
+}
+
+// ── Piscina entry ──────────────────────────────────────────────────────────────────────────────
+
+export interface WorkerTask {
+  job: Job
+  /** Receives {type: 'compiled', outcome} once the compile step is over. */
+  port?: MessagePort
+}
+
+let runner: JobRunner | undefined
+
+export default async function runTask({ job, port }: WorkerTask): Promise<JobResult> {
+  const settings = workerData as WorkerSettings
+  runner ??= createJobRunner(settings, `w${process.pid}-${threadId}`)
+  try {
+    return await runner.run(job, (outcome) => port?.postMessage({ type: 'compiled', outcome }))
+  } finally {
+    port?.close()
+  }
+}

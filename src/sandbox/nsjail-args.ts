@@ -1,0 +1,51 @@
+// Pure: the nsjail argv for one step, from the base policy (sandbox/jail.cfg), the step and the
+// slot's cgroup layout. Everything a request influences arrives here as data, never as shell text.
+import { join } from 'node:path'
+import type { CgroupVersion } from './cgroups.ts'
+import type { Step } from './types.ts'
+
+export const JAIL_CONFIG = join(import.meta.dirname, '..', '..', 'sandbox', 'jail.cfg')
+
+export interface SlotLayout {
+  slot: string
+  cgroup: CgroupVersion
+  /** v1 only: whether memory.memsw.* exists (swap accounting), so swap can be forbidden too. */
+  swapAccounting: boolean
+  /** Path of nsjail's log for this step; its last line tells how the program ended. */
+  logFile: string
+}
+
+export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0): string[] {
+  const { limits } = step
+  const memBytes = (limits.memoryKb + memoryHeadroomKb) * 1024
+  const args = [
+    'nsjail',
+    '--config', JAIL_CONFIG,
+    '--log', layout.logFile,
+    '--chroot', step.root,
+    '--bindmount', `${step.workDir}:/work`,
+    // backstops only: the supervisor enforces the exact (fractional) CPU and wall limits first
+    '--time_limit', String(Math.ceil(limits.wallTimeSec) + 2),
+    '--rlimit_cpu', String(Math.ceil(limits.cpuTimeSec) + 1),
+    '--rlimit_nofile', String(limits.openFiles),
+    '--cgroup_pids_max', String(limits.processes),
+    '--cgroup_mem_max', String(memBytes),
+  ]
+  if (layout.cgroup === 'v1') {
+    const parent = `arbiter/${layout.slot}`
+    args.push(
+      '--cgroup_mem_mount', '/sys/fs/cgroup/memory', '--cgroup_mem_parent', parent,
+      '--cgroup_pids_mount', '/sys/fs/cgroup/pids', '--cgroup_pids_parent', parent
+    )
+    if (layout.swapAccounting) args.push('--cgroup_mem_memsw_max', String(memBytes))
+  } else {
+    args.push(
+      '--use_cgroupv2',
+      '--cgroupv2_mount', `/sys/fs/cgroup/arbiter/${layout.slot}/run`,
+      '--cgroup_mem_swap_max', '0'
+    )
+  }
+  for (const [key, value] of Object.entries(step.env)) args.push('--env', `${key}=${value}`)
+  args.push('--', ...step.argv)
+  return args
+}

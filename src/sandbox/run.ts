@@ -1,0 +1,93 @@
+// runStep(): one jailed step through the slot's supervisor. Writes stdin to a file, lets nsjail run
+// the program with stdout/stderr going straight to files (capped by RLIMIT_FSIZE), reads them back.
+import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { detectCgroups } from './cgroups.ts'
+import { nsjailArgs } from './nsjail-args.ts'
+import { toRunResult } from './outcome.ts'
+import { Supervisor } from './supervisor.ts'
+import type { RunResult, Step } from './types.ts'
+
+export interface SandboxPaths {
+  nsjail: string
+  supervisor: string
+  /** Scratch root; this slot uses <runs>/<slot>/. Never visible inside a jail but for /work. */
+  runs: string
+}
+
+export interface Sandbox {
+  readonly slot: string
+  readonly slotDir: string
+  runStep(step: Step, opts?: { memoryHeadroomKb?: number }): Promise<RunResult>
+  close(): Promise<void>
+}
+
+/**
+ * nsjail execs argv[0] as a path, without a PATH search: do the search here, in the root's view.
+ * lstat, not stat: a link such as /usr/bin/java -> /etc/alternatives/java points into the root,
+ * and following it on the host would look in the host's /etc.
+ */
+export function resolveInRoot(root: string, command: string, path = ''): string {
+  if (command.includes('/')) return command
+  for (const dir of path.split(':').filter((d) => d.startsWith('/'))) {
+    try {
+      lstatSync(join(root, dir, command))
+      return `${dir}/${command}`
+    } catch {
+      // not in this directory
+    }
+  }
+  return command
+}
+
+/** Reads at most `cap` bytes (the file can't be larger than RLIMIT_FSIZE anyway). */
+function readCapped(path: string, cap: number): string {
+  try {
+    const buf = readFileSync(path)
+    return buf.subarray(0, cap).toString('utf8')
+  } catch {
+    return ''
+  }
+}
+
+export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
+  const cg = detectCgroups()
+  if (!cg.version) throw new Error(`sandbox: ${cg.detail}`)
+  const slotDir = join(paths.runs, slot)
+  const io = join(slotDir, 'io')
+  // the slot dir must be traversable by the jail's uid (its box is bind-mounted from in here);
+  // io/ holds stdin, stdout, stderr and the log, and only we may enter it
+  for (const dir of [paths.runs, slotDir]) {
+    mkdirSync(dir, { recursive: true })
+    chmodSync(dir, 0o711)
+  }
+  mkdirSync(io, { recursive: true, mode: 0o700 })
+  const supervisor = Supervisor.start(paths.supervisor, slot)
+  const file = (name: string) => join(io, name)
+
+  return {
+    slot,
+    slotDir,
+    async runStep(step, opts = {}) {
+      const headroom = opts.memoryHeadroomKb ?? 0
+      writeFileSync(file('stdin'), step.stdin ?? '')
+      writeFileSync(file('nsjail.log'), '') // nsjail appends
+      const layout = { slot, cgroup: await supervisor.ready, swapAccounting: cg.swapAccounting, logFile: file('nsjail.log') }
+      const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
+      const reply = await supervisor.run({
+        exec: paths.nsjail,
+        argv: nsjailArgs({ ...step, argv }, layout, headroom),
+        stdin: file('stdin'),
+        stdout: file('stdout'),
+        stderr: file('stderr'),
+        cpuMs: step.limits.cpuTimeSec * 1000,
+        wallMs: step.limits.wallTimeSec * 1000,
+        fsizeBytes: step.limits.fileSizeBytes,
+      })
+      const cap = step.limits.fileSizeBytes
+      const out = { stdout: readCapped(file('stdout'), cap), stderr: readCapped(file('stderr'), cap) }
+      return toRunResult(reply, readCapped(layout.logFile, 1 << 20), step.limits, out, headroom)
+    },
+    close: () => supervisor.stop(),
+  }
+}

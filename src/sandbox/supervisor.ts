@@ -1,0 +1,118 @@
+// Client of the resident native supervisor (sandbox/supervisor.c): one per worker thread, one
+// step at a time, requests and replies as lines over its stdin/stdout.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import type { CgroupVersion } from './cgroups.ts'
+
+export interface SupervisorRequest {
+  exec: string
+  argv: string[]
+  stdin: string
+  stdout: string
+  stderr: string
+  cpuMs: number
+  wallMs: number
+  fsizeBytes: number
+}
+
+export interface SupervisorReply {
+  exit: number
+  signal: number
+  cpuUs: number
+  wallUs: number
+  memKb: number
+  oom: boolean
+  limit: 'none' | 'cpu' | 'wall'
+  maxRssKb: number
+}
+
+export class Supervisor {
+  private pending = new Map<string, { resolve: (r: SupervisorReply) => void; reject: (e: Error) => void }>()
+  private seq = 0
+  private chain: Promise<unknown> = Promise.resolve()
+  private exited: Error | null = null
+  readonly ready: Promise<CgroupVersion>
+
+  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    const lines = createInterface({ input: child.stdout })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)))
+    this.ready = new Promise((resolve, reject) => {
+      lines.on('line', (line) => {
+        if (line.startsWith('ready ')) return resolve(line.includes('cgroup=v2') ? 'v2' : 'v1')
+        this.onReply(line)
+      })
+      child.on('exit', (code, signal) => {
+        this.exited = new Error(`supervisor exited (${signal ?? code}): ${stderr.trim()}`)
+        reject(this.exited)
+        for (const p of this.pending.values()) p.reject(this.exited)
+        this.pending.clear()
+      })
+    })
+  }
+
+  static start(binary: string, slot: string, cgroup?: CgroupVersion): Supervisor {
+    const args = cgroup ? [slot, cgroup] : [slot]
+    const child = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] })
+    const sup = new Supervisor(child)
+    sup.ready.catch(() => {}) // surfaced to callers of run()
+    return sup
+  }
+
+  /** Runs one step; steps are serialised (the slot's cgroups and netns serve one jail at a time). */
+  run(req: SupervisorRequest): Promise<SupervisorReply> {
+    const next = this.chain.then(() => this.send(req))
+    this.chain = next.catch(() => {})
+    return next
+  }
+
+  private async send(req: SupervisorRequest): Promise<SupervisorReply> {
+    await this.ready
+    if (this.exited) throw this.exited
+    const id = String(++this.seq)
+    const fields = [
+      `run ${id}`,
+      `exec ${req.exec}`,
+      ...req.argv.map((a) => `arg ${a}`),
+      `stdin ${req.stdin}`,
+      `stdout ${req.stdout}`,
+      `stderr ${req.stderr}`,
+      `cpu_ms ${Math.ceil(req.cpuMs)}`,
+      `wall_ms ${Math.ceil(req.wallMs)}`,
+      `fsize ${req.fsizeBytes}`,
+      'end',
+    ]
+    // the protocol is line based: a newline inside a value would split it into two fields
+    if (fields.some((f) => f.includes('\n'))) throw new Error('supervisor request values may not contain newlines')
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      this.child.stdin.write(fields.join('\n') + '\n')
+    })
+  }
+
+  private onReply(line: string) {
+    const [kind, id, ...rest] = line.split(' ')
+    const waiter = this.pending.get(id)
+    if (!waiter) return
+    this.pending.delete(id)
+    if (kind === 'error') return waiter.reject(new Error(`supervisor: ${rest.join(' ')}`))
+    const f = Object.fromEntries(rest.map((kv) => kv.split('=') as [string, string]))
+    waiter.resolve({
+      exit: Number(f.exit),
+      signal: Number(f.signal),
+      cpuUs: Number(f.cpu_us),
+      wallUs: Number(f.wall_us),
+      memKb: Number(f.mem_kb),
+      oom: f.oom === '1',
+      limit: f.limit as SupervisorReply['limit'],
+      maxRssKb: Number(f.maxrss_kb),
+    })
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return
+    const done = new Promise((r) => this.child.once('exit', r))
+    this.child.stdin.end()
+    await done
+  }
+}
