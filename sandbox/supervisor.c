@@ -13,7 +13,7 @@
  * Usage: arbiter-supervisor SLOT [v1|v2]
  * Request (one field per line, values may not contain newlines; user data travels in files):
  *   run ID | exec PATH | arg S (repeated) | stdin PATH | stdout PATH | stderr PATH |
- *   log PATH | cpu_ms N | wall_ms N | fsize BYTES | end
+ *   status PATH (handed to the jail as fd 3 for jail-init's report) | cpu_ms N | wall_ms N | fsize BYTES | end
  * Reply: one line
  *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
  *   error ID MESSAGE
@@ -232,7 +232,7 @@ struct request {
 	char exec[512];
 	char* argv[MAX_ARGS + 1];
 	int argc;
-	char in[512], out[512], err[512], log[512];
+	char in[512], out[512], err[512], status[512];
 	uint64_t cpu_ms, wall_ms, fsize;
 };
 
@@ -258,7 +258,7 @@ static int read_request(struct request* r) {
 		else if (!strcmp(k, "stdin")) snprintf(r->in, sizeof r->in, "%s", v);
 		else if (!strcmp(k, "stdout")) snprintf(r->out, sizeof r->out, "%s", v);
 		else if (!strcmp(k, "stderr")) snprintf(r->err, sizeof r->err, "%s", v);
-		else if (!strcmp(k, "log")) snprintf(r->log, sizeof r->log, "%s", v);
+		else if (!strcmp(k, "status")) snprintf(r->status, sizeof r->status, "%s", v);
 		else if (!strcmp(k, "cpu_ms")) r->cpu_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "wall_ms")) r->wall_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "fsize")) r->fsize = strtoull(v, NULL, 10);
@@ -292,13 +292,16 @@ static void child_exec(struct request* r) {
 	int in = open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
 	int out = open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
 	int err = open_io(r->err, O_WRONLY | O_CREAT | O_TRUNC);
-	if (in < 0 || out < 0 || err < 0) _exit(122);
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(123);
+	int status = r->status[0] ? open_io(r->status, O_WRONLY | O_CREAT | O_TRUNC) : open_io("/dev/null", O_WRONLY);
+	if (in < 0 || out < 0 || err < 0 || status < 0) _exit(122);
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(status, 3) < 0) _exit(123);
+	for (int fd = 0; fd <= 3; fd++) fcntl(fd, F_SETFD, 0); /* dup2 onto itself keeps CLOEXEC */
 	/* nsjail keeps this with --rlimit_fsize soft: byte-exact output cap (its own flag is in MiB) */
 	if (r->fsize) {
 		struct rlimit rl = {r->fsize, r->fsize};
 		setrlimit(RLIMIT_FSIZE, &rl);
 	}
+	signal(SIGPIPE, SIG_DFL); /* ignored dispositions survive execve: give the jail the defaults */
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

@@ -38,6 +38,10 @@ export const ConfigSchema = z
           .string()
           .default('/var/lib/arbiter/bin/arbiter-supervisor')
           .describe('The native jail supervisor built from sandbox/supervisor.c.'),
+        jail_init: z
+          .string()
+          .default('/var/lib/arbiter/bin/arbiter-jail-init')
+          .describe('The static init that runs as PID 1 of each jail, built from sandbox/jail-init.c.'),
         runs: z
           .string()
           .default('/var/lib/arbiter/runs')
@@ -86,6 +90,12 @@ export const ConfigSchema = z
           .default(1_048_576)
           .describe('Default compile memory limit in KB (languages may raise it).'),
         compile_processes: z.number().int().min(1).default(128).describe('Default compile process/thread limit.'),
+        compile_file_size_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(268_435_456)
+          .describe('Largest file a compiler may write (the binary; its messages are read up to output_cap_bytes).'),
       },
       'Limits applied to every job.'
     ),
@@ -110,6 +120,77 @@ export const ConfigSchema = z
           .describe('Per-code compile limits overriding the manifest, e.g. { GO = { time_sec = 30 } }.'),
       },
       'Languages.'
+    ),
+    evaluation: section(
+      {
+        default_quota: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe('Submissions (v3 + v4) a client may make in total when `clients create` gave no --quota; 0 = unlimited.'),
+        code_view_url: z
+          .string()
+          .default('')
+          .describe('Prefix of web_link ({code_view_url}/<code_id>); empty = {public_url}/view.'),
+        job_max_attempts: z
+          .number()
+          .int()
+          .min(1)
+          .default(3)
+          .describe('Runs tried when the sandbox fails on our side before the submission completes with request_OK False.'),
+      },
+      'The code-evaluation API (v3 and v4).'
+    ),
+    outbox: section(
+      {
+        timeout_ms: z.number().int().positive().default(5000).describe('How long one callback POST may take before it counts as failed.'),
+        max_attempts: z.number().int().min(1).default(8).describe('Deliveries tried before a callback (or e-mail) is given up.'),
+        backoff_ms: z
+          .number()
+          .int()
+          .positive()
+          .default(1000)
+          .describe('Delay before the second attempt; it doubles per attempt (with jitter) up to backoff_max_ms.'),
+        backoff_max_ms: z.number().int().positive().default(600_000).describe('Longest delay between two attempts.'),
+        concurrency: z.number().int().min(1).default(16).describe('Deliveries in flight at once.'),
+        block_private_addresses: z
+          .boolean()
+          .default(false)
+          .describe('Refuse callbacks to loopback, private and link-local addresses (off: appliances often call back into their LAN).'),
+      },
+      'Durable deliveries: v3/v4 callbacks and other outgoing messages.'
+    ),
+    interviews: section(
+      {
+        rate_per_minute: z.number().int().min(1).default(60).describe('Interview API calls one user may make per minute (spec: 60).'),
+        rate_per_day: z.number().int().min(1).default(5000).describe('Interview API calls one user may make per day (spec: 5000).'),
+        allow_private_resume_hosts: z
+          .boolean()
+          .default(false)
+          .describe('Let resume_url point at loopback, private and link-local addresses (off = SSRF guard; tests turn it on).'),
+        resume_timeout_ms: z.number().int().positive().default(10_000).describe('How long downloading one resume_url may take in total.'),
+        resume_link_ttl_sec: z
+          .number()
+          .int()
+          .positive()
+          .default(86_400)
+          .describe('How long the signed resume_url returned by B1 stays valid.'),
+        support_email: z.string().default('support@example.com').describe('Address named in the ACCESSERROR message.'),
+        max_duration_min: z
+          .number()
+          .int()
+          .positive()
+          .default(120)
+          .describe('An interview counts as completed this long after it started, if nobody ended it earlier.'),
+        start_time_grace_sec: z
+          .number()
+          .int()
+          .min(0)
+          .default(60)
+          .describe('Clock-skew allowance: an update may set start_datetime this far in the past.'),
+      },
+      'The interview API (accounts, rate limits, resumes).'
     ),
   })
   .strict()

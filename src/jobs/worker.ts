@@ -109,6 +109,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         { memoryHeadroomKb: lang.runMemoryHeadroomKb }
       )
       if (runResult.status === 'internal') throw new Error(`sandbox: ${runResult.message}`)
+      // a managed heap sized to the limit fails inside the runtime, before the cgroup would
+      if (lang.memoryErrorPattern && (runResult.status === 'exit' || runResult.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(runResult.stderr)) {
+        return { compile, run: { ...runResult, status: 'memory' } }
+      }
       return { compile, run: runResult }
     } finally {
       rmSync(box, { recursive: true, force: true })

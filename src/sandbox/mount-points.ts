@@ -3,8 +3,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-const DIRS = ['work', 'tmp', 'proc', 'dev', 'dev/shm']
-const FILES = ['dev/null', 'dev/zero', 'dev/urandom', 'dev/random']
+const DIRS = ['work', 'tmp', 'proc', 'dev', 'dev/shm', '.arbiter']
+const FILES = ['dev/null', 'dev/zero', 'dev/urandom', 'dev/random', '.arbiter/init']
 
 export function ensureMountPoints(root: string): void {
   for (const d of DIRS) mkdirSync(join(root, d), { recursive: true })

@@ -5,14 +5,18 @@ import type { CgroupVersion } from './cgroups.ts'
 import type { Step } from './types.ts'
 
 export const JAIL_CONFIG = join(import.meta.dirname, '..', '..', 'sandbox', 'jail.cfg')
+/** Where the jail's init is bind-mounted (read-only) inside every root. */
+export const JAIL_INIT_PATH = '/.arbiter/init'
 
 export interface SlotLayout {
   slot: string
   cgroup: CgroupVersion
   /** v1 only: whether memory.memsw.* exists (swap accounting), so swap can be forbidden too. */
   swapAccounting: boolean
-  /** Path of nsjail's log for this step; its last line tells how the program ended. */
+  /** Path of nsjail's log for this step: it tells whether the jail was set up. */
   logFile: string
+  /** Host path of the static init (sandbox/jail-init.c) run as PID 1 of the jail. */
+  jailInit: string
 }
 
 export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0): string[] {
@@ -24,6 +28,9 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     '--log', layout.logFile,
     '--chroot', step.root,
     '--bindmount', `${step.workDir}:/work`,
+    '--bindmount_ro', `${layout.jailInit}:${JAIL_INIT_PATH}`,
+    // fd 3 carries the init's report of how the program ended
+    '--pass_fd', '3',
     // backstops only: the supervisor enforces the exact (fractional) CPU and wall limits first
     '--time_limit', String(Math.ceil(limits.wallTimeSec) + 2),
     '--rlimit_cpu', String(Math.ceil(limits.cpuTimeSec) + 1),
@@ -46,6 +53,6 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     )
   }
   for (const [key, value] of Object.entries(step.env)) args.push('--env', `${key}=${value}`)
-  args.push('--', ...step.argv)
+  args.push('--', JAIL_INIT_PATH, ...step.argv)
   return args
 }

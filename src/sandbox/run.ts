@@ -1,6 +1,6 @@
 // runStep(): one jailed step through the slot's supervisor. Writes stdin to a file, lets nsjail run
 // the program with stdout/stderr going straight to files (capped by RLIMIT_FSIZE), reads them back.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { detectCgroups } from './cgroups.ts'
 import { nsjailArgs } from './nsjail-args.ts'
@@ -11,6 +11,8 @@ import type { RunResult, Step } from './types.ts'
 export interface SandboxPaths {
   nsjail: string
   supervisor: string
+  /** Static init run as PID 1 of each jail (sandbox/jail-init.c). */
+  jailInit: string
   /** Scratch root; this slot uses <runs>/<slot>/. Never visible inside a jail but for /work. */
   runs: string
 }
@@ -38,6 +40,14 @@ export function resolveInRoot(root: string, command: string, path = ''): string 
     }
   }
   return command
+}
+
+const sizeOf = (path: string) => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
 }
 
 /** Reads at most `cap` bytes (the file can't be larger than RLIMIT_FSIZE anyway). */
@@ -72,7 +82,13 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       const headroom = opts.memoryHeadroomKb ?? 0
       writeFileSync(file('stdin'), step.stdin ?? '')
       writeFileSync(file('nsjail.log'), '') // nsjail appends
-      const layout = { slot, cgroup: await supervisor.ready, swapAccounting: cg.swapAccounting, logFile: file('nsjail.log') }
+      const layout = {
+        slot,
+        cgroup: await supervisor.ready,
+        swapAccounting: cg.swapAccounting,
+        logFile: file('nsjail.log'),
+        jailInit: paths.jailInit,
+      }
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
       const reply = await supervisor.run({
         exec: paths.nsjail,
@@ -80,13 +96,17 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
         stdin: file('stdin'),
         stdout: file('stdout'),
         stderr: file('stderr'),
+        status: file('status'),
         cpuMs: step.limits.cpuTimeSec * 1000,
         wallMs: step.limits.wallTimeSec * 1000,
         fsizeBytes: step.limits.fileSizeBytes,
       })
       const cap = step.limits.fileSizeBytes
       const out = { stdout: readCapped(file('stdout'), cap), stderr: readCapped(file('stderr'), cap) }
-      return toRunResult(reply, readCapped(layout.logFile, 1 << 20), step.limits, out, headroom)
+      // runtimes that ignore SIGXFSZ (the JVM, CPython, node) see EFBIG instead: a full file is the proof
+      const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap)
+      const evidence = { log: readCapped(layout.logFile, 1 << 20), status: readCapped(file('status'), 256), outputCapped: capped }
+      return toRunResult(reply, evidence, step.limits, out, headroom)
     },
     close: () => supervisor.stop(),
   }

@@ -10,6 +10,8 @@ export interface SupervisorRequest {
   stdin: string
   stdout: string
   stderr: string
+  /** File the jail's init writes its one-line report to (fd 3 inside the jail). */
+  status: string
   cpuMs: number
   wallMs: number
   fsizeBytes: number
@@ -77,6 +79,7 @@ export class Supervisor {
       `stdin ${req.stdin}`,
       `stdout ${req.stdout}`,
       `stderr ${req.stderr}`,
+      `status ${req.status}`,
       `cpu_ms ${Math.ceil(req.cpuMs)}`,
       `wall_ms ${Math.ceil(req.wallMs)}`,
       `fsize ${req.fsizeBytes}`,

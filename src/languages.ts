@@ -1,0 +1,264 @@
+// The language manifest: loads and validates toolchains/languages/*.toml into Language entries keyed
+// by spec code, resolves codes and aliases, expands argv placeholders, and reads provisioning stamps.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { parse as parseToml } from 'smol-toml'
+import { z } from 'zod'
+
+export interface Language {
+  /** canonical spec code, e.g. 'CPP17' */
+  code: string
+  /** other codes accepted for it, e.g. ['C++'] (case-insensitive lookup) */
+  aliases: string[]
+  /** display name, e.g. 'C++17 (g++ 14)' */
+  name: string
+  /** manifest file stem, e.g. 'gcc' */
+  toolchain: string
+  /** rootfs name, which is also its Debian suite: 'trixie' | 'bullseye' */
+  root: string
+  packages: string[]
+  /** e.g. 'main.cpp' */
+  sourceFile: string
+  /** argv; absent for interpreted languages */
+  compile?: string[]
+  run: string[]
+  version: string[]
+  /** regex whose first group is the version in the version command's stdout + stderr */
+  versionPattern: string
+  env: Record<string, string>
+  compileLimits: { timeSec: number; memoryKb: number; processes: number }
+  /** added to the cgroup limit (JVM etc.), 0 by default */
+  runMemoryHeadroomKb: number
+  /** override of the default process limit if a runtime needs more threads */
+  runProcesses?: number
+  /** argv run once inside the root, as root, after its packages are installed (caches etc.) */
+  prepare: string[][]
+  /** regex on stderr that means the runtime ran out of the memory it was given (JVM heap) */
+  memoryErrorPattern?: string
+  /** program that echoes one line of stdin */
+  selftest: string
+  /** program that must fail to compile (or, interpreted, fail to parse) */
+  selftestError: string
+  note?: string
+}
+
+export const MANIFEST_DIR = join(import.meta.dirname, '..', 'toolchains', 'languages')
+
+/** The clean environment every step starts from; a language's env is laid over it. */
+export const BASE_ENV: Readonly<Record<string, string>> = {
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  HOME: '/tmp',
+  LANG: 'C.UTF-8',
+}
+
+// Same numbers as the config's limits.compile_* defaults: a manifest only raises them where needed
+const DEFAULT_COMPILE_LIMITS = { timeSec: 15, memoryKb: 1_048_576, processes: 128 }
+const DEFAULT_VERSION_PATTERN = '(\\d+(?:\\.\\d+)+)'
+const PLACEHOLDERS = new Set(['memory_mb', 'memory_kb'])
+
+const argv = z.array(z.string().min(1)).min(1)
+
+// compile and run argv are expanded per job, so a misspelt placeholder is caught here
+const templateArgv = argv.superRefine((args, ctx) => {
+    for (const arg of args) {
+      for (const [, name] of arg.matchAll(/\{([^{}]*)\}/g)) {
+      if (!PLACEHOLDERS.has(name)) ctx.addIssue({ code: 'custom', message: `unknown placeholder {${name}}` })
+    }
+  }
+})
+
+const regex = z.string().refine(
+  (s) => {
+    try {
+      return new RegExp(s).source.length > 0
+    } catch {
+      return false
+    }
+  },
+  { message: 'not a valid regular expression' }
+)
+
+// Everything a language may set; the top of a file sets the same keys as defaults for its entries
+const fields = {
+  code: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'spec codes are upper case: A-Z, 0-9, _'),
+  aliases: z.array(z.string().regex(/^\S+$/, 'no spaces')),
+  name: z.string().min(1),
+  root: z.string().regex(/^[a-z]+$/, 'a Debian suite name such as trixie'),
+  packages: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]+$/, 'not a Debian package name')).min(1),
+  source_file: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'a plain file name'),
+  compile: templateArgv,
+  run: templateArgv,
+  version: argv,
+  version_pattern: regex,
+  env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'not an env variable name'), z.string()),
+  compile_limits: z
+    .object({
+      time_sec: z.number().positive(),
+      memory_kb: z.number().int().positive(),
+      processes: z.number().int().positive(),
+    })
+    .partial()
+    .strict(),
+  run_memory_headroom_kb: z.number().int().min(0),
+  run_processes: z.number().int().positive(),
+  memory_error_pattern: regex,
+  prepare: z.array(argv),
+  selftest: z.string().min(1),
+  selftest_error: z.string().min(1),
+  note: z.string().min(1),
+}
+
+const Entry = z.object(fields).partial().strict()
+const ManifestFile = Entry.omit({ code: true, aliases: true })
+  .extend({ language: z.array(Entry).min(1) })
+  .strict()
+
+// After the file's defaults are merged in, these must be present
+const REQUIRED = ['code', 'name', 'root', 'packages', 'source_file', 'run', 'version', 'selftest', 'selftest_error'] as const
+
+export class ManifestError extends Error {}
+
+type EntryData = z.infer<typeof Entry>
+
+function issuePath(path: PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('')
+}
+
+function parseFile(file: string): z.infer<typeof ManifestFile> {
+  let raw: unknown
+  try {
+    raw = parseToml(readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw new ManifestError(`${file}: not valid TOML: ${(err as Error).message}`)
+  }
+  const parsed = ManifestFile.safeParse(raw)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const keys = i.code === 'unrecognized_keys' ? ` (${i.keys.join(', ')})` : ''
+      return `  ${issuePath(i.path) || '(top)'}${keys}: ${i.message}`
+    })
+    throw new ManifestError(`${file}: invalid manifest\n${lines.join('\n')}`)
+  }
+  return parsed.data
+}
+
+function toLanguage(file: string, index: number, defaults: EntryData, entry: EntryData): Language {
+  const m: EntryData = {
+    ...defaults,
+    ...entry,
+    env: { ...defaults.env, ...entry.env },
+    compile_limits: { ...defaults.compile_limits, ...entry.compile_limits },
+  }
+  for (const key of REQUIRED) {
+    if (m[key] === undefined) {
+      throw new ManifestError(`${file}: language[${index}].${key}: missing (set it in the entry or at the top of the file)`)
+    }
+  }
+  const limits = m.compile_limits ?? {}
+  return {
+    code: m.code!,
+    aliases: m.aliases ?? [],
+    name: m.name!,
+    toolchain: basename(file, '.toml'),
+    root: m.root!,
+    packages: m.packages!,
+    sourceFile: m.source_file!,
+    ...(m.compile ? { compile: m.compile } : {}),
+    run: m.run!,
+    version: m.version!,
+    versionPattern: m.version_pattern ?? DEFAULT_VERSION_PATTERN,
+    env: m.env ?? {},
+    compileLimits: {
+      timeSec: limits.time_sec ?? DEFAULT_COMPILE_LIMITS.timeSec,
+      memoryKb: limits.memory_kb ?? DEFAULT_COMPILE_LIMITS.memoryKb,
+      processes: limits.processes ?? DEFAULT_COMPILE_LIMITS.processes,
+    },
+    runMemoryHeadroomKb: m.run_memory_headroom_kb ?? 0,
+    ...(m.run_processes ? { runProcesses: m.run_processes } : {}),
+    ...(m.memory_error_pattern ? { memoryErrorPattern: m.memory_error_pattern } : {}),
+    prepare: m.prepare ?? [],
+    selftest: m.selftest!,
+    selftestError: m.selftest_error!,
+    ...(m.note ? { note: m.note } : {}),
+  }
+}
+
+/** Every language of one manifest file, its top-level keys applied as defaults. */
+export function loadManifestFile(file: string): Language[] {
+  const { language, ...defaults } = parseFile(file)
+  return language.map((entry, i) => toLanguage(file, i, defaults, entry))
+}
+
+/** Loads every *.toml of the manifest directory; a code or alias claimed twice is an error. */
+export function loadLanguages(dir: string = MANIFEST_DIR): Map<string, Language> {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.toml'))
+    .sort()
+  const langs = new Map<string, Language>()
+  const owner = new Map<string, string>()
+  for (const f of files) {
+    const file = join(dir, f)
+    for (const lang of loadManifestFile(file)) {
+      for (const name of [lang.code, ...lang.aliases]) {
+        const key = name.toUpperCase()
+        const prev = owner.get(key)
+        if (prev) throw new ManifestError(`${file}: ${lang.code}: code or alias ${name} is already taken by ${prev}`)
+        owner.set(key, `${lang.code} in ${f}`)
+      }
+      langs.set(lang.code, lang)
+    }
+  }
+  return langs
+}
+
+/** The language for a request's lang value: canonical codes and aliases, case-insensitive, trimmed. */
+export function resolveLanguage(langs: Map<string, Language>, code: string): Language | undefined {
+  const want = code.trim().toUpperCase()
+  if (!want) return undefined
+  const direct = langs.get(want)
+  if (direct) return direct
+  for (const lang of langs.values()) {
+    if (lang.code.toUpperCase() === want || lang.aliases.some((a) => a.toUpperCase() === want)) return lang
+  }
+  return undefined
+}
+
+/** Replaces {memory_mb} / {memory_kb} in each argument; nothing else is substituted. */
+export function expandArgv(argv: string[], vars: { memory_kb: number; memory_mb: number }): string[] {
+  return argv.map((arg) =>
+    arg.replace(/\{(memory_mb|memory_kb)\}/g, (_, name: 'memory_mb' | 'memory_kb') => String(vars[name]))
+  )
+}
+
+/** What the provisioner records once a toolchain's packages are installed into a root. */
+export interface Stamp {
+  toolchain: string
+  root: string
+  packages: string[]
+  /** hash of the prepare commands and helper scripts that were run after the install */
+  prepareKey: string
+  provisionedAt: string
+}
+
+export function rootPath(toolchainsDir: string, root: string): string {
+  return join(toolchainsDir, root)
+}
+
+export function stampPath(toolchainsDir: string, root: string, toolchain: string): string {
+  return join(toolchainsDir, 'stamps', root, `${toolchain}.json`)
+}
+
+export function readStamp(toolchainsDir: string, root: string, toolchain: string): Stamp | undefined {
+  try {
+    return JSON.parse(readFileSync(stampPath(toolchainsDir, root, toolchain), 'utf8')) as Stamp
+  } catch {
+    return undefined
+  }
+}
+
+/** True when the provisioner has installed every package this language needs into its root. */
+export function isProvisioned(toolchainsDir: string, lang: Language): boolean {
+  if (!existsSync(join(rootPath(toolchainsDir, lang.root), 'usr', 'bin'))) return false
+  const stamp = readStamp(toolchainsDir, lang.root, lang.toolchain)
+  return !!stamp && lang.packages.every((p) => stamp.packages.includes(p))
+}
