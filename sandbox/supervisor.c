@@ -13,7 +13,8 @@
  * Usage: arbiter-supervisor SLOT [v1|v2]
  * Request (one field per line, values may not contain newlines; user data travels in files):
  *   run ID | exec PATH | arg S (repeated) | stdin PATH | stdout PATH | stderr PATH |
- *   status PATH (handed to the jail as fd 3 for jail-init's report) | cpu_ms N | wall_ms N | fsize BYTES | end
+ *   status PATH (handed to the jail as fd 3 for jail-init's report) | chroot PATH (bare runs of
+ *   scripts/bench-sandbox only: run the program chrooted, without nsjail) | cpu_ms N | wall_ms N | fsize BYTES | end
  * Reply: one line
  *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
  *   error ID MESSAGE
@@ -232,7 +233,7 @@ struct request {
 	char exec[512];
 	char* argv[MAX_ARGS + 1];
 	int argc;
-	char in[512], out[512], err[512], status[512];
+	char in[512], out[512], err[512], status[512], chroot[512];
 	uint64_t cpu_ms, wall_ms, fsize;
 };
 
@@ -259,6 +260,7 @@ static int read_request(struct request* r) {
 		else if (!strcmp(k, "stdout")) snprintf(r->out, sizeof r->out, "%s", v);
 		else if (!strcmp(k, "stderr")) snprintf(r->err, sizeof r->err, "%s", v);
 		else if (!strcmp(k, "status")) snprintf(r->status, sizeof r->status, "%s", v);
+		else if (!strcmp(k, "chroot")) snprintf(r->chroot, sizeof r->chroot, "%s", v);
 		else if (!strcmp(k, "cpu_ms")) r->cpu_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "wall_ms")) r->wall_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "fsize")) r->fsize = strtoull(v, NULL, 10);
@@ -305,6 +307,7 @@ static void child_exec(struct request* r) {
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (r->chroot[0] && (chroot(r->chroot) != 0 || chdir("/") != 0)) _exit(125);
 	r->argv[r->argc] = NULL;
 	execv(r->exec, r->argv);
 	_exit(124);

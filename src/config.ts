@@ -262,6 +262,15 @@ export function describeConfig(): { section: string; key: string; description: s
   return rows
 }
 
+/** The README's table of config keys, rendered from the schema. */
+export function configTable(): string {
+  const cell = (v: unknown) => '`' + JSON.stringify(v) + '`'
+  const rows = describeConfig().map((r) =>
+    `| \`${r.section}.${r.key}\` | ${r.section === 'pool' && r.key === 'size' ? 'number of cores' : cell(r.value)} | ${r.description} |`
+  )
+  return ['| key | default | meaning |', '|---|---|---|', ...rows].join('\n')
+}
+
 // smol-toml writes an object as a [table] header, which would swallow the keys that follow
 const isEmptyTable = (v: unknown) =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0

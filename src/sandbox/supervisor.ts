@@ -15,6 +15,8 @@ export interface SupervisorRequest {
   cpuMs: number
   wallMs: number
   fsizeBytes: number
+  /** Bare runs for the benchmark only: exec the program chrooted here, with no jail. */
+  chroot?: string
 }
 
 export interface SupervisorReply {
@@ -83,6 +85,7 @@ export class Supervisor {
       `cpu_ms ${Math.ceil(req.cpuMs)}`,
       `wall_ms ${Math.ceil(req.wallMs)}`,
       `fsize ${req.fsizeBytes}`,
+      ...(req.chroot ? [`chroot ${req.chroot}`] : []),
       'end',
     ]
     // the protocol is line based: a newline inside a value would split it into two fields

@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { configTable, ConfigError, loadConfig } from './config.ts'
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'arbiter-config-'))
+
+describe('loadConfig', () => {
+  it('writes a commented default config.toml when absent, and reads it back', () => {
+    const dir = freshDir()
+    const cfg = loadConfig({ ARBITER_DATA: dir })
+    const text = readFileSync(join(dir, 'config.toml'), 'utf8')
+    expect(text).toMatch(/^# Address the HTTP server listens on\./m)
+    expect(text).toMatch(/^\[limits\]$/m)
+    expect(cfg.dataDir).toBe(dir)
+    expect(cfg.limits.max_time_sec).toBe(5)
+    expect(cfg.limits.max_memory_kb).toBe(262144)
+    expect(loadConfig({ ARBITER_DATA: dir })).toEqual(cfg)
+  })
+
+  it('lets PORT and ARBITER_PUBLIC_URL override the file', () => {
+    const dir = freshDir()
+    writeFileSync(join(dir, 'config.toml'), '[server]\nport = 9000\npublic_url = "http://file.example"\n')
+    const cfg = loadConfig({ ARBITER_DATA: dir, PORT: '9123', ARBITER_PUBLIC_URL: 'http://127.0.0.1:9123/' })
+    expect(cfg.server.port).toBe(9123)
+    expect(cfg.server.public_url).toBe('http://127.0.0.1:9123')
+  })
+
+  it.each([
+    ['[server]\nport = "eighty"\n', /server\.port/],
+    ['[limits]\nmax_time_sec = -1\n', /limits\.max_time_sec/],
+    ['[server]\nprot = 80\n', /prot/],
+    ['[nonsense]\nx = 1\n', /nonsense/],
+    ['[server\n', /not valid TOML/],
+  ])('refuses %j naming the key', (toml, key) => {
+    const dir = freshDir()
+    writeFileSync(join(dir, 'config.toml'), toml)
+    expect(() => loadConfig({ ARBITER_DATA: dir })).toThrow(ConfigError)
+    expect(() => loadConfig({ ARBITER_DATA: dir })).toThrow(key)
+  })
+
+  it('refuses a bad PORT from the environment', () => {
+    expect(() => loadConfig({ ARBITER_DATA: freshDir(), PORT: 'x' })).toThrow(/server\.port/)
+  })
+})
+
+describe('the README', () => {
+  it('shows the configuration table generated from the schema (npx tsx scripts/config-table.ts)', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
+    expect(readme).toContain(configTable())
+  })
+})

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { JAIL_CONFIG, JAIL_INIT_PATH, nsjailArgs, type SlotLayout } from './nsjail-args.ts'
+import type { Step } from './types.ts'
+
+const step: Step = {
+  root: '/tc/trixie',
+  argv: ['/usr/bin/python3', 'main.py'],
+  env: { PATH: '/usr/bin', HOME: '/tmp' },
+  workDir: '/runs/s1/box',
+  limits: { cpuTimeSec: 1.5, wallTimeSec: 5, memoryKb: 65536, processes: 32, openFiles: 64, fileSizeBytes: 1024 },
+}
+const v1: SlotLayout = { slot: 's1', cgroup: 'v1', swapAccounting: true, logFile: '/runs/s1/io/log', jailInit: '/bin/init' }
+
+const after = (args: string[], flag: string) => args[args.indexOf(flag) + 1]
+
+describe('nsjailArgs', () => {
+  it('mounts the root read-only, the box at /work, and runs the program under the jail init', () => {
+    const a = nsjailArgs(step, v1)
+    expect(after(a, '--config')).toBe(JAIL_CONFIG)
+    expect(after(a, '--chroot')).toBe('/tc/trixie')
+    expect(after(a, '--bindmount')).toBe('/runs/s1/box:/work')
+    expect(after(a, '--bindmount_ro')).toBe(`/bin/init:${JAIL_INIT_PATH}`)
+    expect(a.slice(a.indexOf('--') + 1)).toEqual([JAIL_INIT_PATH, '/usr/bin/python3', 'main.py'])
+  })
+
+  it('passes each env variable as one argument, never through a shell', () => {
+    const a = nsjailArgs({ ...step, env: { X: 'a b; rm -rf /' } }, v1)
+    expect(after(a, '--env')).toBe('X=a b; rm -rf /')
+  })
+
+  it('rounds whole-second backstops up, above the exact limits the supervisor enforces', () => {
+    const a = nsjailArgs(step, v1)
+    expect(after(a, '--rlimit_cpu')).toBe('3')
+    expect(after(a, '--time_limit')).toBe('7')
+  })
+
+  it('limits memory (plus headroom) and swap with the slot cgroups on v1', () => {
+    const a = nsjailArgs(step, v1, 1024)
+    expect(after(a, '--cgroup_mem_max')).toBe(String((65536 + 1024) * 1024))
+    expect(after(a, '--cgroup_mem_memsw_max')).toBe(String((65536 + 1024) * 1024))
+    expect(after(a, '--cgroup_mem_parent')).toBe('arbiter/s1')
+    expect(after(a, '--cgroup_pids_max')).toBe('32')
+    expect(nsjailArgs(step, { ...v1, swapAccounting: false })).not.toContain('--cgroup_mem_memsw_max')
+  })
+
+  it('uses the per-run group under the slot on v2, with no swap', () => {
+    const a = nsjailArgs(step, { ...v1, cgroup: 'v2' })
+    expect(a).toContain('--use_cgroupv2')
+    expect(after(a, '--cgroupv2_mount')).toBe('/sys/fs/cgroup/arbiter/s1/run')
+    expect(after(a, '--cgroup_mem_swap_max')).toBe('0')
+    expect(a).not.toContain('--cgroup_mem_parent')
+  })
+})

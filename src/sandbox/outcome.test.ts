@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { classify, jailFailure, parseInitReport, toRunResult } from './outcome.ts'
+import type { SupervisorReply } from './supervisor.ts'
+import type { Limits } from './types.ts'
+
+const limits: Limits = { cpuTimeSec: 1, wallTimeSec: 4, memoryKb: 65536, processes: 16, openFiles: 64, fileSizeBytes: 1024 }
+const reply = (r: Partial<SupervisorReply> = {}): SupervisorReply => ({
+  exit: 0, signal: 0, cpuUs: 1000, wallUs: 2000, memKb: 500, oom: false, limit: 'none', maxRssKb: 0, ...r,
+})
+const exited = (code: number) => ({ exitCode: code, signal: null })
+const signaled = (sig: number) => ({ exitCode: null, signal: sig })
+
+describe('classify: one fixed order of precedence', () => {
+  it.each([
+    ['exit 0', reply(), exited(0), false, 'ok'],
+    ['exit 3', reply(), exited(3), false, 'exit'],
+    ['SIGSEGV', reply(), signaled(11), false, 'signal'],
+    ['SIGXFSZ', reply(), signaled(25), false, 'output'],
+    ['a full output file, even when the program carried on (EFBIG ignored)', reply(), exited(0), true, 'output'],
+    ['our CPU limit', reply({ limit: 'cpu' }), signaled(9), false, 'time'],
+    ['RLIMIT_CPU backstop', reply(), signaled(24), false, 'time'],
+    ['our wall limit', reply({ limit: 'wall' }), signaled(9), false, 'wall'],
+    ['an OOM kill beats a time limit', reply({ oom: true, limit: 'cpu' }), signaled(9), false, 'memory'],
+    ['SIGKILL at the memory cap without an OOM count', reply({ memKb: 65536 }), signaled(9), false, 'memory'],
+    ['a full output file beats a time limit', reply({ limit: 'cpu' }), signaled(9), true, 'output'],
+  ] as const)('%s → %s', (_, r, end, capped, want) => {
+    expect(classify(r, end, capped, limits)).toBe(want)
+  })
+
+  it('counts the memory headroom as part of the cap', () => {
+    expect(classify(reply({ memKb: 65536 }), signaled(9), false, limits, 131072)).toBe('signal')
+  })
+})
+
+describe('evidence parsing', () => {
+  it('reads the init report', () => {
+    expect(parseInitReport('exit 3\n')).toEqual(exited(3))
+    expect(parseInitReport('signal 11\n')).toEqual(signaled(11))
+    expect(parseInitReport('')).toBeNull()
+  })
+
+  it('tells a jail that never ran the program from one that did', () => {
+    const ran = "[I][t] Executing '/.arbiter/init' for '[STANDALONE MODE]'\n"
+    expect(jailFailure(ran)).toBeNull()
+    const broken = "[W][t][1] createMountTarget():135 mkdir: Permission denied\n[E][t][1] buildMountTree():328 Failed to mount mandatory point: '/work'\n[E][t][9] later\n"
+    expect(jailFailure(broken)).toBe("buildMountTree():328 Failed to mount mandatory point: '/work'")
+    expect(jailFailure(ran + "[E][t][1] newProc():232 execve('gcc') failed: No such file or directory\n")).toMatch(/execve/)
+  })
+
+  it('names signals canonically and reports internal failures as such', () => {
+    const out = { stdout: '', stderr: '' }
+    const ran = "Executing '/.arbiter/init'"
+    expect(toRunResult(reply(), { log: ran, status: 'signal 6', outputCapped: false }, limits, out).signal).toBe('SIGABRT')
+    const broken = toRunResult(reply(), { log: '[E][t] boom', status: '', outputCapped: false }, limits, out)
+    expect(broken.status).toBe('internal')
+    expect(broken.message).toBe('boom')
+    // killed by our limit before nsjail logged the exec: still our limit, not our fault
+    expect(toRunResult(reply({ limit: 'wall' }), { log: '', status: '', outputCapped: false }, limits, out).status).toBe('wall')
+  })
+})
