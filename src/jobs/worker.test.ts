@@ -221,13 +221,16 @@ int main(void){
   return 0;
 }`
 
-  it('cannot write to /, /usr or /etc, nor read the host /etc/shadow or the data directory', async () => {
+  it('cannot write to /, /usr, /etc or devices, nor read the host /etc/shadow or the data directory', async () => {
     const probes = [
       'w /evil',
       'w /usr/evil',
       'w /etc/passwd',
       'w /etc/evil',
       'r /etc/shadow',
+      'w /dev/console',
+      'w /dev/tty',
+      'w /dev/ptmx',
       `r ${config.dataDir}/config.toml`,
       `r ${config.paths.toolchains}/versions.json`,
       'w /work/allowed', // the job's own work directory is writable
