@@ -1,5 +1,16 @@
-// Prints the README's configuration table from the config schema (the single source of truth).
-// Usage: npx tsx scripts/config-table.ts   (src/config.test.ts checks the README still matches)
+// Prints the README's configuration table from the config schema (the single source of truth);
+// with --write, replaces the table in README.md. src/config.test.ts checks the README matches.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { configTable } from '../src/config.ts'
 
-console.log(configTable())
+const table = configTable()
+if (process.argv.includes('--write')) {
+  const file = join(import.meta.dirname, '..', 'README.md')
+  const readme = readFileSync(file, 'utf8')
+  const block = /(<!-- config-table[^\n]*-->\n)[\s\S]*?(<!-- \/config-table -->)/
+  if (!block.test(readme)) throw new Error('README.md has no <!-- config-table --> block')
+  writeFileSync(file, readme.replace(block, (_, open: string, close: string) => `${open}${table}\n${close}`))
+} else {
+  console.log(table)
+}
