@@ -1,6 +1,14 @@
 // createApp(deps): the shared HTTP edge. Request id, logging, the area routers, /health, JSON 404s.
 import { Hono } from 'hono'
+import { cors } from 'hono/cors'
 import type { Deps } from '../deps.ts'
+import { outputRoutes } from '../evaluation/output-routes.ts'
+import { v3Routes } from '../evaluation/v3-routes.ts'
+import { v4Routes } from '../evaluation/v4-routes.ts'
+import { interviewRoutes } from '../interviews/routes.ts'
+import { v3Error, v4Error } from './error-bodies.ts'
+import { detectCgroups } from '../sandbox/cgroups.ts'
+import { buildOpenApi } from './openapi.ts'
 
 export function createApp(deps: Deps): Hono {
   const app = new Hono({ strict: false })
@@ -15,7 +23,30 @@ export function createApp(deps: Deps): Hono {
   app.get('/', (c) => c.json({ name: 'Arbiter', health: '/health' }))
 
   // GET /health
-  app.get('/health', (c) => c.json({ status: 'ok', pool: { size: deps.pool.size, busy: deps.pool.busy } }))
+  const cgroup = detectCgroups().version // which hierarchy the jails use: v1 or v2
+  app.get('/health', (c) => c.json({ status: 'ok', cgroup, pool: { size: deps.pool.size, busy: deps.pool.busy } }))
+
+  // ── code evaluation (v3, v4) ──
+  // Browser clients call v4 directly: preflights for client-secret + content-type from the allowed origins.
+  const origins = deps.config.server.cors_origins
+  const evaluationCors = cors({
+    origin: origins.includes('*') ? '*' : origins,
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['client-secret', 'content-type'],
+    maxAge: 600,
+  })
+  app.use('/v4/*', evaluationCors)
+  app.use('/output/*', evaluationCors)
+  app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
+  app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
+  app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
+
+  // ── interviews: B1–B5 under both prefixes, the stored resume, the link landing page (envelope onError inside) ──
+  app.route('/', interviewRoutes(deps))
+
+  // GET /openapi.json
+  const openapi = buildOpenApi(deps.config)
+  app.get('/openapi.json', (c) => c.json(openapi))
 
   app.notFound((c) => c.json({ message: 'NotFoundError: no such endpoint', errors: {} }, 404))
   app.onError((err, c) => {
