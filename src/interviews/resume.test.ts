@@ -1,0 +1,164 @@
+import { readdirSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AppError } from '../errors.ts'
+import {
+  downloadResume,
+  isPrivateAddress,
+  readStoredResume,
+  RESUME_MAX_BYTES,
+  signedResumeUrl,
+  storeResume,
+  verifyResumeSignature,
+} from './resume.ts'
+import { testDeps } from './test-fixtures.ts'
+
+const pdf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(size - 9, 0x20)])
+
+let server: Server
+let base: string
+let bytesSentOfEndless = 0
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const url = req.url ?? ''
+    if (url === '/ok.pdf') return res.end(pdf(1000))
+    if (url === '/exact.pdf') return res.end(pdf(RESUME_MAX_BYTES))
+    if (url === '/over.pdf') return res.end(pdf(RESUME_MAX_BYTES + 1))
+    if (url === '/over-chunked.pdf') {
+      // no Content-Length: the cap must be found while reading
+      res.setHeader('transfer-encoding', 'chunked')
+      res.write(pdf(RESUME_MAX_BYTES))
+      return res.end('x')
+    }
+    if (url === '/endless.pdf') {
+      res.setHeader('transfer-encoding', 'chunked')
+      res.write('%PDF-1.4\n')
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      const timer = setInterval(() => {
+        if (res.destroyed) return clearInterval(timer)
+        bytesSentOfEndless += chunk.length
+        res.write(chunk)
+      }, 1)
+      res.on('close', () => clearInterval(timer))
+      return
+    }
+    if (url === '/page.html') return res.end('<html>%PDF-1.4 not really</html>')
+    if (url === '/renamed.pdf') return res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+    if (url === '/empty.pdf') return res.end()
+    if (url === '/redirect') return res.writeHead(302, { location: '/ok.pdf' }).end()
+    if (url === '/loop') return res.writeHead(302, { location: '/loop' }).end()
+    if (url === '/slow-headers') return void setTimeout(() => res.end(pdf(100)), 5000)
+    if (url === '/stall') {
+      res.setHeader('content-length', '5000')
+      res.write('%PDF-1.4\n')
+      return // never finishes
+    }
+    if (url === '/reset') {
+      res.setHeader('content-length', '5000')
+      res.write('%PDF-1.4\n')
+      return void setTimeout(() => res.socket?.destroy(), 20)
+    }
+    res.statusCode = 404
+    res.end('not found')
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => {
+  server.closeAllConnections()
+  server.close()
+})
+
+async function codeOf(url: string, over: Record<string, unknown> = {}) {
+  const deps = testDeps({ resume_timeout_ms: 1000, ...over })
+  try {
+    const b = await downloadResume(deps, url)
+    return `OK ${b.length}`
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e
+    return e.code
+  }
+}
+
+describe('downloadResume', () => {
+  it.each([
+    ['/ok.pdf', 'OK 1000'],
+    ['/exact.pdf', `OK ${RESUME_MAX_BYTES}`],
+    ['/over.pdf', 'INVALIDSIZEERROR'],
+    ['/over-chunked.pdf', 'INVALIDSIZEERROR'],
+    ['/page.html', 'INVALIDFILETYPEERROR'],
+    ['/renamed.pdf', 'INVALIDFILETYPEERROR'],
+    ['/empty.pdf', 'INVALIDFILETYPEERROR'],
+    ['/missing.pdf', 'INVALIDRESUMEURL'],
+    ['/redirect', 'OK 1000'],
+    ['/loop', 'INVALIDRESUMEURL'],
+    ['/slow-headers', 'INVALIDRESUMEURL'],
+    ['/stall', 'UPLOADERROR'],
+    ['/reset', 'UPLOADERROR'],
+  ])('%s → %s', async (path, want) => expect(await codeOf(base + path)).toBe(want))
+
+  it('stops reading an endless body just past 2 MB', async () => {
+    bytesSentOfEndless = 0
+    expect(await codeOf(`${base}/endless.pdf`)).toBe('INVALIDSIZEERROR')
+    await new Promise((r) => setTimeout(r, 100))
+    expect(bytesSentOfEndless).toBeLessThan(RESUME_MAX_BYTES * 4)
+  })
+
+  it('cannot reach a closed port', async () => {
+    const closed = createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((r) => closed.close(r))
+    expect(await codeOf(`http://127.0.0.1:${port}/x.pdf`)).toBe('INVALIDRESUMEURL')
+  })
+
+  it.each([`ftp://example.com/x.pdf`, 'not a url', 'http://nonexistent.invalid/x.pdf'])('refuses %s', async (url) =>
+    expect(await codeOf(url)).toBe('INVALIDRESUMEURL')
+  )
+
+  it('refuses loopback and private hosts unless allowed (literal, by name, after a redirect)', async () => {
+    const guard = { allow_private_resume_hosts: false }
+    expect(await codeOf(`${base}/ok.pdf`, guard)).toBe('INVALIDRESUMEURL')
+    expect(await codeOf(base.replace('127.0.0.1', 'localhost') + '/ok.pdf', guard)).toBe('INVALIDRESUMEURL')
+    expect(await codeOf(base.replace('127.0.0.1', '[::ffff:127.0.0.1]') + '/ok.pdf', guard)).toBe('INVALIDRESUMEURL')
+    expect(await codeOf(`http://169.254.169.254/latest/meta-data/`, guard)).toBe('INVALIDRESUMEURL')
+  })
+})
+
+describe('isPrivateAddress', () => {
+  it.each([
+    ['127.0.0.1', true], ['10.1.2.3', true], ['172.16.0.1', true], ['172.32.0.1', false], ['192.168.1.1', true],
+    ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true], ['224.0.0.1', true], ['255.255.255.255', true],
+    ['8.8.8.8', false], ['::1', true], ['::', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true],
+    ['::ffff:8.8.8.8', true], ['2001:4860:4860::8888', false], ['not-an-ip', true],
+  ])('%s → %s', (ip, want) => expect(isPrivateAddress(ip)).toBe(want))
+})
+
+describe('stored resumes and signed links', () => {
+  it('stores atomically (no temp file left) and reads back', async () => {
+    const deps = testDeps()
+    const name = await storeResume(deps.config.dataDir, pdf(100))
+    expect(name).toMatch(/^[0-9a-f]{32}\.pdf$/)
+    expect(readdirSync(join(deps.config.dataDir, 'resumes'))).toEqual([name])
+    expect((await readStoredResume(deps.config.dataDir, name)).length).toBe(100)
+    await expect(readStoredResume(deps.config.dataDir, '../config.toml')).rejects.toThrow()
+  })
+
+  it('signs links that expire and are bound to the interview and the file', () => {
+    const deps = testDeps({ resume_link_ttl_sec: 60 })
+    const url = new URL(signedResumeUrl(deps, 'a'.repeat(32), 'f.pdf'))
+    expect(url.pathname).toBe(`/partner/service/interviews/${'a'.repeat(32)}/resume/`)
+    const expires = url.searchParams.get('expires')!
+    const sig = url.searchParams.get('signature')!
+    expect(verifyResumeSignature(deps, 'a'.repeat(32), 'f.pdf', expires, sig)).toBe(true)
+    expect(verifyResumeSignature(deps, 'b'.repeat(32), 'f.pdf', expires, sig)).toBe(false)
+    expect(verifyResumeSignature(deps, 'a'.repeat(32), 'g.pdf', expires, sig)).toBe(false)
+    expect(verifyResumeSignature(deps, 'a'.repeat(32), 'f.pdf', String(Number(expires) + 1), sig)).toBe(false)
+    expect(verifyResumeSignature(deps, 'a'.repeat(32), 'f.pdf', expires, undefined)).toBe(false)
+    deps.advance(61_000)
+    expect(verifyResumeSignature(deps, 'a'.repeat(32), 'f.pdf', expires, sig)).toBe(false)
+  })
+})

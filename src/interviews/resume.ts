@@ -1,0 +1,224 @@
+// Candidate resumes: download resume_url once (SSRF guard, deadline, 2 MB cap, PDF by its bytes), store it
+// atomically under <data>/resumes/, and sign the URLs B1 hands out for it.
+import { eq } from 'drizzle-orm'
+import type { LookupAddress } from 'node:dns'
+import { lookup as dnsLookup } from 'node:dns'
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
+import http from 'node:http'
+import https from 'node:https'
+import { BlockList, isIP } from 'node:net'
+import { join } from 'node:path'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { meta } from '../storage/schema.ts'
+
+export const RESUME_MAX_BYTES = 2 * 1024 * 1024
+const MAX_REDIRECTS = 3
+const PDF_MAGIC = Buffer.from('%PDF-')
+
+// Addresses a resume may not be fetched from unless interviews.allow_private_resume_hosts is on:
+// this host, the LAN, link-local (cloud metadata at 169.254.169.254), and special-purpose ranges.
+// (two lists: a BlockList also matches IPv4 addresses against ::ffff:0:0/96)
+const blocked4 = new BlockList()
+const blocked6 = new BlockList()
+for (const [net, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked4.addSubnet(net, bits, 'ipv4')
+for (const [net, bits] of [
+  // v4-mapped, NAT64 and 6to4 embed IPv4 addresses: refused whole rather than decoded
+  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
+  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) blocked6.addSubnet(net, bits, 'ipv6')
+
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address)
+  if (family === 0) return true
+  return family === 4 ? blocked4.check(address, 'ipv4') : blocked6.check(address, 'ipv6')
+}
+
+class Blocked extends Error {}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+
+/**
+ * dns.lookup that refuses private answers. It is the lookup the socket connects with, so the address
+ * checked is the address used (no window for DNS rebinding).
+ */
+function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback) => {
+    dnsLookup(hostname, { family: options.family ?? 0, all: true }, (err, addresses) => {
+      if (err) return callback(err, [])
+      const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address))
+      if (bad || addresses.length === 0) return callback(new Blocked(`${hostname} resolves to ${bad?.address ?? 'nothing'}`), [])
+      if (options.all) callback(null, addresses)
+      else callback(null, addresses[0].address, addresses[0].family)
+    })
+  }
+}
+
+const invalidUrl = () => new AppError('INVALIDRESUMEURL')
+
+function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  // a literal address skips lookup entirely, so it is checked here
+  if (isIP(host) && !allowPrivate && isPrivateAddress(host)) return Promise.reject(new Blocked(host))
+  const lib = url.protocol === 'https:' ? https : http
+  return new Promise((resolve, reject) => {
+    const req = lib.get(url, {
+      lookup: guardedLookup(allowPrivate) as never,
+      signal,
+      agent: false,
+      headers: { accept: 'application/pdf, */*', 'accept-encoding': 'identity', 'user-agent': 'Arbiter resume fetcher' },
+    })
+    req.on('response', resolve)
+    req.on('error', reject)
+  })
+}
+
+/** Fetches the resume into memory (≤ 2 MB). Each failure is the spec's ecode. */
+export async function downloadResume(deps: Pick<Deps, 'config'>, resumeUrl: string): Promise<Buffer> {
+  const { allow_private_resume_hosts: allowPrivate, resume_timeout_ms: timeoutMs } = deps.config.interviews
+  const signal = AbortSignal.timeout(timeoutMs)
+  let url: URL
+  try {
+    url = new URL(resumeUrl)
+  } catch {
+    throw invalidUrl()
+  }
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidUrl()
+    let res: http.IncomingMessage
+    try {
+      res = await get(url, allowPrivate, signal)
+    } catch {
+      // refused, unresolvable, private, TLS failure or too slow to answer: not downloadable
+      throw invalidUrl()
+    }
+    const status = res.statusCode ?? 0
+    if (status >= 300 && status < 400 && res.headers.location && hop < MAX_REDIRECTS) {
+      res.destroy()
+      try {
+        url = new URL(res.headers.location, url)
+      } catch {
+        throw invalidUrl()
+      }
+      continue
+    }
+    if (status < 200 || status >= 300) {
+      res.destroy()
+      throw invalidUrl()
+    }
+    const declared = Number(res.headers['content-length'])
+    if (Number.isFinite(declared) && declared > RESUME_MAX_BYTES) {
+      res.destroy()
+      throw new AppError('INVALIDSIZEERROR')
+    }
+    const body = await readCapped(res)
+    if (body.length < PDF_MAGIC.length || !body.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
+      throw new AppError('INVALIDFILETYPEERROR')
+    }
+    return body
+  }
+}
+
+/** Reads the body, stopping as soon as it passes the cap (the rest is never read). */
+async function readCapped(res: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let total = 0
+  try {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      total += chunk.length
+      if (total > RESUME_MAX_BYTES) {
+        res.destroy()
+        throw new AppError('INVALIDSIZEERROR')
+      }
+      chunks.push(chunk)
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err
+    // the transfer broke off (reset, deadline): the download itself failed
+    throw new AppError('UPLOADERROR')
+  }
+  if (!res.complete) throw new AppError('UPLOADERROR')
+  return Buffer.concat(chunks)
+}
+
+// ── storage ────────────────────────────────────────────────────────────────────────────────────────
+
+const resumeDir = (dataDir: string) => join(dataDir, 'resumes')
+
+/** Writes the file under a fresh name (temp file, fsync, rename) and returns the name. */
+export async function storeResume(dataDir: string, bytes: Buffer): Promise<string> {
+  const dir = resumeDir(dataDir)
+  const name = `${randomUUID().replace(/-/g, '')}.pdf`
+  const tmp = join(dir, `.tmp-${name}`)
+  try {
+    await mkdir(dir, { recursive: true })
+    const fh = await open(tmp, 'wx', 0o600)
+    try {
+      await fh.writeFile(bytes)
+      await fh.datasync()
+    } finally {
+      await fh.close()
+    }
+    await rename(tmp, join(dir, name))
+    return name
+  } catch {
+    await rm(tmp, { force: true }).catch(() => {})
+    throw new AppError('UPLOADERROR')
+  }
+}
+
+const SAFE_NAME = /^[0-9a-f]{32}\.pdf$/
+
+export async function readStoredResume(dataDir: string, name: string): Promise<Buffer> {
+  if (!SAFE_NAME.test(name)) throw new Error(`bad resume file name ${name}`)
+  return readFile(join(resumeDir(dataDir), name))
+}
+
+export async function removeResume(dataDir: string, name: string | null): Promise<void> {
+  if (!name || !SAFE_NAME.test(name)) return
+  await rm(join(resumeDir(dataDir), name), { force: true }).catch(() => {})
+}
+
+// ── signed links ───────────────────────────────────────────────────────────────────────────────────
+
+const KEY = 'resume_link_key'
+
+/** The installation's signing key, made on first use and kept in the meta table. */
+function signingKey(deps: Pick<Deps, 'db' | 'now'>): Buffer {
+  deps.db
+    .insert(meta)
+    .values({ key: KEY, value: randomBytes(32).toString('base64'), updatedAt: deps.now() })
+    .onConflictDoNothing()
+    .run()
+  const row = deps.db.select().from(meta).where(eq(meta.key, KEY)).get()
+  return Buffer.from(row!.value, 'base64')
+}
+
+const sign = (key: Buffer, interviewId: string, fileName: string, expires: number) =>
+  createHmac('sha256', key).update(`${interviewId}\n${fileName}\n${expires}`).digest('base64url')
+
+/** A URL of this server that serves the stored resume until it expires (the file name is signed too). */
+export function signedResumeUrl(deps: Pick<Deps, 'db' | 'now' | 'config'>, interviewId: string, fileName: string): string {
+  const expires = Math.floor(deps.now().getTime() / 1000) + deps.config.interviews.resume_link_ttl_sec
+  const signature = sign(signingKey(deps), interviewId, fileName, expires)
+  return `${deps.config.server.public_url}/partner/service/interviews/${interviewId}/resume/?expires=${expires}&signature=${signature}`
+}
+
+export function verifyResumeSignature(
+  deps: Pick<Deps, 'db' | 'now'>,
+  interviewId: string,
+  fileName: string,
+  expires: string | undefined,
+  signature: string | undefined
+): boolean {
+  if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false
+  if (Number(expires) * 1000 < deps.now().getTime()) return false
+  const want = Buffer.from(sign(signingKey(deps), interviewId, fileName, Number(expires)))
+  const got = Buffer.from(signature)
+  return want.length === got.length && timingSafeEqual(want, got)
+}
