@@ -31,6 +31,8 @@ export interface Language {
   runMemoryHeadroomKb: number
   /** override of the default process limit if a runtime needs more threads */
   runProcesses?: number
+  /** override of the default open-files limit (R refuses to start below ~170) */
+  runOpenFiles?: number
   /** argv run once inside the root, as root, after its packages are installed (caches etc.) */
   prepare: string[][]
   /** regex on stderr that means the runtime ran out of the memory it was given (JVM heap) */
@@ -60,9 +62,10 @@ const argv = z.array(z.string().min(1)).min(1)
 
 // compile and run argv are expanded per job, so a misspelt placeholder is caught here
 const templateArgv = argv.superRefine((args, ctx) => {
-    for (const arg of args) {
-      for (const [, name] of arg.matchAll(/\{([^{}]*)\}/g)) {
-      if (!PLACEHOLDERS.has(name)) ctx.addIssue({ code: 'custom', message: `unknown placeholder {${name}}` })
+  for (const arg of args) {
+    for (const [, name] of arg.matchAll(/\{([^{}]*)\}/g)) {
+      if (!PLACEHOLDERS.has(name))
+        ctx.addIssue({ code: 'custom', message: `unknown placeholder {${name}}` })
     }
   }
 })
@@ -101,6 +104,7 @@ const fields = {
     .strict(),
   run_memory_headroom_kb: z.number().int().min(0),
   run_processes: z.number().int().positive(),
+  run_open_files: z.number().int().positive(),
   memory_error_pattern: regex,
   prepare: z.array(argv),
   selftest: z.string().min(1),
@@ -114,14 +118,26 @@ const ManifestFile = Entry.omit({ code: true, aliases: true })
   .strict()
 
 // After the file's defaults are merged in, these must be present
-const REQUIRED = ['code', 'name', 'root', 'packages', 'source_file', 'run', 'version', 'selftest', 'selftest_error'] as const
+const REQUIRED = [
+  'code',
+  'name',
+  'root',
+  'packages',
+  'source_file',
+  'run',
+  'version',
+  'selftest',
+  'selftest_error',
+] as const
 
 export class ManifestError extends Error {}
 
 type EntryData = z.infer<typeof Entry>
 
 function issuePath(path: PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('')
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`))
+    .join('')
 }
 
 function parseFile(file: string): z.infer<typeof ManifestFile> {
@@ -151,7 +167,9 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
   }
   for (const key of REQUIRED) {
     if (m[key] === undefined) {
-      throw new ManifestError(`${file}: language[${index}].${key}: missing (set it in the entry or at the top of the file)`)
+      throw new ManifestError(
+        `${file}: language[${index}].${key}: missing (set it in the entry or at the top of the file)`
+      )
     }
   }
   const limits = m.compile_limits ?? {}
@@ -175,6 +193,7 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     },
     runMemoryHeadroomKb: m.run_memory_headroom_kb ?? 0,
     ...(m.run_processes ? { runProcesses: m.run_processes } : {}),
+    ...(m.run_open_files ? { runOpenFiles: m.run_open_files } : {}),
     ...(m.memory_error_pattern ? { memoryErrorPattern: m.memory_error_pattern } : {}),
     prepare: m.prepare ?? [],
     selftest: m.selftest!,
@@ -202,7 +221,10 @@ export function loadLanguages(dir: string = MANIFEST_DIR): Map<string, Language>
       for (const name of [lang.code, ...lang.aliases]) {
         const key = name.toUpperCase()
         const prev = owner.get(key)
-        if (prev) throw new ManifestError(`${file}: ${lang.code}: code or alias ${name} is already taken by ${prev}`)
+        if (prev)
+          throw new ManifestError(
+            `${file}: ${lang.code}: code or alias ${name} is already taken by ${prev}`
+          )
         owner.set(key, `${lang.code} in ${f}`)
       }
       langs.set(lang.code, lang)
@@ -218,15 +240,21 @@ export function resolveLanguage(langs: Map<string, Language>, code: string): Lan
   const direct = langs.get(want)
   if (direct) return direct
   for (const lang of langs.values()) {
-    if (lang.code.toUpperCase() === want || lang.aliases.some((a) => a.toUpperCase() === want)) return lang
+    if (lang.code.toUpperCase() === want || lang.aliases.some((a) => a.toUpperCase() === want))
+      return lang
   }
   return undefined
 }
 
 /** Replaces {memory_mb} / {memory_kb} in each argument; nothing else is substituted. */
-export function expandArgv(argv: string[], vars: { memory_kb: number; memory_mb: number }): string[] {
+export function expandArgv(
+  argv: string[],
+  vars: { memory_kb: number; memory_mb: number }
+): string[] {
   return argv.map((arg) =>
-    arg.replace(/\{(memory_mb|memory_kb)\}/g, (_, name: 'memory_mb' | 'memory_kb') => String(vars[name]))
+    arg.replace(/\{(memory_mb|memory_kb)\}/g, (_, name: 'memory_mb' | 'memory_kb') =>
+      String(vars[name])
+    )
   )
 }
 
@@ -248,7 +276,11 @@ export function stampPath(toolchainsDir: string, root: string, toolchain: string
   return join(toolchainsDir, 'stamps', root, `${toolchain}.json`)
 }
 
-export function readStamp(toolchainsDir: string, root: string, toolchain: string): Stamp | undefined {
+export function readStamp(
+  toolchainsDir: string,
+  root: string,
+  toolchain: string
+): Stamp | undefined {
   try {
     return JSON.parse(readFileSync(stampPath(toolchainsDir, root, toolchain), 'utf8')) as Stamp
   } catch {

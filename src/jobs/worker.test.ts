@@ -68,6 +68,12 @@ const PY_CASES: Case[] = [
 
 const JS_CASES: Case[] = [
   echo("process.stdout.write(require('fs').readFileSync(0, 'utf8'))"),
+  {
+    name: 'reads /dev/stdin',
+    source: "console.log(require('fs').readFileSync('/dev/stdin', 'utf8').trim())",
+    input: 'via the link\n',
+    expect: { verdict: 'AC', stdout: 'via the link\n' },
+  },
   { name: 'syntax error', source: "console.log('unclosed'", expect: { verdict: 'RE', detail: 'NZEC' } },
   { name: 'infinite loop', source: 'for (;;) {}', timeLimitSec: 1, expect: { verdict: 'TLE' } },
   { name: 'sleep(30)', source: 'setTimeout(() => {}, 30000)', timeLimitSec: 1, expect: { verdict: 'TLE' } },

@@ -73,7 +73,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       wallTimeSec: job.timeLimitSec * 2 + limits.wallExtraSec,
       memoryKb: job.memoryLimitKb,
       processes: lang.runProcesses ?? limits.processes,
-      openFiles: limits.openFiles,
+      openFiles: lang.runOpenFiles ?? limits.openFiles,
       fileSizeBytes: limits.outputCapBytes,
     }
   }

@@ -1,0 +1,330 @@
+// Unit tests of the language manifest loader: the real manifest's coverage of the spec, lookups,
+// placeholder expansion, file-level defaults, provisioning stamps and bad-manifest messages.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  expandArgv,
+  isProvisioned,
+  loadLanguages,
+  resolveLanguage,
+  stampPath,
+  type Language,
+} from './languages.ts'
+
+const V4 =
+  'C CPP14 CPP17 CLOJURE CSHARP GO HASKELL JAVA8 JAVA14 JAVASCRIPT_NODE KOTLIN OBJECTIVEC PASCAL PERL PHP PYTHON PYTHON3 PYTHON3_8 R RUBY RUST SCALA SWIFT TYPESCRIPT'.split(
+    ' '
+  )
+const V3 = 'C CPP CPP11 CLOJURE CSHARP JAVA JAVASCRIPT HASKELL PERL PHP PYTHON RUBY'.split(' ')
+
+const langs = loadLanguages()
+
+describe('the shipped manifest', () => {
+  it('covers the 36 spec codes (28 distinct) and nothing else', () => {
+    expect(V4.length + V3.length).toBe(36)
+    expect([...langs.keys()].sort()).toEqual([...new Set([...V4, ...V3])].sort())
+  })
+
+  it.each([...langs.values()].map((l) => [l.code, l] as const))(
+    '%s is complete and well-formed',
+    (_, l) => {
+      expect(['trixie', 'bullseye']).toContain(l.root)
+      expect(l.packages.length).toBeGreaterThan(0)
+      expect(l.run.length).toBeGreaterThan(0)
+      expect(l.version.length).toBeGreaterThan(0)
+      expect(l.selftest.trim()).not.toBe('')
+      expect(l.selftestError.trim()).not.toBe('')
+      expect(l.sourceFile).toMatch(/^[\w.-]+$/)
+      // the compile command must name the source file unless a wrapper picks it (java-compile)
+      if (l.compile && !l.compile[0].endsWith('java-compile'))
+        expect(l.compile).toContain(l.sourceFile)
+      if (!l.compile) expect(l.run).toContain(l.sourceFile)
+      expect(l.compileLimits.timeSec).toBeGreaterThan(0)
+      expect(() => new RegExp(l.versionPattern)).not.toThrow()
+    }
+  )
+
+  it.each([
+    ['JAVA', '8'],
+    ['JAVA8', '8'],
+    ['JAVA14', '14'],
+  ])('%s compiles with --release %s', (code, release) => {
+    const c = langs.get(code)!.compile!
+    expect(c[c.indexOf('--release') + 1]).toBe(release)
+  })
+
+  it.each([
+    ['CPP', '-std=gnu++17'],
+    ['CPP11', '-std=gnu++11'],
+    ['CPP14', '-std=gnu++14'],
+    ['CPP17', '-std=gnu++17'],
+    ['C', '-std=gnu17'],
+  ])('%s uses %s', (code, flag) => {
+    expect(langs.get(code)!.compile).toContain(flag)
+  })
+
+  it.each([
+    ['PYTHON', 'bullseye', '/usr/bin/python2.7'],
+    ['PYTHON3_8', 'bullseye', '/usr/bin/python3.9'],
+    ['PYTHON3', 'trixie', '/usr/bin/python3'],
+  ])('%s runs in %s with %s', (code, root, interpreter) => {
+    const l = langs.get(code)!
+    expect(l.root).toBe(root)
+    expect(l.run[0]).toBe(interpreter)
+  })
+
+  it('carries a note where the code is not literally the version named', () => {
+    for (const code of ['PYTHON3_8', 'JAVA', 'JAVA8', 'JAVA14', 'CPP', 'JAVASCRIPT'])
+      expect(langs.get(code)!.note).toBeTruthy()
+  })
+
+  it('lets R open enough files to start', () => {
+    expect(langs.get('R')!.runOpenFiles).toBeGreaterThanOrEqual(170)
+  })
+
+  it.each(['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE'])(
+    '%s maps a heap OutOfMemoryError to MLE',
+    (code) => {
+      const pattern = new RegExp(langs.get(code)!.memoryErrorPattern!)
+      expect('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space').toMatch(
+        pattern
+      )
+    }
+  )
+
+  it('archives JVM compilers and Clojure with AppCDS at provisioning, under the name the argv uses', () => {
+    for (const code of ['JAVA', 'KOTLIN', 'SCALA', 'CLOJURE']) {
+      const l = langs.get(code)!
+      const archive = l.prepare.find((p) => p[0].endsWith('/jvm-cds'))?.[1]
+      expect(archive, code).toMatch(/\.jsa$/)
+      expect([...(l.compile ?? l.run)].join(' '), code).toContain(`SharedArchiveFile=${archive}`)
+    }
+  })
+
+  it('gives JVM runtimes heap from the limit plus cgroup headroom', () => {
+    for (const code of ['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE']) {
+      const l = langs.get(code)!
+      expect(l.run).toContain('-Xmx{memory_mb}m')
+      expect(l.runMemoryHeadroomKb).toBeGreaterThan(0)
+    }
+  })
+})
+
+describe('resolveLanguage', () => {
+  it.each([
+    ['CPP17', 'CPP17'],
+    ['cpp17', 'CPP17'],
+    ['  python3 ', 'PYTHON3'],
+    ['C++', 'CPP'],
+    ['c++11', 'CPP11'],
+    ['C#', 'CSHARP'],
+    ['PYTHON2', 'PYTHON'],
+    ['python', 'PYTHON'],
+    ['JavaScript', 'JAVASCRIPT'],
+    ['GOLANG', 'GO'],
+  ])('%j → %s', (input, code) => {
+    expect(resolveLanguage(langs, input)?.code).toBe(code)
+  })
+
+  it.each(['', '   ', 'COBOL', 'CPP20', 'PYTHON3.8'])('%j → undefined', (input) => {
+    expect(resolveLanguage(langs, input)).toBeUndefined()
+  })
+})
+
+describe('expandArgv', () => {
+  const vars = { memory_kb: 262144, memory_mb: 256 }
+  it.each([
+    [
+      ['java', '-Xmx{memory_mb}m', 'Main'],
+      ['java', '-Xmx256m', 'Main'],
+    ],
+    [
+      ['x', '--kb={memory_kb}', '{memory_mb}/{memory_mb}'],
+      ['x', '--kb=262144', '256/256'],
+    ],
+    [
+      ['literal', '{other}', '{ memory_mb }'],
+      ['literal', '{other}', '{ memory_mb }'],
+    ],
+    [[], []],
+  ])('%j → %j', (argv, want) => {
+    expect(expandArgv(argv, vars)).toEqual(want)
+  })
+
+  it('does not change its input', () => {
+    const argv = ['-Xmx{memory_mb}m']
+    expandArgv(argv, vars)
+    expect(argv).toEqual(['-Xmx{memory_mb}m'])
+  })
+})
+
+// ---------- temporary manifests ----------
+
+let tmp: string | undefined
+afterEach(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true })
+  tmp = undefined
+})
+
+function manifestDir(files: Record<string, string>): string {
+  tmp = mkdtempSync(join(tmpdir(), 'arbiter-langs-'))
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(tmp, name), text)
+  return tmp
+}
+
+const GOOD = `
+root = "trixie"
+packages = ["gcc"]
+version = ["gcc", "--version"]
+run = ["./main"]
+selftest_error = "x"
+[env]
+A = "1"
+[compile_limits]
+time_sec = 20
+[[language]]
+code = "C"
+aliases = ["CC"]
+name = "C"
+source_file = "main.c"
+compile = ["gcc", "main.c"]
+selftest = "echo"
+env = { B = "2" }
+compile_limits = { memory_kb = 4096 }
+`
+
+describe('loadLanguages on a given directory', () => {
+  it('applies the top of the file as defaults, merging env and compile_limits', () => {
+    const c = loadLanguages(manifestDir({ 'tiny.toml': GOOD })).get('C')!
+    expect(c).toMatchObject<Partial<Language>>({
+      toolchain: 'tiny',
+      root: 'trixie',
+      aliases: ['CC'],
+      env: { A: '1', B: '2' },
+      compileLimits: { timeSec: 20, memoryKb: 4096, processes: 128 },
+      runMemoryHeadroomKb: 0,
+      prepare: [],
+    })
+    expect(c).not.toHaveProperty('runProcesses')
+    expect(c).not.toHaveProperty('runOpenFiles')
+    expect(c).not.toHaveProperty('memoryErrorPattern')
+    expect(c).not.toHaveProperty('note')
+    expect(c.versionPattern).toBe('(\\d+(?:\\.\\d+)+)')
+  })
+
+  it('reads the optional run and prepare keys', () => {
+    const text = GOOD.replace(
+      'root = "trixie"',
+      'root = "trixie"\nrun_processes = 99\nrun_open_files = 256\nrun_memory_headroom_kb = 1024\nmemory_error_pattern = "OOM"\nnote = "n"\nprepare = [["/usr/local/lib/arbiter/x", "{not a placeholder here}"]]'
+    )
+    expect(loadLanguages(manifestDir({ 'tiny.toml': text })).get('C')).toMatchObject<
+      Partial<Language>
+    >({
+      runProcesses: 99,
+      runOpenFiles: 256,
+      runMemoryHeadroomKb: 1024,
+      memoryErrorPattern: 'OOM',
+      note: 'n',
+      prepare: [['/usr/local/lib/arbiter/x', '{not a placeholder here}']],
+    })
+  })
+
+  it.each([
+    ['not TOML', 'root = ', /bad\.toml: not valid TOML/],
+    [
+      'an unknown top key',
+      GOOD.replace('root = "trixie"', 'root = "trixie"\nrot = 1'),
+      /bad\.toml: invalid manifest\n {2}\(top\) \(rot\)/,
+    ],
+    [
+      'an unknown entry key',
+      GOOD.replace('code = "C"', 'code = "C"\nsorce = "x"'),
+      /bad\.toml: invalid manifest\n {2}language\[0\] \(sorce\)/,
+    ],
+    [
+      'a string for an argv',
+      GOOD.replace('compile = ["gcc", "main.c"]', 'compile = "gcc main.c"'),
+      /bad\.toml: invalid manifest\n {2}language\[0\]\.compile:/,
+    ],
+    [
+      'an empty argv',
+      GOOD.replace('run = ["./main"]', 'run = []'),
+      /bad\.toml: invalid manifest\n {2}run:/,
+    ],
+    [
+      'an unknown placeholder',
+      GOOD.replace('"./main"', '"-m{memory_gb}"'),
+      /run: unknown placeholder \{memory_gb\}/,
+    ],
+    [
+      'a bad package name',
+      GOOD.replace('["gcc"]', '["gcc; rm -rf /"]'),
+      /packages\[0\]: not a Debian package name/,
+    ],
+    [
+      'a lower-case code',
+      GOOD.replace('code = "C"', 'code = "c"'),
+      /language\[0\]\.code: spec codes are upper case/,
+    ],
+    [
+      'a source path',
+      GOOD.replace('"main.c"\n', '"../main.c"\n'),
+      /language\[0\]\.source_file: a plain file name/,
+    ],
+    [
+      'a bad regex',
+      GOOD.replace('root = "trixie"', 'root = "trixie"\nversion_pattern = "("'),
+      /version_pattern: not a valid regular expression/,
+    ],
+    [
+      'a negative limit',
+      GOOD.replace('time_sec = 20', 'time_sec = -1'),
+      /compile_limits\.time_sec:/,
+    ],
+    [
+      'a missing required key',
+      GOOD.replace('selftest = "echo"', ''),
+      /bad\.toml: language\[0\]\.selftest: missing/,
+    ],
+    ['no language', 'root = "trixie"', /bad\.toml: invalid manifest\n {2}language:/],
+  ])('rejects %s, naming the file and the key', (_, text, message) => {
+    expect(() => loadLanguages(manifestDir({ 'bad.toml': text }))).toThrow(message)
+  })
+
+  it('rejects a code or alias claimed by two files', () => {
+    const other = GOOD.replace('code = "C"', 'code = "D"').replace('["CC"]', '["cc"]')
+    expect(() => loadLanguages(manifestDir({ 'a.toml': GOOD, 'b.toml': other }))).toThrow(
+      /b\.toml: D: code or alias cc is already taken by C in a\.toml/
+    )
+  })
+})
+
+describe('isProvisioned', () => {
+  const lang = {
+    code: 'C',
+    root: 'trixie',
+    toolchain: 'gcc',
+    packages: ['gcc', 'libc6-dev'],
+  } as Language
+
+  function toolchains(stamp?: object, withRoot = true): string {
+    tmp = mkdtempSync(join(tmpdir(), 'arbiter-tc-'))
+    if (withRoot) mkdirSync(join(tmp, 'trixie', 'usr', 'bin'), { recursive: true })
+    if (stamp) {
+      mkdirSync(join(tmp, 'stamps', 'trixie'), { recursive: true })
+      writeFileSync(stampPath(tmp, 'trixie', 'gcc'), JSON.stringify(stamp))
+    }
+    return tmp
+  }
+
+  it.each([
+    ['no stamp', undefined, true, false],
+    ['a stamp with every package', { packages: ['gcc', 'libc6-dev', 'g++'] }, true, true],
+    ['a stamp missing a package', { packages: ['gcc'] }, true, false],
+    ['a stamp but no root', { packages: ['gcc', 'libc6-dev'] }, false, false],
+  ])('%s → %s', (_, stamp, withRoot, want) => {
+    expect(isProvisioned(toolchains(stamp, withRoot), lang)).toBe(want)
+  })
+})
