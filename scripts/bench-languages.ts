@@ -2,7 +2,7 @@
 // self-test, echoing a line) in the jail, next to the same toolchain run bare in the same root
 // (chroot, as root, no namespaces or limits: the supervisor's bare mode).
 // Usage: npx tsx scripts/bench-languages.ts [--runs 5] [--lang GO,C] [--json]
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -13,6 +13,16 @@ import { detectCgroups } from '../src/sandbox/cgroups.ts'
 import { openSandbox, resolveInRoot } from '../src/sandbox/run.ts'
 import { Supervisor } from '../src/sandbox/supervisor.ts'
 import type { Limits } from '../src/sandbox/types.ts'
+
+// The bare runs bind-mount into the toolchain roots: do it in a private mount namespace, so that
+// jails running elsewhere on this machine never see (or lose) those mounts.
+if (!process.env.ARBITER_BENCH_PRIVATE_NS) {
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, ARBITER_BENCH_PRIVATE_NS: '1' },
+  })
+  process.exit(r.status ?? 1)
+}
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, lang: { type: 'string' }, json: { type: 'boolean', default: false } },

@@ -26,6 +26,7 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     'nsjail',
     '--config', JAIL_CONFIG,
     '--log', layout.logFile,
+    '--quiet', // warnings and errors only: the init reports how the program ended
     '--chroot', step.root,
     '--bindmount', `${step.workDir}:/work`,
     '--bindmount_ro', `${layout.jailInit}:${JAIL_INIT_PATH}`,

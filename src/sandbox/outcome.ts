@@ -25,11 +25,14 @@ export interface Evidence {
   outputCapped: boolean
 }
 
-/** nsjail logs "Executing '<prog>'" right before execve; a jail that failed earlier is our fault. */
-export function jailFailure(log: string): string | null {
-  if (log.includes("Executing '") && !/execve\(.*\) failed/.test(log)) return null
+/**
+ * nsjail runs --quiet: its log holds only warnings and errors. A jail that never got to run the
+ * program (no report from its init) and logged an error failed on our side.
+ */
+export function jailFailure(log: string, initReported: boolean): string | null {
+  if (initReported) return null
   const problem = log.split('\n').find((l) => /^\[[EF]\]/.test(l))
-  return problem?.replace(/^\[[EF]\]\[[^\]]*\](\[\d+\])?\s*/, '') ?? 'nsjail ended without running the program'
+  return problem ? problem.replace(/^\[[EF]\]\[[^\]]*\](\[\d+\])?\s*/, '') : null
 }
 
 /** The init's report; without one the program was killed along with its init (our limit, OOM). */
@@ -62,12 +65,14 @@ export function toRunResult(
   memoryHeadroomKb = 0
 ): RunResult {
   const figures = { cpuSec: reply.cpuUs / 1e6, wallSec: reply.wallUs / 1e6, memoryKb: reply.memKb, ...out }
-  const failure = jailFailure(evidence.log)
-  // our own limit kill may land before nsjail got to log the exec: that is still the verdict
+  const report = parseInitReport(evidence.status)
+  const failure = jailFailure(evidence.log, report !== null)
+  // our own limit kill may interrupt nsjail before the init reports: that is still the verdict
   if (failure && reply.limit === 'none') {
     return { status: 'internal', exitCode: null, signal: null, message: failure, ...figures }
   }
-  const end = parseInitReport(evidence.status) ?? { exitCode: null, signal: constants.signals.SIGKILL }
+  // no report: the init was killed with the program (our limit, or the OOM killer)
+  const end = report ?? { exitCode: null, signal: constants.signals.SIGKILL }
   return {
     status: classify(reply, end, evidence.outputCapped, limits, memoryHeadroomKb),
     exitCode: end.exitCode,
