@@ -1,8 +1,11 @@
 // The command line: `npm run -s cli -- <command> ...`. Each area exports its own commands; this file
 // only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1.
 import { parseArgs } from 'node:util'
+import { evaluationCommands } from './evaluation/cli-commands.ts'
 import { runCommands } from './evaluation/cli-run.ts'
+import { interviewCommands } from './interviews/cli-commands.ts'
 import { jobCommands } from './jobs/cli-commands.ts'
+import { outboxCommands } from './jobs/outbox-commands.ts'
 
 export interface CliCommand {
   /** One line for `cli help`. */
@@ -16,7 +19,10 @@ export type CliCommands = Record<string, CliCommand>
 
 const commands: CliCommands = {
   ...jobCommands,
+  ...interviewCommands,
   ...runCommands,
+  ...evaluationCommands,
+  ...outboxCommands,
 }
 
 async function main(argv: string[]): Promise<number> {

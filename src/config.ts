@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
+import { validate as validateCron } from 'node-cron'
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml'
 import { z } from 'zod'
 
@@ -189,8 +190,53 @@ export const ConfigSchema = z
           .min(0)
           .default(60)
           .describe('Clock-skew allowance: an update may set start_datetime this far in the past.'),
+        sweep_cron: z
+          .string()
+          .refine((v) => validateCron(v), 'not a cron expression')
+          .default('* * * * *')
+          .describe('node-cron schedule of the sweep that moves interviews to ongoing / completed and sends the reports (6 fields = with seconds).'),
       },
-      'The interview API (accounts, rate limits, resumes).'
+      'The interview API (accounts, rate limits, resumes, lifecycle).'
+    ),
+    room: section(
+      {
+        session_ttl_min: z
+          .number()
+          .int()
+          .min(1)
+          .default(240)
+          .describe('How long the session cookie an interview link gives stays valid; opening the link again gives a fresh one.'),
+        time_limit_sec: z.number().positive().max(10).default(5).describe('CPU time limit of a run in the interview room.'),
+        memory_limit_kb: z.number().int().positive().default(262144).describe('Memory limit (KB) of a run in the interview room.'),
+        max_code_bytes: z.number().int().positive().default(65536).describe('Largest code, and largest input, the room keeps and runs.'),
+      },
+      'The interview room behind the links: shared editor, runs in the sandbox, feedback.'
+    ),
+    smtp: section(
+      {
+        host: z
+          .string()
+          .default('')
+          .describe('SMTP server for invitation and cancellation e-mails; empty = none: mail stays queued in the outbox (`cli outbox`).'),
+        port: z.number().int().min(1).max(65535).default(587).describe('SMTP port (465 with secure = true; else 587 or 25).'),
+        secure: z.boolean().default(false).describe('TLS from the first byte (port 465); false = STARTTLS when the server offers it.'),
+        require_tls: z.boolean().default(false).describe('Refuse to send unless STARTTLS succeeds (with secure = false).'),
+        reject_unauthorized: z.boolean().default(true).describe("Check the SMTP server's TLS certificate (false accepts a self-signed one)."),
+        user: z.string().default('').describe('SMTP user name; empty = no authentication.'),
+        password: z.string().default('').describe('SMTP password.'),
+        from: z
+          .string()
+          .default('')
+          .describe('From address, e.g. "Interviews <interviews@uni.example>"; empty = arbiter@<host of server.public_url>.'),
+        timeout_ms: z.number().int().positive().default(30_000).describe('How long one SMTP delivery may take before it counts as failed.'),
+        max_attempts: z
+          .number()
+          .int()
+          .min(1)
+          .default(200)
+          .describe('Attempts per e-mail before it is given up; with the outbox backoff capped at 10 min, 200 outlast a day and a half of SMTP outage.'),
+      },
+      'Outgoing e-mail (nodemailer over SMTP), sent from the durable outbox.'
     ),
   })
   .strict()

@@ -1,5 +1,7 @@
 // What main.ts builds and tests fake: everything a service needs, passed explicitly.
 import type { Config } from './config.ts'
+import type { Dispatcher } from './evaluation/dispatcher.ts'
+import type { Outbox } from './jobs/outbox.ts'
 import type { Pool } from './jobs/pool-types.ts'
 import type { Language } from './languages.ts'
 import type { Log } from './log.ts'
@@ -11,6 +13,10 @@ export interface Deps {
   log: Log
   languages: Map<string, Language>
   pool: Pool
+  /** The durable submission queue loop (evaluation/dispatcher.ts). */
+  dispatcher: Dispatcher
+  /** Durable deliveries: callbacks, e-mails (jobs/outbox.ts). */
+  outbox: Outbox
   /** The clock, so tests can move time. */
   now: () => Date
 }

@@ -41,10 +41,19 @@ export type InterviewErrorCode =
   | 'CANDIDATEEMAILUPDATENOTALLOWED'
   | 'ENDEDINTERVIEWDELETIONDENIED'
 
+/** The interview room's own answers (src/room/); not part of the spec. */
+export type RoomErrorCode =
+  | 'RoomSessionRequired'
+  | 'RoomForbidden'
+  | 'RoomBadRequest'
+  | 'RoomTooLarge'
+  | 'RoomEnded'
+  | 'RoomBusy'
+
 /** Faults of our own side (not the user's program), used by the CLI and internals. */
 export type InternalErrorCode = 'LanguageNotProvisioned' | 'SandboxUnavailable' | 'Internal'
 
-export type ErrorCode = EvaluationErrorCode | InterviewErrorCode | InternalErrorCode
+export type ErrorCode = EvaluationErrorCode | InterviewErrorCode | RoomErrorCode | InternalErrorCode
 
 export class AppError extends Error {
   constructor(

@@ -1,12 +1,19 @@
-// Composition root: config → database → languages → pool → HTTP server; graceful stop on signals.
+// Composition root: config → database → languages → pool → dispatcher, outbox, schedule → HTTP server;
+// graceful stop on signals.
 import { serve } from '@hono/node-server'
 import { join } from 'node:path'
 import { loadConfig } from './config.ts'
 import type { Deps } from './deps.ts'
+import { createDispatcher } from './evaluation/dispatcher.ts'
 import { createApp } from './http/app.ts'
+import { EMAIL_KIND, REPORT_KIND, reportSecret } from './interviews/interviews.ts'
+import { emailSender, smtpConfigured } from './jobs/mailer.ts'
+import { callbackSender, createOutbox } from './jobs/outbox.ts'
 import { createPool } from './jobs/pool.ts'
+import { signedCallbackSender } from './jobs/signature.ts'
 import { loadLanguages } from './languages.ts'
 import { createLog } from './log.ts'
+import { startSchedule } from './schedule.ts'
 import { openDb } from './storage/db.ts'
 
 async function main() {
@@ -15,7 +22,23 @@ async function main() {
   const db = openDb(join(config.dataDir, 'arbiter.db'))
   const languages = loadLanguages()
   const pool = createPool(config)
-  const deps: Deps = { config, db, log, languages, pool, now: () => new Date() }
+  const base = { config, db, log, languages, pool, now: () => new Date() }
+  // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)
+  const mail = smtpConfigured(config)
+  const outbox = createOutbox(
+    base,
+    {
+      callback: callbackSender(config),
+      [REPORT_KIND]: signedCallbackSender(config, (row) => reportSecret(base, row)),
+      ...(mail && { [EMAIL_KIND]: emailSender(config) }),
+    },
+    { paused: mail ? [] : [EMAIL_KIND], maxAttempts: { [EMAIL_KIND]: config.smtp.max_attempts } }
+  )
+  const dispatcher = createDispatcher({ ...base, outbox })
+  const deps: Deps = { ...base, dispatcher, outbox }
+  dispatcher.start()
+  outbox.start()
+  const schedule = startSchedule(deps)
 
   const app = createApp(deps)
   const server = serve({ fetch: app.fetch, hostname: config.server.host, port: config.server.port }, (info) => {
@@ -28,6 +51,9 @@ async function main() {
     stopping = true
     log.info('stopping', { signal })
     server.close()
+    await schedule.stop()
+    await dispatcher.stop()
+    await outbox.stop()
     await pool.close()
     db.$client.close()
     process.exit(0)

@@ -185,10 +185,13 @@ describe('B1–B5 happy path', () => {
       { ...ok, interview_id: id, start_datetime: '2099-03-04T10:00:00+05:30', end_datetime: '2099-03-04T12:00:00+05:30', status: 'upcoming', interviewer_feedbacks: null },
     ])
 
-    // links land on the placeholder page; the replaced ones are gone
-    const page = await fetch(updated.json.interviewer_interview_links['olga@acme.test'])
+    // a current link signs its holder in and lands in the room; the replaced ones are gone
+    const landing = await fetch(updated.json.interviewer_interview_links['olga@acme.test'], { redirect: 'manual' })
+    expect(landing.status).toBe(303)
+    const cookie = (landing.headers.get('set-cookie') ?? '').split(';')[0]
+    const page = await fetch(new URL(landing.headers.get('location')!, updated.json.candidate_interview_link), { headers: { cookie } })
     expect(page.status).toBe(200)
-    expect(await page.text()).toContain('Interview room not available')
+    expect(await page.text()).toContain('Moved')
     expect((await fetch(created.json.candidate_interview_link)).status).toBe(404)
 
     const del = await remove(id, admin)
@@ -363,12 +366,12 @@ describe('report views', () => {
         eval_params: ['Problem solving', 'Communication'],
       })
     ).json.interview_id
-    // feedback submission is the next issue; stand in for it by writing the row it will write
+    // the row the room's feedback form writes (the browser test submits it for real)
     s.exec(
       `insert into interview_feedback (interview_id, interviewer_email, result, ratings, eval_params_ratings, submitted_at) values (?, ?, ?, ?, ?, ?)`,
       id,
       'ivan@acme.test',
-      'Hire',
+      'STRONG_YES',
       JSON.stringify({ CODE_QUALITY: { rating: 4, comment: 'clean' } }),
       JSON.stringify({ 'Problem solving': { rating: 5, comment: 'fast' } }),
       Date.now()
@@ -382,8 +385,8 @@ describe('report views', () => {
     expect(Object.keys(res.json.interviewer_feedbacks)).toEqual(['ivan@acme.test', 'olga@acme.test'])
     expect(res.json.interviewer_feedbacks['olga@acme.test']).toEqual({ result: null, ratings: null, eval_params_ratings: null })
     const ivan = res.json.interviewer_feedbacks['ivan@acme.test']
-    expect(ivan.result).toBe('Hire')
-    expect(ivan.ratings.CODE_QUALITY).toEqual({ rating: '4', comment: 'clean', verbose_name: 'Code quality', rating_message: 'Good' })
+    expect(ivan.result).toBe('STRONG_YES')
+    expect(ivan.ratings.CODE_QUALITY).toEqual({ rating: '4', comment: 'clean', verbose_name: 'Code quality', rating_message: 'Reusable and readable' })
     expect(ivan.eval_params_ratings['Problem solving']).toMatchObject({ rating: '5', rating_message: 'Excellent' })
     expect(ivan.eval_params_ratings.Communication).toMatchObject({ rating: null })
   })
@@ -391,7 +394,7 @@ describe('report views', () => {
   it('a member sees only their own feedback', async () => {
     const res = await report(id, acct.acme.member)
     expect(Object.keys(res.json.interviewer_feedbacks)).toEqual(['ivan@acme.test'])
-    expect(res.json.interviewer_feedbacks['ivan@acme.test'].result).toBe('Hire')
+    expect(res.json.interviewer_feedbacks['ivan@acme.test'].result).toBe('STRONG_YES')
   })
 
   it('the interviewer_emails filter narrows the view', async () => {

@@ -6,6 +6,7 @@ import { outputRoutes } from '../evaluation/output-routes.ts'
 import { v3Routes } from '../evaluation/v3-routes.ts'
 import { v4Routes } from '../evaluation/v4-routes.ts'
 import { interviewRoutes } from '../interviews/routes.ts'
+import { roomRoutes } from '../room/routes.ts'
 import { v3Error, v4Error } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
@@ -41,8 +42,10 @@ export function createApp(deps: Deps): Hono {
   app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
 
-  // ── interviews: B1–B5 under both prefixes, the stored resume, the link landing page (envelope onError inside) ──
+  // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))
+  // ── the interview room: link landing, page, event stream, editor / run / feedback / end (room onError inside) ──
+  app.route('/', roomRoutes(deps))
 
   // GET /openapi.json
   const openapi = buildOpenApi(deps.config)

@@ -88,6 +88,18 @@ export function setInterviewsEnabled(deps: AccountDeps, companyId: number, enabl
   return row
 }
 
+/**
+ * The key that signs this company's report callbacks (HE-Signature); rotate = replace it with a new
+ * random one (deliveries still pending are signed with the new key when they are sent).
+ */
+export function webhookSecret(deps: AccountDeps, companyId: number, rotate = false): { company_id: number; webhook_secret: string } {
+  const row = rotate
+    ? deps.db.update(companies).set({ webhookSecret: randomBytes(32).toString('hex') }).where(eq(companies.id, companyId)).returning().get()
+    : getCompany(deps, companyId)
+  if (!row) throw new Error(`no company with id ${companyId}`)
+  return { company_id: row.id, webhook_secret: row.webhookSecret }
+}
+
 export const getCompany = (deps: AccountDeps, id: number) => deps.db.select().from(companies).where(eq(companies.id, id)).get()
 
 export const listCompanies = (deps: AccountDeps) => deps.db.select().from(companies).orderBy(asc(companies.id)).all()

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
 import { loadConfig } from '../config.ts'
 import { openDb } from '../storage/db.ts'
-import { addCredits, createCompany, createUser, listCompanies, listUsers, revokeUser, setInterviewsEnabled } from './accounts.ts'
+import { addCredits, createCompany, createUser, listCompanies, listUsers, revokeUser, setInterviewsEnabled, webhookSecret } from './accounts.ts'
 
 /** Runs fn against the installation's database, closing it afterwards. */
 function withAccounts<T>(fn: (deps: Parameters<typeof createCompany>[0]) => T): T {
@@ -63,6 +63,14 @@ export const interviewCommands: CliCommands = {
       const company = integer(values.company, '--company')
       if (values.interviews !== 'on' && values.interviews !== 'off') throw new Error('--interviews must be on or off')
       return withAccounts((deps) => companyJson(setInterviewsEnabled(deps, company, values.interviews === 'on')))
+    },
+  },
+  'companies secret': {
+    summary: 'companies secret --company ID [--rotate]: the key of the HE-Signature on its report callbacks',
+    options: { company: { type: 'string' }, rotate: { type: 'boolean' }, ...json },
+    async run({ values }) {
+      const company = integer(values.company, '--company')
+      return withAccounts((deps) => webhookSecret(deps, company, values.rotate === true))
     },
   },
   'companies list': {

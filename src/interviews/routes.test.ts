@@ -260,12 +260,12 @@ describe('B3 update', () => {
     expect(res.json.candidate_interview_link).not.toBe(created.candidate_interview_link)
     const read = (await t.get(created.interview_id)).json
     expect(read).toMatchObject({ title: 'Moved', start_datetime: '2030-01-02T09:00:00-05:00', eval_params: ['Problem solving', 'Communication'] })
-    // the old links are revoked, the new ones land on the placeholder page
+    // the old links are revoked, the new ones open the room
     const oldPath = new URL(created.candidate_interview_link).pathname
     expect((await t.call('GET', oldPath)).status).toBe(404)
-    const page = await t.call('GET', new URL(res.json.candidate_interview_link).pathname)
-    expect(page.status).toBe(200)
-    expect(page.text).toContain('Interview room not available')
+    const landing = await t.call('GET', new URL(res.json.candidate_interview_link).pathname)
+    expect(landing.status).toBe(303)
+    expect(landing.headers.get('location')).toBe(`/interviews/room/${created.interview_id}`)
   })
 
   it.each([
@@ -338,7 +338,7 @@ describe('B4 report', () => {
       .values({
         interviewId: id,
         interviewerEmail: 'ivan1@acme.test',
-        result: 'Strong hire',
+        result: 'STRONG_YES',
         ratings: { QUESTION_UNDERSTANDABILITY: { rating: 4, comment: 'quick' }, CODE_QUALITY: { rating: 2, comment: 'messy' } },
         evalParamsRatings: evalParams?.length ? { [evalParams[0]]: { rating: 5, comment: 'great' } } : {},
         submittedAt: t.deps.now(),
@@ -370,8 +370,15 @@ describe('B4 report', () => {
     expect(res.json.status).toBe('completed')
     expect(res.json.interviewer_feedbacks['olga@acme.test']).toEqual({ result: null, ratings: null, eval_params_ratings: null })
     const ivan = res.json.interviewer_feedbacks['ivan1@acme.test']
-    expect(ivan.result).toBe('Strong hire')
-    expect(ivan.ratings.QUESTION_UNDERSTANDABILITY).toEqual({ rating: '4', comment: 'quick', verbose_name: 'Question understandability', rating_message: 'Good' })
+    expect(ivan.result).toBe('STRONG_YES')
+    // each key has its own labels (feedback.ts); eval_params share the generic ones
+    expect(ivan.ratings.QUESTION_UNDERSTANDABILITY).toEqual({
+      rating: '4',
+      comment: 'quick',
+      verbose_name: 'Question understandability',
+      rating_message: 'Understood it with minor hints',
+    })
+    expect(ivan.ratings.CODE_QUALITY).toMatchObject({ rating: '2', rating_message: 'Unformatted code' })
     expect(ivan.ratings.DEBUGGABILITY).toEqual({ rating: null, comment: null, verbose_name: 'Debuggability', rating_message: null })
     expect(Object.keys(ivan.ratings)).toEqual(['QUESTION_UNDERSTANDABILITY', 'DEBUGGABILITY', 'CODE_QUALITY', 'SOLUTION_EXECUTION'])
     expect(ivan.eval_params_ratings['Problem solving']).toEqual({ rating: '5', comment: 'great', verbose_name: 'Problem solving', rating_message: 'Excellent' })
@@ -388,19 +395,6 @@ describe('B4 report', () => {
     expect(Object.keys(filtered.json.interviewer_feedbacks)).toEqual(['olga@acme.test'])
     const memberFiltered = await t.report(id, t.seed.member, { filters: { interviewer_emails: ['olga@acme.test'] } })
     expect(memberFiltered.json.interviewer_feedbacks).toEqual({})
-  })
-})
-
-describe('link landing page', () => {
-  it('answers a clear "not available" page for a live link, not a 404', async () => {
-    const t = setup()
-    const created = (await t.create(t.seed.admin, { title: '<b>Backend</b>' })).json
-    const res = await t.call('GET', new URL(created.interviewer_interview_links['olga@acme.test']).pathname)
-    expect(res.status).toBe(200)
-    expect(res.headers.get('content-type')).toContain('text/html')
-    expect(res.text).toContain('Interview room not available')
-    expect(res.text).toContain('&lt;b&gt;Backend&lt;/b&gt;')
-    expect((await t.call('GET', '/interviews/join/nope')).status).toBe(404)
   })
 })
 

@@ -1,5 +1,5 @@
-// HTTP routes of the interview API (B1–B5, also under HackerEarth's /partner/hackerearth/ prefix), the
-// stored resume, and the landing page of the auto-login links. Every API reply is the envelope.
+// HTTP routes of the interview API (B1–B5, also under HackerEarth's /partner/hackerearth/ prefix) and the
+// stored resume. Every API reply is the envelope. The links' landing is the room's (src/room/routes.ts).
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
@@ -7,7 +7,6 @@ import { envelopeError } from '../http/error-bodies.ts'
 import { consumeRate } from '../http/rate-limit.ts'
 import { authenticate, type ApiUser } from './accounts.ts'
 import { createInterview, deleteInterview, readInterview, reportInterview, resumeFile, updateInterview } from './interviews.ts'
-import { LINK_PATH, verifyToken } from './links.ts'
 import { argMissing, DeleteRequest, InterviewCreate, InterviewUpdate, readRequest, ReportRequest, success } from './schemas.ts'
 
 export const INTERVIEW_PREFIXES = ['/partner/service/interviews', '/partner/hackerearth/interviews'] as const
@@ -138,32 +137,9 @@ function api(deps: Deps): Hono {
   return r
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
-
-const page = (title: string, text: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-  `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title></head>` +
-  `<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">` +
-  `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`
-
 export function interviewRoutes(deps: Deps): Hono {
   const app = new Hono()
   const r = api(deps)
   for (const prefix of INTERVIEW_PREFIXES) app.route(prefix, r)
-
-  // GET /interviews/join/<token>  (auto-login link; the room itself is the next issue)
-  app.get(`${LINK_PATH}:token`, (c) => {
-    c.header('cache-control', 'no-store')
-    c.header('referrer-policy', 'no-referrer')
-    const found = verifyToken(deps, c.req.param('token'))
-    if (!found) {
-      return c.html(page('Link not valid', 'This interview link is unknown or was replaced by a newer one. Please use the latest link you received.'), 404)
-    }
-    return c.html(
-      page('Interview room not available', `The interview room for "${found.interview.title}" is not available yet on this server. Please try again later.`),
-      200
-    )
-  })
   return app
 }

@@ -176,7 +176,7 @@ export const InterviewRead = Envelope.extend({
 export type InterviewRead = z.infer<typeof InterviewRead>
 
 export const Rating = z.object({
-  rating: z.string().nullable().meta({ description: '"1" to "5".' }),
+  rating: z.string().nullable().meta({ description: '"1" (weakest) to "5".' }),
   comment: z.string().nullable(),
   verbose_name: z.string().nullable(),
   rating_message: z.string().nullable(),
@@ -184,7 +184,7 @@ export const Rating = z.object({
 export type Rating = z.infer<typeof Rating>
 
 export const Feedback = z.object({
-  result: z.string().nullable(),
+  result: z.string().nullable().meta({ description: 'STRONG_NO, NO, YES or STRONG_YES; null when not submitted.' }),
   ratings: z.record(z.string(), Rating).nullable(),
   eval_params_ratings: z
     .record(z.string(), Rating)
@@ -205,23 +205,6 @@ export const InterviewReport = Envelope.extend({
     .meta({ description: 'null until completed; then interviewer e-mail → feedback (members see only their own).' }),
 })
 export type InterviewReport = z.infer<typeof InterviewReport>
-
-/** Fixed rating keys of every feedback, with their display names; each eval_param is rated too. */
-export const RATING_KEYS = {
-  QUESTION_UNDERSTANDABILITY: 'Question understandability',
-  DEBUGGABILITY: 'Debuggability',
-  CODE_QUALITY: 'Code quality',
-  SOLUTION_EXECUTION: 'Solution execution',
-} as const
-
-/** Label of each score (rating_message). */
-export const RATING_MESSAGES: Record<number, string> = {
-  1: 'Poor',
-  2: 'Below average',
-  3: 'Average',
-  4: 'Good',
-  5: 'Excellent',
-}
 
 /** The endpoints, for http/openapi.ts. Paths are also served under /partner/hackerearth/interviews/. */
 export const InterviewEndpoints = [

@@ -1,7 +1,9 @@
 // Every table in one file (drizzle sqlite-core). Columns are camelCase here, snake_case in SQL.
 // Sections: evaluation (clients, submissions), interviews, outbox. Migrations are generated from this
 // file by `npm run db:generate`; until the first release they are regenerated from scratch.
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { sql } from 'drizzle-orm'
+import { randomBytes } from 'node:crypto'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 // ── service ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -14,6 +16,294 @@ export const meta = sqliteTable('meta', {
 
 // ── evaluation ─────────────────────────────────────────────────────────────────────────────────────
 
+/** API clients of the code-evaluation API (v3 and v4). The secret itself is never stored. */
+export const clients = sqliteTable('clients', {
+  id: integer().primaryKey({ autoIncrement: true }),
+  name: text().notNull(),
+  /** SHA-256 hex of the 40-character secret: the secret is random, so a slow hash buys nothing. */
+  secretHash: text().notNull().unique(),
+  /** First 4 characters, so an admin can tell secrets apart in `clients list`. */
+  secretHint: text().notNull(),
+  /** Submissions allowed in total; null = evaluation.default_quota from the config (0 = unlimited). */
+  quota: integer(),
+  /** Submissions accepted so far (v3 and v4): the quota's current_count. */
+  used: integer().notNull().default(0),
+  createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  revokedAt: integer({ mode: 'timestamp_ms' }),
+})
+
+/**
+ * One v3 or v4 request and its outcome. The table is the queue of record: `state` goes
+ * queued → running → compiled → completed; `attempt` is the claim token that makes completion exactly-once.
+ */
+export const submissions = sqliteTable(
+  'submissions',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** v4 he_id (UUID). */
+    heId: text().notNull().unique(),
+    /** v3 code_id, the key of web_link and of the output URL: 128 random bits, so the link is the secret. */
+    codeId: text().notNull().unique(),
+    clientId: integer()
+      .notNull()
+      .references(() => clients.id),
+    api: text({ enum: ['v3', 'v4'] }).notNull(),
+    compileOnly: integer({ mode: 'boolean' }).notNull().default(false),
+    /** v3 async=1; v4 is always asynchronous. */
+    async: integer({ mode: 'boolean' }).notNull().default(false),
+    /** 0 = a v3 synchronous request with an HTTP client waiting; claimed before everything else. */
+    priority: integer().notNull().default(1),
+    /** Canonical language code and the code as the client sent it. */
+    language: text().notNull(),
+    langRequested: text().notNull(),
+    source: text().notNull(),
+    input: text().notNull().default(''),
+    timeLimitSec: real().notNull(),
+    memoryLimitKb: integer().notNull(),
+    /** The request's id and context as JSON text, echoed back exactly as sent (string, number, object). */
+    requestIdJson: text(),
+    contextJson: text(),
+    callbackUrl: text(),
+    state: text({ enum: ['queued', 'running', 'compiled', 'completed'] }).notNull().default('queued'),
+    attempt: integer().notNull().default(0),
+    /** 'OK' or the compiler's message; null until the compile step is over. */
+    compileStatus: text(),
+    /** AC | TLE | MLE | RE | CE | IE (IE: our own failure, request_OK False). */
+    verdict: text(),
+    statusDetail: text(),
+    signal: text(),
+    exitCode: integer(),
+    timeUsedSec: real(),
+    memoryUsedKb: integer(),
+    stdout: text(),
+    stderr: text(),
+    /** Why the request failed on our side (v4 request_NOT_OK_reason); null when it did not. */
+    failure: text(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    startedAt: integer({ mode: 'timestamp_ms' }),
+    compiledAt: integer({ mode: 'timestamp_ms' }),
+    completedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [index('submissions_claim').on(t.state, t.priority, t.id), index('submissions_client').on(t.clientId)]
+)
+
 // ── interviews ─────────────────────────────────────────────────────────────────────────────────────
 
+/** Customer companies of the interview API: the feature switch and the credit balance. */
+export const companies = sqliteTable('companies', {
+  id: integer().primaryKey({ autoIncrement: true }),
+  name: text().notNull(),
+  interviewsEnabled: integer({ mode: 'boolean' }).notNull().default(true),
+  /** One credit is spent per created interview, atomically with the insert. */
+  credits: integer().notNull().default(0),
+  /**
+   * Key of the HE-Signature HMAC on report callbacks. Kept in clear on purpose: signing needs it, and
+   * `companies secret` shows it to the admin who configures the receiver.
+   */
+  webhookSecret: text()
+    .notNull()
+    .$defaultFn(() => randomBytes(32).toString('hex')),
+  createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+})
+
+/** A company's API users. Neither credential is stored: only SHA-256 hashes (both are random keys). */
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    companyId: integer()
+      .notNull()
+      .references(() => companies.id),
+    /** Lower-cased; matched against interviewer e-mails for the member view of reports. */
+    email: text().notNull(),
+    role: text({ enum: ['super_admin', 'member'] }).notNull(),
+    clientIdHash: text().notNull().unique(),
+    /** Start and end of the client_id, so `users list` can tell users apart without storing it. */
+    clientIdHint: text().notNull(),
+    secretHash: text().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    revokedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [uniqueIndex('users_active_email').on(t.companyId, t.email).where(sql`revoked_at is null`)]
+)
+
+/** One scheduled interview. `id` is a UUID as 32 lowercase hex characters. Deleted rows are kept (deletedAt). */
+export const interviews = sqliteTable(
+  'interviews',
+  {
+    id: text().primaryKey(),
+    companyId: integer()
+      .notNull()
+      .references(() => companies.id),
+    createdBy: integer()
+      .notNull()
+      .references(() => users.id),
+    title: text().notNull(),
+    startAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    /** The UTC offset start_datetime was written with, so replies use the client's own zone. */
+    startOffsetMin: integer().notNull(),
+    candidateName: text().notNull(),
+    candidateEmail: text().notNull(),
+    /** E.164, e.g. +919876543210. */
+    candidateContact: text(),
+    /** File name under <data>/resumes/, null without a resume. */
+    resumeFile: text(),
+    evalParams: text({ mode: 'json' }).$type<string[]>().notNull(),
+    callbackUrl: text(),
+    informCandidate: integer({ mode: 'boolean' }).notNull().default(true),
+    informInterviewers: integer({ mode: 'boolean' }).notNull().default(true),
+    /** Raised on every update (iCalendar SEQUENCE of the invites). */
+    sequence: integer().notNull().default(0),
+    /** Lifecycle markers (status.ts): set once, never cleared, so the status never goes back. */
+    startedAt: integer({ mode: 'timestamp_ms' }),
+    endedAt: integer({ mode: 'timestamp_ms' }),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    deletedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [index('interviews_company').on(t.companyId), index('interviews_due').on(t.endedAt, t.startAt)]
+)
+
+/**
+ * The candidate and the interviewers of an interview, each with an auto-login link token (stored as
+ * its SHA-256). An update or delete revokes every current row; an update inserts fresh ones.
+ */
+export const interviewParticipants = sqliteTable(
+  'interview_participants',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    interviewId: text()
+      .notNull()
+      .references(() => interviews.id),
+    role: text({ enum: ['candidate', 'interviewer'] }).notNull(),
+    fullName: text().notNull(),
+    /** As the client wrote it (replies key links by it); compared case-insensitively. */
+    email: text().notNull(),
+    feedbackRedirectUrl: text(),
+    /** Order of the interviewers as given. */
+    position: integer().notNull(),
+    tokenHash: text().notNull().unique(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    revokedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [index('interview_participants_interview').on(t.interviewId, t.revokedAt)]
+)
+
+/** Feedback of one interviewer (by lower-cased e-mail, so it survives link re-minting on update). */
+export const interviewFeedback = sqliteTable(
+  'interview_feedback',
+  {
+    interviewId: text()
+      .notNull()
+      .references(() => interviews.id),
+    interviewerEmail: text().notNull(),
+    /** Overall verdict. */
+    result: text(),
+    /** Rating key → {rating 1–5, comment}; labels are added when the report is rendered. */
+    ratings: text({ mode: 'json' }).$type<Record<string, { rating: number; comment: string }>>().notNull(),
+    /** eval_param → {rating 1–5, comment}. */
+    evalParamsRatings: text({ mode: 'json' }).$type<Record<string, { rating: number; comment: string }>>().notNull(),
+    submittedAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.interviewId, t.interviewerEmail] })]
+)
+
+// ── interview room ─────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A browser session of the room, made when a participant opens their link: the cookie is random and only
+ * its SHA-256 is stored. It dies with its participant (links re-minted by B3, revoked by B5) and at expiry.
+ */
+export const roomSessions = sqliteTable(
+  'room_sessions',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    tokenHash: text().notNull().unique(),
+    participantId: integer()
+      .notNull()
+      .references(() => interviewParticipants.id),
+    interviewId: text()
+      .notNull()
+      .references(() => interviews.id),
+    /** Sent back in the x-csrf-token header of every POST (not a credential on its own). */
+    csrfToken: text().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('room_sessions_expiry').on(t.expiresAt)]
+)
+
+/** The shared editor of an interview: what every participant sees, kept across restarts. */
+export const roomStates = sqliteTable('room_states', {
+  interviewId: text()
+    .primaryKey()
+    .references(() => interviews.id),
+  language: text().notNull(),
+  code: text().notNull(),
+  input: text().notNull(),
+  /** Raised on every change; clients apply the newest. */
+  version: integer().notNull(),
+  /** The last run's result as shown in the room (JSON), null before the first run. */
+  lastRunJson: text(),
+  updatedAt: integer({ mode: 'timestamp_ms' }).notNull(),
+})
+
+/** Rate-limit windows (http/rate-limit.ts), in SQLite so that a restart does not reset them. */
+export const rateCounters = sqliteTable(
+  'rate_counters',
+  {
+    /** e.g. "user:12". */
+    subject: text().notNull(),
+    window: text({ enum: ['minute', 'day'] }).notNull(),
+    /** The window runs from the first call it counted for windowMs. */
+    startedAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subject, t.window] })]
+)
+
 // ── outbox ─────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Durable deliveries (callbacks, e-mails): a row is committed in the same transaction as the state it
+ * reports, then jobs/outbox.ts sends it, retrying with backoff. Generic: `kind` picks the sender.
+ */
+export const outbox = sqliteTable(
+  'outbox',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    kind: text().notNull(),
+    /** URL for callbacks, address for e-mails. */
+    target: text().notNull(),
+    body: text().notNull(),
+    contentType: text().notNull(),
+    /** Extra headers as a JSON object. */
+    headersJson: text(),
+    /** Rows of one group are sent in id order; a failed row is dropped once a later one of its group exists. */
+    groupKey: text(),
+    /** At most one row per key (e.g. one CODE_COMPILED callback per submission, even across restarts). */
+    dedupeKey: text().unique(),
+    state: text({ enum: ['pending', 'delivered', 'failed', 'superseded'] }).notNull().default('pending'),
+    attempts: integer().notNull().default(0),
+    nextAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    lastError: text(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    deliveredAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [index('outbox_due').on(t.state, t.nextAt), index('outbox_group').on(t.groupKey, t.state)]
+)
+
+/** Every attempt at a delivery: when, how long it took, and what went wrong (null = delivered). */
+export const outboxAttempts = sqliteTable(
+  'outbox_attempts',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** The outbox row (no foreign key, so old rows can be pruned without their history). */
+    outboxId: integer().notNull(),
+    attempt: integer().notNull(),
+    at: integer({ mode: 'timestamp_ms' }).notNull(),
+    ms: integer().notNull(),
+    error: text(),
+  },
+  (t) => [index('outbox_attempts_row').on(t.outboxId)]
+)

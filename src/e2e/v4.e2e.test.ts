@@ -1,0 +1,259 @@
+// v4 end to end: the real server, real jail; queued → completed by polling and by callback, the output
+// URL, quota, the tolerance rules and the response invariants real clients rely on.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { V4Reply } from '../evaluation/schemas.ts'
+import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from './harness.ts'
+
+const PATH = '/v4/partner/code-evaluation/submissions/'
+
+let server: RunningServer
+let receiver: Receiver
+let secret: string
+let http: ReturnType<typeof api>
+
+beforeAll(async () => {
+  server = await startServer({ configToml: 'cors_origins = ["https://app.example"]' })
+  http = api(server.url)
+  receiver = await startReceiver()
+  secret = await server.createClient('v4-e2e')
+}, 60_000)
+
+afterAll(async () => {
+  await receiver?.close()
+  await server?.stop()
+  server?.cleanup()
+})
+
+const submit = async (body: NonNullable<RequestInit['body']>, headers: Record<string, string> = { 'client-secret': secret, 'content-type': 'application/json' }) => {
+  const r = await http.post(PATH, body, headers)
+  return { status: r.status, body: await json(r) }
+}
+const poll = async (heId: string, headers: Record<string, string> = { 'client-secret': secret }) => json(await http.get(`${PATH}${heId}/`, headers))
+const completed = async (heId: string) => {
+  let last: { request_status: { code: string } } | undefined
+  await waitUntil(async () => (last = await poll(heId)).request_status.code === 'REQUEST_COMPLETED', 20_000, `${heId} to complete`)
+  return last as V4Reply
+}
+
+describe('submit and poll', () => {
+  test('REQUEST_QUEUED at once, REQUEST_COMPLETED by polling, output fetched from its URL', { timeout: 30_000 }, async () => {
+    const q = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(input()[::-1])', input: 'olleh', context: 'ctx-1', time_limit: 5, memory_limit: 262144 }))
+    expect(q.status).toBe(200)
+    expect(V4Reply.parse(q.body)).toBeTruthy()
+    expect(q.body).not.toHaveProperty('message')
+    expect(q.body.request_status).toEqual({ code: 'REQUEST_QUEUED', message: 'Your request has been queued in the evaluation pipeline' })
+    expect(q.body.status_update_url).toBe(`${server.url}${PATH}${q.body.he_id}/`)
+    expect(q.body.context).toBe('ctx-1')
+    expect(q.body.result).toEqual({ run_status: { status: 'NA' }, compile_status: 'Compiling...' })
+
+    const done = await completed(q.body.he_id)
+    expect(V4Reply.parse(done)).toBeTruthy()
+    expect(done).not.toHaveProperty('message')
+    expect(done.request_status.message).toBe('Your request has been completed successfully')
+    expect(done.context).toBe('ctx-1')
+    expect(done.result.compile_status).toBe('OK')
+    const rs = done.result.run_status
+    expect(rs).toMatchObject({ status: 'AC', signal: 'OTHER', exit_code: '0', status_detail: 'NA', stderr: '', request_NOT_OK_reason: '', request_OK: 'True' })
+    for (const k of ['memory_used', 'status', 'time_used', 'signal', 'exit_code', 'status_detail', 'stderr', 'output', 'request_NOT_OK_reason', 'request_OK'] as const) expect(typeof rs[k]).toBe('string')
+    expect(rs.output!.startsWith(`${server.url}/`)).toBe(true)
+
+    // a plain GET, whatever headers it carries
+    for (const headers of [{}, { accept: 'application/json' }, { 'client-secret': secret, 'content-type': 'application/json' }] as Record<string, string>[]) {
+      const out = await fetch(rs.output!, { headers })
+      expect(out.status).toBe(200)
+      expect(out.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect(await out.text()).toBe('hello\n')
+    }
+  })
+
+  test('a C job: CODE_COMPILED is observable, then REQUEST_COMPLETED', { timeout: 30_000 }, async () => {
+    const q = await submit(JSON.stringify({ lang: 'C', source: '#include <stdio.h>\n#include <unistd.h>\nint main(){usleep(600000);puts("c");}' }))
+    const seen = new Set<string>()
+    await waitUntil(async () => {
+      const r = await poll(q.body.he_id)
+      seen.add(r.request_status.code)
+      if (r.request_status.code === 'CODE_COMPILED') expect(r.result).toEqual({ run_status: {}, compile_status: 'OK' })
+      return r.request_status.code === 'REQUEST_COMPLETED'
+    })
+    expect(seen.has('CODE_COMPILED')).toBe(true)
+  })
+
+  test('polling one he_id 50 times a second is answered normally', { timeout: 30_000 }, async () => {
+    const q = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }))
+    const statuses: number[] = []
+    const t0 = Date.now()
+    for (let i = 0; i < 50; i++) {
+      const r = await http.get(`${PATH}${q.body.he_id}/`, { 'client-secret': secret })
+      statuses.push(r.status)
+      await json(r)
+      await new Promise((res) => setTimeout(res, Math.max(0, t0 + (i + 1) * 20 - Date.now())))
+    }
+    expect(statuses.every((s) => s === 200)).toBe(true)
+    expect((await poll(q.body.he_id)).request_status.code).toBe('REQUEST_COMPLETED')
+  })
+})
+
+describe('callbacks', () => {
+  test('JSON at CODE_COMPILED and at REQUEST_COMPLETED, the latter equal to the polled reply', { timeout: 30_000 }, async () => {
+    const q = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print("cb")', context: { order: 12 }, callback: `${receiver.url}/v4/a` }))
+    await waitUntil(() => receiver.received.filter((r) => r.path === '/v4/a').length === 2, 15_000, 'two callbacks')
+    const got = receiver.received.filter((r) => r.path === '/v4/a')
+    expect(got.every((g) => g.headers['content-type'] === 'application/json')).toBe(true)
+    const [c1, c2] = got.map((g) => JSON.parse(g.body))
+    expect(c1.request_status).toEqual({ code: 'CODE_COMPILED', message: 'Compilation step is over' })
+    expect(c1.result).toEqual({ run_status: {}, compile_status: 'OK' })
+    expect(c2.request_status.code).toBe('REQUEST_COMPLETED')
+    expect(c2.context).toEqual({ order: 12 })
+    expect(c2).toEqual(await poll(q.body.he_id))
+  })
+
+  test('a compile error: CODE_COMPILED with the compiler text, then REQUEST_COMPLETED with CE', { timeout: 30_000 }, async () => {
+    const q = await submit(JSON.stringify({ lang: 'C', source: 'int main(void){ return 0 }', callback: `${receiver.url}/v4/ce` }))
+    await waitUntil(() => receiver.received.filter((r) => r.path === '/v4/ce').length === 2, 15_000, 'two callbacks')
+    const [c1, c2] = receiver.received.filter((r) => r.path === '/v4/ce').map((g) => JSON.parse(g.body))
+    expect(c1.request_status.code).toBe('CODE_COMPILED')
+    expect(c1.result.compile_status).toMatch(/error/)
+    expect(c2.request_status.code).toBe('REQUEST_COMPLETED')
+    expect(c2.result.compile_status).toBe(c1.result.compile_status)
+    expect(c2.result.run_status.status).toBe('CE')
+    expect((await poll(q.body.he_id)).result.run_status.status).toBe('CE')
+  })
+
+  test('a receiver that fails is retried with backoff until it answers', { timeout: 30_000 }, async () => {
+    let failures = 0
+    receiver.respond = (r) => (r.path === '/v4/flaky' && r.body.includes('REQUEST_COMPLETED') && failures++ < 2 ? 503 : 200)
+    await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)', callback: `${receiver.url}/v4/flaky` }))
+    await waitUntil(() => receiver.received.filter((r) => r.path === '/v4/flaky' && r.body.includes('REQUEST_COMPLETED')).length === 3, 20_000, 'three attempts')
+    const attempts = receiver.received.filter((r) => r.path === '/v4/flaky' && r.body.includes('REQUEST_COMPLETED'))
+    // the same delivery each time, later each time
+    expect(new Set(attempts.map((a) => a.headers['x-arbiter-delivery'])).size).toBe(1)
+    expect(attempts[2].at - attempts[1].at).toBeGreaterThan(attempts[1].at - attempts[0].at)
+    receiver.respond = () => 200
+  })
+
+  test('unreachable and placeholder callback hosts never delay the job', { timeout: 30_000 }, async () => {
+    const started = Date.now()
+    const ids: string[] = []
+    for (const callback of ['127.0.0.1:9', 'http://127.0.0.1:8000/callback', 'client.com']) {
+      ids.push((await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)', callback }))).body.he_id)
+    }
+    for (const id of ids) await completed(id)
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('quota', () => {
+  test('QuotaExceededError with quota and current_count once used up', { timeout: 30_000 }, async () => {
+    const small = await server.createClient('small', 2)
+    const headers = { 'client-secret': small }
+    expect((await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), headers)).status).toBe(200)
+    expect((await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), headers)).status).toBe(200)
+    const r = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), headers)
+    expect(r.status).toBe(403)
+    expect(r.body).toMatchObject({ message: 'QuotaExceededError: API usage quota exceeded', errors: { quota: 2, current_count: 2 } })
+    const list = (await server.cli(['clients', 'list'])) as { name: string; current_count: number }[]
+    expect(list.find((c) => c.name === 'small')!.current_count).toBe(2)
+  })
+})
+
+describe('tolerance', () => {
+  const hello = { lang: 'PYTHON3', source: 'print("t")' }
+
+  test.each<[string, () => { body: NonNullable<RequestInit['body']>; headers: Record<string, string> }]>([
+    ['JSON', () => ({ body: JSON.stringify(hello), headers: { 'client-secret': secret, 'content-type': 'application/json' } })],
+    ['JSON with charset', () => ({ body: JSON.stringify(hello), headers: { 'client-secret': secret, 'content-type': 'application/json; charset=UTF-8' } })],
+    ['JSON with no Content-Type', () => ({ body: new TextEncoder().encode(JSON.stringify(hello)), headers: { 'client-secret': secret } })],
+    ['JSON labelled as a form', () => ({ body: JSON.stringify(hello), headers: { 'client-secret': secret, 'content-type': 'application/x-www-form-urlencoded' } })],
+    ['form data', () => ({ body: new URLSearchParams(hello), headers: { 'client-secret': secret } })],
+    ['header in capitals with spaces', () => ({ body: JSON.stringify(hello), headers: { 'CLIENT-SECRET': `  ${secret}  `, 'content-type': 'application/json' } })],
+    ['client_secret in the body', () => ({ body: JSON.stringify({ ...hello, client_secret: secret }), headers: { 'content-type': 'application/json' } })],
+    ['numbers as strings, empty strings, unknown fields', () => ({ body: JSON.stringify({ ...hello, time_limit: '2', memory_limit: '', input: '', callback: '', id: null, whatever: [1] }), headers: { 'client-secret': secret } })],
+    ['huge limits', () => ({ body: JSON.stringify({ ...hello, time_limit: 99999, memory_limit: 2463232, id: 42 }), headers: { 'client-secret': secret } })],
+  ])('%s', { timeout: 30_000 }, async (_n, make) => {
+    const { body, headers } = make()
+    for (const path of [PATH, PATH.slice(0, -1)]) {
+      const r = await http.post(path, body instanceof URLSearchParams ? new URLSearchParams(body) : body, headers)
+      expect(r.status).toBe(200)
+      const q = await json(r)
+      expect(q.request_status.code).toBe('REQUEST_QUEUED')
+      const done = await completed(q.he_id)
+      expect(done.result.run_status.status).toBe('AC')
+    }
+  })
+
+  test('context as an object or a string is echoed as sent', async () => {
+    const obj = await submit(JSON.stringify({ ...hello, context: { a: [1, { b: null }] } }))
+    expect(obj.body.context).toEqual({ a: [1, { b: null }] })
+    const str = await submit(JSON.stringify({ ...hello, context: "{'id': 213121}" }))
+    expect(str.body.context).toBe("{'id': 213121}")
+  })
+
+  test.each([['CPP'], ['CPP11'], ['JAVASCRIPT'], ['C++'], ['c']])('legacy code %s is accepted', { timeout: 60_000 }, async (lang) => {
+    const source = lang === 'JAVASCRIPT' ? 'console.log("t")' : lang === 'c' ? '#include <stdio.h>\nint main(){puts("t");}' : '#include <iostream>\nint main(){std::cout<<"t"<<std::endl;}'
+    const q = await submit(JSON.stringify({ lang, source }))
+    expect(q.status).toBe(200)
+    const done = await completed(q.body.he_id)
+    expect(done.result.run_status.status).toBe('AC')
+    expect(await (await fetch(done.result.run_status.output!)).text()).toBe('t\n')
+  })
+
+  test('C# is accepted as a code (it resolves to CSHARP)', async () => {
+    const q = await submit(JSON.stringify({ lang: 'C#', source: 'class P{static void Main(){System.Console.WriteLine("t");}}' }))
+    expect(q.status).toBe(200)
+  })
+})
+
+describe('errors', () => {
+  test.each([
+    ['source missing', { lang: 'C' }, 400, 'ArgumentMissingError: source is needed!', {}],
+    ['unknown code', { lang: 'KLINGON', source: 'x' }, 400, "LanguageNotSupportedError: lang 'KLINGON' is not supported", { lang: 'KLINGON' }],
+  ])('%s → %s', async (_n, body, status, message, errors) => {
+    const r = await submit(JSON.stringify(body))
+    expect(r.status).toBe(status)
+    expect(r.body).toMatchObject({ message, errors, request_status: { code: 'REQUEST_FAILED' } })
+  })
+
+  test('client unknown or absent → 401 UnregisteredClientError with empty errors', async () => {
+    for (const headers of [{ 'client-secret': '0'.repeat(40) }, {} as Record<string, string>]) {
+      const r = await submit(JSON.stringify({ lang: 'C', source: 'x' }), headers)
+      expect(r.status).toBe(401)
+      expect(r.body).toMatchObject({ message: 'UnregisteredClientError: Client does not exist', errors: {} })
+    }
+  })
+
+  test('unknown he_id → 404 JSON; wrong method → 405 JSON; unknown API path → 404 JSON', async () => {
+    const nf = await http.get(`${PATH}00000000-0000-4000-8000-000000000000/`, { 'client-secret': secret })
+    expect(nf.status).toBe(404)
+    expect((await json(nf)).message).toMatch(/^NotFoundError/)
+    const na = await http.get(PATH, { 'client-secret': secret })
+    expect(na.status).toBe(405)
+    expect((await json(na)).message).toMatch(/^MethodNotAllowedError/)
+    const other = await http.get('/v4/partner/nothing/', { 'client-secret': secret })
+    expect(other.status).toBe(404)
+    expect(other.headers.get('content-type')).toMatch(/application\/json/)
+  })
+
+  test('body over the cap → 413 JSON, nothing stored', async () => {
+    const r = await submit(JSON.stringify({ lang: 'C', source: 'x'.repeat(3_000_000) }))
+    expect(r.status).toBe(413)
+    expect(r.body.message).toMatch(/^PayloadTooLargeError/)
+  })
+
+  test('source over its cap → 413 naming the field', async () => {
+    const r = await submit(JSON.stringify({ lang: 'C', source: 'x'.repeat(300_000) }))
+    expect(r.status).toBe(413)
+    expect(r.body.message).toBe('PayloadTooLargeError: source is larger than 262144 bytes')
+  })
+})
+
+describe('CORS', () => {
+  test('preflight for client-secret, content-type from an allowed origin only', async () => {
+    const pre = (origin: string) =>
+      fetch(`${server.url}${PATH}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'client-secret, content-type' } })
+    const ok = await pre('https://app.example')
+    expect(ok.status).toBe(204)
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(ok.headers.get('access-control-allow-headers')!.split(',').map((s) => s.trim())).toEqual(expect.arrayContaining(['client-secret', 'content-type']))
+    expect((await pre('https://other.example')).headers.get('access-control-allow-origin')).toBeNull()
+  })
+})

@@ -1,0 +1,62 @@
+// CLI of the code-evaluation API: clients create | list | revoke. The secret is printed once, at creation.
+import { join } from 'node:path'
+import type { CliCommands } from '../cli.ts'
+import { loadConfig } from '../config.ts'
+import { openDb, type Db } from '../storage/db.ts'
+import { createClient, listClients, revokeClient, type Client } from './clients.ts'
+
+function withDb<T>(fn: (db: Db, defaultQuota: number) => T): T {
+  const config = loadConfig()
+  const db = openDb(join(config.dataDir, 'arbiter.db'))
+  try {
+    return fn(db, config.evaluation.default_quota)
+  } finally {
+    db.$client.close()
+  }
+}
+
+const clientJson = (c: Client, defaultQuota: number) => ({
+  id: c.id,
+  name: c.name,
+  secret_hint: `${c.secretHint}…`,
+  // the quota in force: the client's own, else the config's default (0 = unlimited)
+  quota: c.quota ?? defaultQuota,
+  current_count: c.used,
+  created_at: c.createdAt,
+  revoked_at: c.revokedAt,
+})
+
+// output is always JSON; --json is accepted so that scripts can say so
+const json = { json: { type: 'boolean' as const } }
+
+export const evaluationCommands: CliCommands = {
+  'clients create': {
+    summary: 'clients create --name N [--quota Q]: a v3/v4 API client; prints its client_secret once',
+    options: { name: { type: 'string' }, quota: { type: 'string' }, ...json },
+    async run({ values }) {
+      if (typeof values.name !== 'string' || !values.name.trim()) throw new Error('--name is required')
+      const q = values.quota
+      if (q !== undefined && (typeof q !== 'string' || !/^\d{1,15}$/.test(q.trim()))) throw new Error('--quota must be a whole number >= 0')
+      return withDb((db, defaultQuota) => {
+        const { client, secret } = createClient(db, new Date(), { name: values.name as string, quota: q === undefined ? undefined : Number(q) })
+        return { client_secret: secret, ...clientJson(client, defaultQuota) }
+      })
+    },
+  },
+  'clients list': {
+    summary: 'clients list: every client with its quota and submission count (secrets are not stored)',
+    options: { ...json },
+    async run() {
+      return withDb((db, defaultQuota) => listClients(db).map((c) => clientJson(c, defaultQuota)))
+    },
+  },
+  'clients revoke': {
+    summary: 'clients revoke ID|NAME: its secret stops working at once',
+    options: { ...json },
+    async run({ positionals }) {
+      const which = positionals[0]
+      if (!which) throw new Error('usage: clients revoke ID|NAME')
+      return withDb((db, defaultQuota) => clientJson(revokeClient(db, new Date(), which), defaultQuota))
+    },
+  },
+}

@@ -1,0 +1,89 @@
+import { eq } from 'drizzle-orm'
+import { afterEach, describe, expect, test } from 'vitest'
+import { createFakePool, echo } from '../jobs/fake-pool.ts'
+import { submissions } from '../storage/schema.ts'
+import { findClientBySecret } from './clients.ts'
+import { acceptSubmission } from './submissions.ts'
+import { addClient, createTestDeps, testConfig, until, type TestDeps } from './test-support.ts'
+
+let deps: TestDeps
+afterEach(() => deps?.stop())
+
+const all = () => deps.db.select().from(submissions).all()
+
+describe('dispatcher', () => {
+  test('runs every queued submission once, never more at a time than the pool has slots', async () => {
+    let now = 0
+    let peak = 0
+    const pool = createFakePool({
+      size: 3,
+      behave: async (job) => {
+        peak = Math.max(peak, ++now)
+        await new Promise((r) => setTimeout(r, 2))
+        now--
+        return echo(job)
+      },
+    })
+    deps = createTestDeps({ pool, config: testConfig({ pool: { size: 3 } }) })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    for (let i = 0; i < 60; i++) acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: String(i) })
+    await until(() => all().every((r) => r.state === 'completed'))
+    expect(pool.jobs).toHaveLength(60)
+    expect(peak).toBe(3)
+    expect(all().map((r) => r.stdout).sort()).toEqual([...Array(60).keys()].map(String).sort())
+    expect(all().every((r) => r.attempt === 1)).toBe(true)
+  })
+
+  test('start() re-queues what a crash left running or compiled, and runs it', async () => {
+    deps = createTestDeps({ start: false })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const a = acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: 'a' })
+    const b = acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: 'b' })
+    deps.db.update(submissions).set({ state: 'running', attempt: 1 }).where(eq(submissions.id, a.id)).run()
+    deps.db.update(submissions).set({ state: 'compiled', attempt: 1, compileStatus: 'OK' }).where(eq(submissions.id, b.id)).run()
+    deps.dispatcher.start()
+    await until(() => all().every((r) => r.state === 'completed'))
+    expect(all().map((r) => r.attempt)).toEqual([2, 2])
+  })
+
+  test('waitFor resolves at completion, and at once for a completed row', async () => {
+    deps = createTestDeps()
+    deps.pool.hold()
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const row = acceptSubmission(deps, client, { api: 'v3', lang: 'C', source: 's', input: 'x' })
+    let resolved = false
+    const waiting = deps.dispatcher.waitFor(row.id).then((r) => ((resolved = true), r))
+    await until(() => deps.pool.jobs.length === 1)
+    await new Promise((r) => setTimeout(r, 20))
+    expect(resolved).toBe(false)
+    deps.pool.release()
+    expect((await waiting).state).toBe('completed')
+    expect((await deps.dispatcher.waitFor(row.id)).stdout).toBe('x')
+  })
+
+  test('a pool that throws (worker died) is retried, then reported as our failure', async () => {
+    let calls = 0
+    const pool = createFakePool({
+      behave: () => {
+        calls++
+        throw new Error('worker exited')
+      },
+    })
+    deps = createTestDeps({ pool, config: testConfig({ evaluation: { job_max_attempts: 3 } }) })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const row = acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's' })
+    const done = await deps.dispatcher.waitFor(row.id)
+    expect(calls).toBe(3)
+    expect(done).toMatchObject({ state: 'completed', attempt: 3, failure: 'internal error: worker exited' })
+  })
+
+  test('stop() stops claiming', async () => {
+    deps = createTestDeps()
+    await deps.dispatcher.stop(100)
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's' })
+    await new Promise((r) => setTimeout(r, 30))
+    expect(deps.pool.jobs).toHaveLength(0)
+    expect(all()[0].state).toBe('queued')
+  })
+})

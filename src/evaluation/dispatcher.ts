@@ -1,0 +1,161 @@
+// The durable queue loop. The submissions table is the queue of record: on start, rows a crash left
+// running go back to queued; while a pool slot is free the oldest queued row (synchronous v3 first) is
+// claimed with one UPDATE … RETURNING that also bumps its claim token `attempt`, and handed to the pool.
+// Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
+import { asc, eq, inArray, sql } from 'drizzle-orm'
+import type { Deps } from '../deps.ts'
+import type { CompileOutcome, Job } from '../jobs/types.ts'
+import { submissions } from '../storage/schema.ts'
+import { completeSubmission, failAttempt, markCompiled, type Submission } from './submissions.ts'
+
+export interface Dispatcher {
+  /** Re-queues what a crash left running, then starts claiming. */
+  start(): void
+  /** A submission was queued: claim while slots are free. */
+  wake(): void
+  /** Resolves once the submission is completed (v3 synchronous requests wait on this; no polling). */
+  waitFor(id: number): Promise<Submission>
+  /** Stops claiming and waits (up to graceMs) for the jobs in flight; the rest are re-run after restart. */
+  stop(graceMs?: number): Promise<void>
+  readonly inFlight: number
+}
+
+export function jobOf(row: Submission): Job {
+  return {
+    language: row.language,
+    source: row.source,
+    input: row.input,
+    timeLimitSec: row.timeLimitSec,
+    memoryLimitKb: row.memoryLimitKb,
+    ...(row.compileOnly ? { compileOnly: true } : {}),
+  }
+}
+
+/** Rows a crash left running or compiled are queued again; their old claim token becomes stale. */
+export function requeueAbandoned(db: Deps['db']): number {
+  return db
+    .update(submissions)
+    .set({ state: 'queued', compiledAt: null })
+    .where(inArray(submissions.state, ['running', 'compiled']))
+    .run().changes
+}
+
+function prepare(db: Deps['db']) {
+  const next = db
+    .select({ id: submissions.id })
+    .from(submissions)
+    .where(eq(submissions.state, 'queued'))
+    .orderBy(asc(submissions.priority), asc(submissions.id))
+    .limit(1)
+  return {
+    // drizzle binds the placeholder through startedAt's encoder (Date → ms); set()'s types do not say so
+    claim: db
+      .update(submissions)
+      .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt: sql.placeholder('now') as unknown as Date })
+      .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
+      .returning()
+      .prepare(),
+    byId: db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare(),
+  }
+}
+const cache = new WeakMap<object, ReturnType<typeof prepare>>()
+const stmts = (db: Deps['db']) => {
+  let s = cache.get(db)
+  if (!s) cache.set(db, (s = prepare(db)))
+  return s
+}
+
+/** Claims the next queued row: one statement, so two claimers can never take the same row. */
+export function claimNext(db: Deps['db'], now: Date): Submission | undefined {
+  return stmts(db).claim.get({ now })
+}
+
+export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?: Dispatcher }): Dispatcher {
+  const { db, log } = deps
+  const waiters = new Map<number, Set<(row: Submission) => void>>()
+  const running = new Set<Promise<void>>()
+  let started = false
+  let stopped = false
+  let pumping = false
+
+  const notify = (row: Submission) => {
+    const set = waiters.get(row.id)
+    if (!set) return
+    waiters.delete(row.id)
+    for (const resolve of set) resolve(row)
+  }
+
+  const execute = async (row: Submission) => {
+    const jlog = log.child({ he_id: row.heId, attempt: row.attempt })
+    let done: Submission | undefined
+    try {
+      // only v4 shows the compile stage (CODE_COMPILED); v3 learns everything at completion
+      const hooks = row.api === 'v4' ? { onCompiled: (outcome: CompileOutcome) => markCompiled(self, row, outcome) } : {}
+      const result = await deps.pool.run(jobOf(row), hooks)
+      done = completeSubmission(self, row, result)
+    } catch (err) {
+      done = failAttempt(self, row, err instanceof Error ? err.message : String(err))
+    }
+    if (done) {
+      jlog.debug('completed', { verdict: done.verdict, ms: done.completedAt!.getTime() - done.createdAt.getTime() })
+      notify(done)
+    }
+  }
+
+  const pump = () => {
+    if (!started || stopped || pumping) return
+    pumping = true
+    try {
+      while (running.size < deps.pool.size) {
+        const row = claimNext(db, deps.now())
+        if (!row) break
+        const p: Promise<void> = execute(row)
+          .catch((err: unknown) => log.error('dispatch failed', { he_id: row.heId, err: String(err) }))
+          .finally(() => {
+            running.delete(p)
+            pump()
+          })
+        running.add(p)
+      }
+    } catch (err) {
+      log.error('claim failed', { err: String(err) })
+    } finally {
+      pumping = false
+    }
+  }
+
+  const api: Dispatcher = {
+    start() {
+      const n = requeueAbandoned(db)
+      if (n) log.info('re-queued submissions left running by the last stop', { count: n })
+      started = true
+      pump()
+    },
+    wake() {
+      // once the caller's synchronous work (its transaction) is done; several wakes make one pump
+      queueMicrotask(pump)
+    },
+    waitFor(id) {
+      return new Promise((resolve) => {
+        let set = waiters.get(id)
+        if (!set) waiters.set(id, (set = new Set()))
+        set.add(resolve)
+        // it may have completed before we started listening
+        const row = stmts(db).byId.get({ id })
+        if (row?.state === 'completed') notify(row)
+      })
+    },
+    async stop(graceMs = 10_000) {
+      stopped = true
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([Promise.allSettled([...running]), new Promise((r) => (timer = setTimeout(r, graceMs)))])
+      clearTimeout(timer)
+    },
+    get inFlight() {
+      return running.size
+    },
+  }
+  // the services this loop calls reach the queue through deps.dispatcher (to re-queue a retry)
+  const self: Deps = { ...deps, dispatcher: api }
+  return api
+}

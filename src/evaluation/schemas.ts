@@ -1,0 +1,154 @@
+// zod shapes of the code-evaluation API: v3 form, v4 request, replies and callback bodies. The one
+// source for request checks (parseRequest), reply tests and the OpenAPI document (http/openapi.ts).
+// Requests are read the way real clients write them: numbers as strings, '' as "not given", unknown
+// fields ignored, id and context of any JSON type.
+import { z } from 'zod'
+import { AppError } from '../errors.ts'
+
+const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v)
+
+/** A text field: numbers become their text, '' and null mean "not given". */
+const Text = z.preprocess((v) => {
+  const b = blankToUndefined(v)
+  return typeof b === 'number' || typeof b === 'boolean' ? String(b) : b
+}, z.string().optional())
+
+/** A required text field: '' or null counts as missing (→ ArgumentMissingError). */
+const RequiredText = z.preprocess((v) => {
+  const b = blankToUndefined(v)
+  return typeof b === 'number' ? String(b) : b
+}, z.string())
+
+/** A number that may come as a string ("5", " 2.5 "); '' and null mean "use the default". */
+const NumberLike = z.preprocess((v) => {
+  const b = blankToUndefined(typeof v === 'string' ? v.trim() : v)
+  if (typeof b === 'string' && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(b)) return Number(b)
+  return b
+}, z.number().finite().optional())
+
+/** async: 1 / "1" / true turn it on; 0, "0", false, '' and absence leave it off. */
+const Flag = z.preprocess((v) => {
+  const b = blankToUndefined(typeof v === 'string' ? v.trim().toLowerCase() : v)
+  if (b === undefined || b === 0 || b === false || b === '0' || b === 'false') return 0
+  if (b === 1 || b === true || b === '1' || b === 'true') return 1
+  return b
+}, z.union([z.literal(0), z.literal(1)]))
+
+/** A client-chosen value echoed back as sent: string, number, object or null. */
+const Echo = z.unknown().optional()
+
+const common = {
+  source: RequiredText.meta({ description: 'The program text.' }),
+  lang: RequiredText.meta({ description: 'Language code (v3 or v4 value; case-insensitive; aliases such as C++ accepted).' }),
+  input: Text.meta({ description: 'Text fed to the program on stdin.' }),
+  time_limit: NumberLike.meta({ description: 'CPU seconds; larger values are clamped to limits.max_time_sec (5).' }),
+  memory_limit: NumberLike.meta({ description: 'KB; larger values are clamped to limits.max_memory_kb (262144).' }),
+  id: Echo.meta({ description: 'Client-chosen value, echoed back.' }),
+  callback: Text.meta({ description: 'URL receiving the final result ("" = none; a missing scheme means http://).' }),
+}
+
+export const V3Request = z
+  .object({
+    client_secret: Text.meta({ description: '40-character client secret.' }),
+    ...common,
+    async: Flag.meta({ description: '1 = answer at once and POST the result to callback.' }),
+  })
+  .meta({ id: 'V3Request', description: 'v3 /code/run/ and /code/compile/ fields (form-encoded or JSON).' })
+export type V3Request = z.infer<typeof V3Request>
+
+export const V4Request = z
+  .object({
+    ...common,
+    context: Echo.meta({ description: 'Opaque client value (string or object), echoed back as sent.' }),
+    client_secret: Text.meta({ description: 'Alternative to the client-secret header.' }),
+  })
+  .meta({ id: 'V4Request', description: 'v4 submission (JSON, form data, or JSON with any or no Content-Type).' })
+export type V4Request = z.infer<typeof V4Request>
+
+/** Validates a request body; the first problem becomes the spec's error (source is checked before lang). */
+export function parseRequest<S extends z.ZodType>(schema: S, body: Record<string, unknown>): z.infer<S> {
+  const parsed = schema.safeParse(body)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  const field = String(issue.path[0] ?? 'body')
+  const raw = body[field]
+  if (raw === undefined || raw === null || raw === '') throw new AppError('ArgumentMissingError', `${field} is needed!`)
+  throw new AppError('InvalidArgumentError', `${field} is not valid (${issue.message})`, { [field]: raw })
+}
+
+// ── replies ────────────────────────────────────────────────────────────────────────────────────────
+
+const RunStatusCode = z.enum(['AC', 'TLE', 'MLE', 'RE', 'CE', 'NA'])
+
+export const V3RunStatus = z
+  .object({
+    status: RunStatusCode,
+    time_limit: z.number().int(),
+    memory_limit: z.number().int(),
+    async: z.number().int(),
+    time_used: z.string().optional(),
+    memory_used: z.string().optional(),
+    output: z.string().optional(),
+    output_html: z.string().optional(),
+    stderr: z.string().optional(),
+    signal: z.string().optional(),
+    status_detail: z.string().optional(),
+    exit_code: z.string().optional(),
+    request_OK: z.string().optional(),
+  })
+  .meta({ id: 'V3RunStatus' })
+
+export const V3Reply = z
+  .object({
+    message: z.string().meta({ description: '"OK", or "InternalServerError: …" when the sandbox failed on our side.' }),
+    errors: z.record(z.string(), z.unknown()),
+    id: z.unknown(),
+    code_id: z.string(),
+    async: z.number().int(),
+    compile_status: z.string().meta({ description: '"OK", "Compiling..." while pending, else the compiler\'s message.' }),
+    web_link: z.string(),
+    run_status: V3RunStatus.optional().meta({ description: '/code/run/ only.' }),
+  })
+  .meta({ id: 'V3Reply', description: 'v3 reply; also the JSON text of the callback\'s `payload` form field.' })
+export type V3Reply = z.infer<typeof V3Reply>
+
+export const RequestStatus = z.object({
+  code: z.enum(['REQUEST_QUEUED', 'CODE_COMPILED', 'REQUEST_COMPLETED']),
+  message: z.string(),
+})
+
+export const V4RunStatus = z
+  .object({
+    status: RunStatusCode,
+    time_used: z.string(),
+    memory_used: z.string(),
+    signal: z.string(),
+    exit_code: z.string(),
+    status_detail: z.string(),
+    stderr: z.string(),
+    output: z.string().meta({ description: 'URL on this server serving the raw stdout as text/plain.' }),
+    request_NOT_OK_reason: z.string(),
+    request_OK: z.enum(['True', 'False']),
+  })
+  .partial()
+  .meta({ id: 'V4RunStatus', description: '{status: "NA"} when queued, {} when compiled, every field when completed.' })
+
+export const V4Reply = z
+  .object({
+    he_id: z.uuid(),
+    request_status: RequestStatus,
+    status_update_url: z.url(),
+    context: z.unknown(),
+    errors: z.record(z.string(), z.unknown()),
+    result: z.object({ run_status: V4RunStatus, compile_status: z.string() }),
+  })
+  .meta({ id: 'V4Reply', description: 'v4 reply to A3 and A4; also the JSON body POSTed to callback at CODE_COMPILED and REQUEST_COMPLETED.' })
+export type V4Reply = z.infer<typeof V4Reply>
+
+export const ErrorReply = z
+  .object({
+    message: z.string().meta({ description: '"<ErrorName>: <text>"' }),
+    errors: z.record(z.string(), z.unknown()),
+    request_status: z.object({ code: z.literal('REQUEST_FAILED'), message: z.string() }).optional().meta({ description: 'v4 only.' }),
+  })
+  .meta({ id: 'ErrorReply' })

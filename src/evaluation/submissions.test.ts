@@ -1,0 +1,207 @@
+import { eq } from 'drizzle-orm'
+import { afterEach, describe, expect, test } from 'vitest'
+import { AppError } from '../errors.ts'
+import { okRun } from '../jobs/fake-pool.ts'
+import { clients, outbox, submissions } from '../storage/schema.ts'
+import { findClientBySecret } from './clients.ts'
+import { claimNext } from './dispatcher.ts'
+import { acceptSubmission, completeSubmission, failAttempt, getByCodeId, getSubmission, markCompiled, type SubmissionInput } from './submissions.ts'
+import { addClient, createTestDeps, testConfig, type TestDeps } from './test-support.ts'
+
+let deps: TestDeps
+afterEach(() => deps?.stop())
+
+/** Deps whose dispatcher is not started: the tests drive the transitions by hand. */
+function setup(config = testConfig()) {
+  deps = createTestDeps({ config, start: false })
+  const client = findClientBySecret(deps.db, addClient(deps))!
+  return { client }
+}
+
+const v4 = (over: Partial<SubmissionInput> = {}): SubmissionInput => ({ api: 'v4', lang: 'PYTHON3', source: 'print(1)', ...over })
+
+const rejects = (fn: () => unknown): AppError => {
+  try {
+    fn()
+  } catch (e) {
+    if (e instanceof AppError) return e
+    throw e
+  }
+  throw new Error('did not throw')
+}
+
+describe('acceptSubmission', () => {
+  test('stores a queued row with the canonical code and the code as sent', () => {
+    const { client } = setup()
+    const row = acceptSubmission(deps, client, v4({ lang: ' c++ ' }))
+    expect(row).toMatchObject({ state: 'queued', language: 'CPP', langRequested: ' c++ ', api: 'v4', async: true, priority: 1 })
+    expect(row.heId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(row.codeId).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  test.each([
+    ['C#', 'CSHARP'],
+    ['cpp11', 'CPP11'],
+    ['JAVA', 'JAVA'],
+    ['javascript', 'JAVASCRIPT'],
+    ['PYTHON3', 'PYTHON3'],
+  ])('lang %s → %s', (sent, code) => {
+    const { client } = setup()
+    expect(acceptSubmission(deps, client, v4({ lang: sent })).language).toBe(code)
+  })
+
+  test('unknown code: LanguageNotSupportedError naming it, nothing stored', () => {
+    const { client } = setup()
+    const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'COBOL' })))
+    expect(e.code).toBe('LanguageNotSupportedError')
+    expect(e.data).toEqual({ lang: 'COBOL' })
+    expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+  })
+
+  test.each([
+    [{}, 5, 262144],
+    [{ timeLimit: 99999, memoryLimit: 2463232 }, 5, 262144],
+    [{ timeLimit: 1.5, memoryLimit: 65536 }, 1.5, 65536],
+    [{ timeLimit: 0, memoryLimit: -3 }, 5, 262144],
+  ] as [Partial<SubmissionInput>, number, number][])('limits %j → %s s, %s KB', (limits, t, m) => {
+    const { client } = setup()
+    expect(acceptSubmission(deps, client, v4(limits))).toMatchObject({ timeLimitSec: t, memoryLimitKb: m })
+  })
+
+  test('source and input caps: PayloadTooLargeError, nothing stored, nothing counted', () => {
+    const { client } = setup(testConfig({ limits: { source_max_bytes: 10, input_max_bytes: 4 } }))
+    expect(rejects(() => acceptSubmission(deps, client, v4({ source: 'x'.repeat(11) }))).message).toBe('PayloadTooLargeError: source is larger than 10 bytes')
+    // bytes, not characters
+    expect(rejects(() => acceptSubmission(deps, client, v4({ input: 'ééé' }))).code).toBe('PayloadTooLargeError')
+    expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+    expect(deps.db.select().from(clients).get()!.used).toBe(0)
+  })
+
+  test('callback: "" is none, a bare host gets http://, v3 sync ignores it', () => {
+    const { client } = setup()
+    expect(acceptSubmission(deps, client, v4({ callback: '' })).callbackUrl).toBeNull()
+    expect(acceptSubmission(deps, client, v4({ callback: ' client.com/cb ' })).callbackUrl).toBe('http://client.com/cb')
+    expect(acceptSubmission(deps, client, v4({ callback: '127.0.0.1:8000' })).callbackUrl).toBe('http://127.0.0.1:8000')
+    expect(acceptSubmission(deps, client, { ...v4({ callback: 'https://a/b' }), api: 'v3' }).callbackUrl).toBeNull()
+    expect(acceptSubmission(deps, client, { ...v4({ callback: 'https://a/b' }), api: 'v3', async: true }).callbackUrl).toBe('https://a/b')
+  })
+
+  test('v3 synchronous requests are claimed first', () => {
+    const { client } = setup()
+    const a = acceptSubmission(deps, client, v4())
+    const b = acceptSubmission(deps, client, { ...v4(), api: 'v3' })
+    expect(b.priority).toBe(0)
+    expect(claimNext(deps.db, new Date())!.id).toBe(b.id)
+    expect(claimNext(deps.db, new Date())!.id).toBe(a.id)
+    expect(claimNext(deps.db, new Date())).toBeUndefined()
+  })
+
+  test('quota: counted per client; the next one is refused with quota and current_count', () => {
+    setup()
+    const client = findClientBySecret(deps.db, addClient(deps, { name: 'q', quota: 2 }))!
+    acceptSubmission(deps, client, v4())
+    acceptSubmission(deps, client, v4())
+    const e = rejects(() => acceptSubmission(deps, client, v4()))
+    expect(e.message).toBe('QuotaExceededError: API usage quota exceeded')
+    expect(e.data).toEqual({ quota: 2, current_count: 2 })
+    expect(deps.db.select().from(submissions).where(eq(submissions.clientId, client.id)).all()).toHaveLength(2)
+  })
+
+  test('quota from the config when the client has none; 0 is unlimited', () => {
+    const { client } = setup(testConfig({ evaluation: { default_quota: 1 } }))
+    acceptSubmission(deps, client, v4())
+    expect(rejects(() => acceptSubmission(deps, client, v4())).data).toEqual({ quota: 1, current_count: 1 })
+    const unlimited = findClientBySecret(deps.db, addClient(deps, { name: 'u', quota: 0 }))!
+    for (let i = 0; i < 5; i++) acceptSubmission(deps, unlimited, v4())
+  })
+})
+
+describe('reading', () => {
+  test('by he_id only for its own client; by code_id for anyone with the link', () => {
+    const { client } = setup()
+    const other = findClientBySecret(deps.db, addClient(deps, { name: 'other' }))!
+    const row = acceptSubmission(deps, client, v4())
+    expect(getSubmission(deps, client, row.heId).id).toBe(row.id)
+    expect(rejects(() => getSubmission(deps, other, row.heId)).code).toBe('NotFoundError')
+    expect(rejects(() => getSubmission(deps, client, 'nope')).code).toBe('NotFoundError')
+    expect(getByCodeId(deps, row.codeId).id).toBe(row.id)
+  })
+})
+
+describe('transitions', () => {
+  const claim = () => claimNext(deps.db, new Date())!
+  const ok = { compile: { ok: true, message: '' }, run: okRun({ stdout: 'hi' }) }
+  const outboxRows = () => deps.db.select().from(outbox).all()
+
+  test('compiled then completed: CODE_COMPILED and REQUEST_COMPLETED callbacks, once each, in order', () => {
+    const { client } = setup()
+    acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
+    const row = claim()
+    markCompiled(deps, row, { ok: true, message: '' })
+    expect(getByCodeId(deps, row.codeId)).toMatchObject({ state: 'compiled', compileStatus: 'OK' })
+    const done = completeSubmission(deps, row, ok)!
+    expect(done).toMatchObject({ state: 'completed', verdict: 'AC', stdout: 'hi' })
+    const rows = outboxRows()
+    expect(rows.map((r) => JSON.parse(r.body).request_status.code)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+    expect(rows.every((r) => r.target === 'http://cb.test/x' && r.contentType === 'application/json')).toBe(true)
+  })
+
+  test('compile error: CODE_COMPILED with the compiler text, then REQUEST_COMPLETED with CE', () => {
+    const { client } = setup()
+    acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
+    const row = claim()
+    const result = { compile: { ok: false, message: 'main.c:1: error: expected' } }
+    markCompiled(deps, row, result.compile)
+    completeSubmission(deps, row, result)
+    const bodies = outboxRows().map((r) => JSON.parse(r.body))
+    expect(bodies.map((b) => b.request_status.code)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+    expect(bodies[0].result).toEqual({ run_status: {}, compile_status: 'main.c:1: error: expected' })
+    expect(bodies[1].result.compile_status).toBe('main.c:1: error: expected')
+    expect(bodies[1].result.run_status.status).toBe('CE')
+  })
+
+  test('a worker that never reported the compile step still yields CODE_COMPILED before completion', () => {
+    const { client } = setup()
+    acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
+    completeSubmission(deps, claim(), ok)
+    expect(outboxRows().map((r) => JSON.parse(r.body).request_status.code)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+  })
+
+  test('exactly once: a stale claim (re-queued and claimed again) cannot complete it', () => {
+    const { client } = setup()
+    acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
+    const first = claim()
+    // a restart re-queues it; the second run owns it now
+    deps.db.update(submissions).set({ state: 'queued' }).run()
+    const second = claim()
+    expect(second.attempt).toBe(first.attempt + 1)
+    expect(completeSubmission(deps, first, ok)).toBeUndefined()
+    markCompiled(deps, first, { ok: true, message: '' })
+    expect(getByCodeId(deps, first.codeId).state).toBe('running')
+    expect(completeSubmission(deps, second, ok)).toBeDefined()
+    expect(completeSubmission(deps, second, ok)).toBeUndefined()
+    expect(outboxRows().filter((r) => r.body.includes('REQUEST_COMPLETED'))).toHaveLength(1)
+  })
+
+  test('v3 async: one form callback with payload', () => {
+    const { client } = setup()
+    acceptSubmission(deps, client, { api: 'v3', async: true, lang: 'C', source: 'x', callback: 'http://cb.test/v3', id: 9 })
+    completeSubmission(deps, claim(), ok)
+    const [row] = outboxRows()
+    expect(row.contentType).toBe('application/x-www-form-urlencoded')
+    const payload = JSON.parse(new URLSearchParams(row.body).get('payload')!)
+    expect(payload).toMatchObject({ id: 9, message: 'OK', run_status: { status: 'AC', output: 'hi' } })
+  })
+
+  test('our own failure is retried, then completed with request_OK False', () => {
+    const { client } = setup(testConfig({ evaluation: { job_max_attempts: 2 } }))
+    acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
+    const internal = { compile: { ok: true, message: '' }, run: okRun({ status: 'internal', message: 'cgroup gone' }) }
+    expect(completeSubmission(deps, claim(), internal)).toBeUndefined()
+    const again = claim()
+    expect(again.attempt).toBe(2)
+    const done = failAttempt(deps, again, 'worker died')!
+    expect(done).toMatchObject({ state: 'completed', failure: 'internal error: worker died' })
+    expect(JSON.parse(outboxRows().at(-1)!.body).result.run_status).toMatchObject({ request_OK: 'False' })
+  })
+})

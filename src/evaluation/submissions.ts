@@ -1,0 +1,291 @@
+// The submission service: accept (language, limits, sizes, quota, one insert), read, and the two
+// transitions the dispatcher reports (compiled, completed) — each one transaction that also enqueues
+// the callbacks it owes, guarded by the claim token `attempt` so a stale result is ignored.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { normaliseCallbackUrl } from '../jobs/callback.ts'
+import { enqueueDelivery } from '../jobs/outbox.ts'
+import type { CompileOutcome, JobResult } from '../jobs/types.ts'
+import { resolveLanguage } from '../languages.ts'
+import { clients, submissions } from '../storage/schema.ts'
+import type { Client } from './clients.ts'
+import { linksFor, v3CallbackBody, v4Reply, type Submission } from './replies.ts'
+import { InternalFailure, verdictOf, type Verdict } from './verdict.ts'
+
+export type { Submission }
+
+type ServiceDeps = Pick<Deps, 'config' | 'db' | 'log' | 'languages' | 'now' | 'dispatcher' | 'outbox'>
+
+const p = sql.placeholder
+
+/** Columns a completion writes (one prepared UPDATE for the verdict and for our own failure). */
+const COMPLETION = ['state', 'compileStatus', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'completedAt'] as const
+type Completion = Pick<Submission, (typeof COMPLETION)[number]>
+
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'createdAt'] as const
+
+/** The claimed row is still ours: same claim token, not completed. */
+const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
+
+// Prepared once per database: building and preparing drizzle queries per request cost more than the
+// queries themselves (measured: ~1 ms of a v3 request), and this is the path every submission takes.
+function prepare(db: Deps['db']) {
+  // drizzle binds a placeholder in values() and set() through the column's encoder (Date → ms, boolean
+  // → 0/1); set()'s types just do not say so, hence the casts
+  const placeholders = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, p(k)])) as unknown as Record<K, never>
+  return {
+    countUnlimited: db.update(clients).set({ used: sql`${clients.used} + 1` }).where(eq(clients.id, p('id'))).returning({ used: clients.used }).prepare(),
+    countCapped: db
+      .update(clients)
+      .set({ used: sql`${clients.used} + 1` })
+      .where(and(eq(clients.id, p('id')), sql`${clients.used} < ${p('quota')}`))
+      .returning({ used: clients.used })
+      .prepare(),
+    insert: db.insert(submissions).values(placeholders(INSERTED)).returning().prepare(),
+    byHeId: db.select().from(submissions).where(and(eq(submissions.heId, p('heId')), eq(submissions.clientId, p('clientId')))).prepare(),
+    byCodeId: db.select().from(submissions).where(eq(submissions.codeId, p('codeId'))).prepare(),
+    compiled: db
+      .update(submissions)
+      .set({ state: 'compiled', ...placeholders(['compileStatus', 'compiledAt']) })
+      .where(and(liveWhere, eq(submissions.state, 'running')))
+      .returning()
+      .prepare(),
+    complete: db.update(submissions).set(placeholders(COMPLETION)).where(liveWhere).returning().prepare(),
+  }
+}
+const cache = new WeakMap<object, ReturnType<typeof prepare>>()
+const stmts = (db: Deps['db']) => {
+  let s = cache.get(db)
+  if (!s) cache.set(db, (s = prepare(db)))
+  return s
+}
+
+export interface SubmissionInput {
+  api: 'v3' | 'v4'
+  compileOnly?: boolean
+  /** v3 async=1 (v4 is always asynchronous). */
+  async?: boolean
+  lang: string
+  source: string
+  input?: string
+  timeLimit?: number
+  memoryLimit?: number
+  /** Echoed back exactly as sent. */
+  id?: unknown
+  context?: unknown
+  callback?: string
+}
+
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+
+/** Missing, zero or negative → the default; larger than the cap → the cap (never refused). */
+export function clampLimit(value: number | undefined, fallback: number, max: number): number {
+  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.min(fallback, max)
+  return Math.min(value, max)
+}
+
+/** Validates and stores a submission as queued, counting it against the client's quota. */
+export function acceptSubmission(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {
+  const { config, db } = deps
+  const language = resolveLanguage(deps.languages, input.lang)
+  if (!language) throw new AppError('LanguageNotSupportedError', `lang '${input.lang}' is not supported`, { lang: input.lang })
+  const limits = config.limits
+  if (bytes(input.source) > limits.source_max_bytes)
+    throw new AppError('PayloadTooLargeError', `source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
+  const stdin = input.input ?? ''
+  if (bytes(stdin) > limits.input_max_bytes)
+    throw new AppError('PayloadTooLargeError', `input is larger than ${limits.input_max_bytes} bytes`, { input_max_bytes: limits.input_max_bytes })
+  const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, limits.max_memory_kb))
+  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, limits.max_time_sec)
+  const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
+  const async = input.api === 'v4' || !!input.async
+  const now = deps.now()
+
+  const row = db.transaction(() => {
+    countAgainstQuota(db, client, config.evaluation.default_quota)
+    return stmts(db).insert.get({
+      heId: randomUUID(),
+      codeId: randomBytes(16).toString('hex'),
+      clientId: client.id,
+      api: input.api,
+      compileOnly: !!input.compileOnly,
+      async,
+      // a synchronous v3 request has an HTTP client waiting on it: it goes first
+      priority: async ? 1 : 0,
+      language: language.code,
+      langRequested: input.lang,
+      source: input.source,
+      input: stdin,
+      timeLimitSec,
+      memoryLimitKb,
+      requestIdJson: input.id === undefined || input.id === null || input.id === '' ? null : JSON.stringify(input.id),
+      contextJson: input.context === undefined ? null : JSON.stringify(input.context),
+      // a v3 callback is only used in asynchronous mode (spec A1)
+      callbackUrl: async ? callback : null,
+      createdAt: now,
+    })!
+  })
+  deps.dispatcher.wake()
+  return row
+}
+
+/**
+ * v3: accept, then for a synchronous request wait for the completion (an in-process notification from
+ * the dispatcher, no polling); an asynchronous one answers at once with the pending row.
+ */
+export async function evaluateV3(deps: ServiceDeps, client: Client, input: SubmissionInput): Promise<Submission> {
+  const row = acceptSubmission(deps, client, input)
+  return row.async ? row : deps.dispatcher.waitFor(row.id)
+}
+
+function countAgainstQuota(db: Deps['db'], client: Client, defaultQuota: number): void {
+  const quota = client.quota ?? defaultQuota
+  const counted = quota > 0 ? stmts(db).countCapped.get({ id: client.id, quota }) : stmts(db).countUnlimited.get({ id: client.id })
+  if (!counted) {
+    const current = db.select({ used: clients.used }).from(clients).where(eq(clients.id, client.id)).get()?.used ?? 0
+    throw new AppError('QuotaExceededError', 'API usage quota exceeded', { quota, current_count: current })
+  }
+}
+
+/** A client's own submission by he_id (another client's is answered as unknown). */
+export function getSubmission(deps: Pick<Deps, 'db'>, client: Client, heId: string): Submission {
+  const row = stmts(deps.db).byHeId.get({ heId, clientId: client.id })
+  if (!row) throw new AppError('NotFoundError', `no submission with he_id ${heId}`, { he_id: heId })
+  return row
+}
+
+/** By the code_id of web_link and the output URL: whoever holds the link may read it. */
+export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission {
+  const row = stmts(deps.db).byCodeId.get({ codeId })
+  if (!row) throw new AppError('NotFoundError', `no code with id ${codeId}`)
+  return row
+}
+
+// ── transitions reported by the dispatcher ─────────────────────────────────────────────────────────
+
+const live = (row: Submission) =>
+  and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
+const claim = (row: Submission) => ({ id: row.id, attempt: row.attempt })
+
+const callbackHeaders = (row: Submission, event: string) => ({ 'x-arbiter-event': event, 'x-arbiter-he-id': row.heId })
+
+function enqueueV4Callback(deps: ServiceDeps, row: Submission, stage: 'compiled' | 'completed') {
+  if (!row.callbackUrl) return
+  const body = v4Reply(row, linksFor(deps.config), stage)
+  enqueueDelivery(
+    deps.db,
+    {
+      kind: 'callback',
+      target: row.callbackUrl,
+      body: JSON.stringify(body),
+      contentType: 'application/json',
+      headers: callbackHeaders(row, body.request_status.code),
+      groupKey: `submission:${row.id}`,
+      // once per submission even if the job is run again after a restart
+      dedupeKey: `submission:${row.id}:${stage}`,
+    },
+    deps.now()
+  )
+}
+
+/** The compile step is over (v4 CODE_COMPILED). Ignored if the claim is stale. */
+export function markCompiled(deps: ServiceDeps, row: Submission, outcome: CompileOutcome): void {
+  if (outcome.step?.status === 'internal') return // our fault; the completion decides what to do
+  const compileStatus = outcome.ok ? 'OK' : outcome.message.trim() || 'Compilation failed'
+  // better-sqlite3 transactions belong to the connection: the prepared statements run inside them
+  const updated = deps.db.transaction(() => {
+    const u = stmts(deps.db).compiled.get({ ...claim(row), compileStatus, compiledAt: deps.now() })
+    if (u && u.api === 'v4') enqueueV4Callback(deps, u, 'compiled')
+    return u
+  })
+  if (updated?.callbackUrl) deps.outbox.wake()
+}
+
+/**
+ * Stores the outcome and enqueues the callbacks, in one transaction. Returns the completed row, or
+ * undefined when the claim was stale (a newer attempt owns the row) or the job is retried.
+ */
+export function completeSubmission(deps: ServiceDeps, row: Submission, result: JobResult): Submission | undefined {
+  let verdict: Verdict
+  try {
+    verdict = verdictOf(result, row)
+  } catch (err) {
+    if (err instanceof InternalFailure) return failAttempt(deps, row, err.message)
+    throw err
+  }
+  return finish(deps, row, {
+    state: 'completed',
+    compileStatus: verdict.compileStatus,
+    verdict: verdict.verdict,
+    statusDetail: verdict.statusDetail,
+    signal: verdict.signal,
+    exitCode: verdict.exitCode,
+    timeUsedSec: verdict.timeUsedSec,
+    memoryUsedKb: verdict.memoryUsedKb,
+    stdout: verdict.stdout,
+    stderr: verdict.stderr,
+    failure: null,
+    completedAt: deps.now(),
+  })
+}
+
+/**
+ * Our own fault (the jail could not run, the worker died): run it again while attempts remain, then
+ * complete it with request_OK False and the reason, so no client waits forever.
+ */
+export function failAttempt(deps: ServiceDeps, row: Submission, reason: string): Submission | undefined {
+  const max = deps.config.evaluation.job_max_attempts
+  deps.log.error('job failed on our side', { he_id: row.heId, attempt: row.attempt, of: max, reason })
+  if (row.attempt < max) {
+    deps.db.update(submissions).set({ state: 'queued', compiledAt: null }).where(live(row)).run()
+    deps.dispatcher.wake()
+    return undefined
+  }
+  return finish(deps, row, {
+    state: 'completed',
+    compileStatus: row.compileStatus ?? 'OK',
+    verdict: 'RE',
+    statusDetail: 'OTHER',
+    signal: 'OTHER',
+    exitCode: null,
+    timeUsedSec: 0,
+    memoryUsedKb: 0,
+    stdout: '',
+    stderr: '',
+    failure: `internal error: ${reason}`,
+    completedAt: deps.now(),
+  })
+}
+
+function finish(deps: ServiceDeps, row: Submission, values: Completion): Submission | undefined {
+  const done = deps.db.transaction(() => {
+    const u = stmts(deps.db).complete.get({ ...claim(row), ...values })
+    if (!u || !u.callbackUrl) return u
+    if (u.api === 'v4') {
+      // Pollers and callback receivers always see CODE_COMPILED before REQUEST_COMPLETED, also when the
+      // compile step failed (compile_status then holds the compiler's text) or the worker never
+      // reported it; the dedupe key makes this a no-op when markCompiled already sent it.
+      enqueueV4Callback(deps, u, 'compiled')
+      enqueueV4Callback(deps, u, 'completed')
+    } else {
+      enqueueDelivery(
+        deps.db,
+        {
+          kind: 'callback',
+          target: u.callbackUrl,
+          body: v3CallbackBody(u, linksFor(deps.config)),
+          contentType: 'application/x-www-form-urlencoded',
+          headers: callbackHeaders(u, 'completed'),
+          groupKey: `submission:${u.id}`,
+          dedupeKey: `submission:${u.id}:completed`,
+        },
+        deps.now()
+      )
+    }
+    return u
+  })
+  if (done?.callbackUrl) deps.outbox.wake()
+  return done
+}

@@ -1,0 +1,74 @@
+import { Hono } from 'hono'
+import { describe, expect, test } from 'vitest'
+import { isAppError } from '../errors.ts'
+import { readBody } from './body.ts'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (r: Response): Promise<any> => r.json()
+
+function app(limit = 1000) {
+  const a = new Hono()
+  a.post('/', readBody(limit), (c) => c.json(c.var.body))
+  a.onError((err, c) => c.json({ code: isAppError(err) ? err.code : 'other', message: err.message }, 400))
+  return a
+}
+
+const post = (body: NonNullable<RequestInit['body']> | null, headers: Record<string, string> = {}, limit?: number) =>
+  app(limit).request('/', { method: 'POST', body, headers })
+
+describe('readBody', () => {
+  test.each([
+    ['JSON with application/json', 'application/json'],
+    ['JSON with a charset', 'application/json; charset=utf-8'],
+    ['JSON labelled as a form', 'application/x-www-form-urlencoded'],
+    ['JSON labelled as text', 'text/plain;charset=UTF-8'],
+  ])('%s', async (_n, ct) => {
+    const r = await post(JSON.stringify({ source: 'x', n: 5, ctx: { a: 1 } }), { 'content-type': ct })
+    expect(await json(r)).toEqual({ source: 'x', n: 5, ctx: { a: 1 } })
+  })
+
+  test('JSON with no Content-Type at all', async () => {
+    const req = new Request('http://x/', { method: 'POST', body: new TextEncoder().encode(' {"a":"b"}') })
+    expect(req.headers.get('content-type')).toBeNull()
+    expect(await json(await app().request(req))).toEqual({ a: 'b' })
+  })
+
+  test('form fields; the first of a repeated field wins; + is a space', async () => {
+    const r = await post('source=print(1+2)&lang=PYTHON&lang=C&input=a+b%0A', { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' })
+    expect(await json(r)).toEqual({ source: 'print(1 2)', lang: 'PYTHON', input: 'a b\n' })
+  })
+
+  test('form fields with no Content-Type', async () => {
+    const req = new Request('http://x/', { method: 'POST', body: new TextEncoder().encode('a=1&b=') })
+    expect(await json(await app().request(req))).toEqual({ a: '1', b: '' })
+  })
+
+  test('multipart form data, a file part read as text', async () => {
+    const fd = new FormData()
+    fd.append('lang', 'C')
+    fd.append('source', new Blob(['int main(){}']), 'main.c')
+    expect(await json(await post(fd))).toEqual({ lang: 'C', source: 'int main(){}' })
+  })
+
+  test('an empty body is an empty object', async () => {
+    expect(await json(await post(null))).toEqual({})
+  })
+
+  test('broken JSON is a clear error', async () => {
+    const r = await post('{"a":', { 'content-type': 'application/json' })
+    expect(await json(r)).toMatchObject({ code: 'InvalidArgumentError' })
+  })
+
+  test('over the cap by Content-Length or by counting: PayloadTooLargeError', async () => {
+    expect(await json(await post('a='.padEnd(2000, 'x'), {}, 100))).toMatchObject({ code: 'PayloadTooLargeError' })
+    // a stream has no length: counted while read
+    const stream = new ReadableStream({
+      start(ctl) {
+        for (let i = 0; i < 10; i++) ctl.enqueue(new TextEncoder().encode('x'.repeat(50)))
+        ctl.close()
+      },
+    })
+    const req = new Request('http://x/', { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
+    expect(await json(await app(100).request(req))).toMatchObject({ code: 'PayloadTooLargeError' })
+  })
+})

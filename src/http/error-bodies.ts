@@ -1,0 +1,196 @@
+// THE one map from AppError to HTTP status + body, one onError handler per API family.
+// Services throw AppError(code, detail, data); nothing else in the tree picks a status or an error body.
+// Anything that is not an AppError is logged with its stack and answered 500 without one.
+import type { Context, ErrorHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { AppError, isAppError, type ErrorCode, type InterviewErrorCode, type RoomErrorCode } from '../errors.ts'
+import type { Log } from '../log.ts'
+
+/** Normalises anything thrown into an AppError, logging the ones that are our own bugs. */
+function toAppError(err: unknown, c: Context, log: Log): AppError {
+  if (isAppError(err)) return err
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return new AppError('PayloadTooLargeError', 'request body is too large')
+    if (err.status < 500) return new AppError('InvalidArgumentError', err.message || 'bad request')
+  }
+  log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })
+  return new AppError('InternalServerError', 'something went wrong on our side')
+}
+
+const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
+
+// ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
+
+/** v3: the spec's table answers 400 for every client error; size, routing and our faults keep their own. */
+const v3Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+  PayloadTooLargeError: 413,
+  NotFoundError: 404,
+  MethodNotAllowedError: 405,
+  InternalServerError: 500,
+}
+
+export function v3ErrorBody(e: AppError): { status: ContentfulStatusCode; body: { message: string; errors: Record<string, unknown> } } {
+  return { status: v3Status[e.code] ?? (e.code === 'Internal' ? 500 : 400), body: { message: message(e), errors: e.data } }
+}
+
+export const v3Error =
+  (log: Log): ErrorHandler =>
+  (err, c) => {
+    const { status, body } = v3ErrorBody(toAppError(err, c, log))
+    return c.json(body, status)
+  }
+
+// ── code evaluation v4 ─────────────────────────────────────────────────────────────────────────────
+
+/** v4 statuses (the spec leaves them open; documented in the README). */
+const v4Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+  ArgumentMissingError: 400,
+  InvalidArgumentError: 400,
+  LanguageNotSupportedError: 400,
+  UnregisteredClientError: 401,
+  QuotaExceededError: 403,
+  NotFoundError: 404,
+  MethodNotAllowedError: 405,
+  PayloadTooLargeError: 413,
+  InternalServerError: 500,
+}
+
+/**
+ * v4 error: `message` and `errors` as in the spec, plus `request_status` so that clients which always
+ * read request_status.code find an object there (code REQUEST_FAILED).
+ */
+export function v4ErrorBody(e: AppError) {
+  const msg = message(e)
+  return {
+    status: v4Status[e.code] ?? 500,
+    body: { message: msg, errors: e.data, request_status: { code: 'REQUEST_FAILED', message: msg } },
+  }
+}
+
+export const v4Error =
+  (log: Log): ErrorHandler =>
+  (err, c) => {
+    const { status, body } = v4ErrorBody(toAppError(err, c, log))
+    return c.json(body, status)
+  }
+
+// ── interviews ─────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Interview envelope: HTTP status of each ecode (the spec leaves them open; the README lists them).
+ * Input problems are 400, credentials 401/403, state conflicts 409, the resume host failing mid-download 502.
+ */
+export const envelopeStatus: Record<InterviewErrorCode, ContentfulStatusCode> = {
+  AUTHFAILED: 401,
+  ACCESSERROR: 403,
+  ARGMISSING: 400,
+  BADDATA: 400,
+  FEATURENOTAVAILABLE: 403,
+  INTERVIEWNOTFOUND: 404,
+  RATELIMITEXCEEDED: 429,
+  INVALIDEMAIL: 400,
+  BUYCREDITS: 402,
+  INTERVIEWERCANDIDATECONFLICT: 400,
+  DUPLICATEINTERVIEWER: 400,
+  MINONEINTERVIEWERREQUIRED: 400,
+  MAXINTERVIEWERSLIMITCROSSED: 400,
+  MAXEVALPARAMSLIMITCROSSED: 400,
+  INVALIDRESUMEURL: 400,
+  INVALIDFILETYPEERROR: 400,
+  INVALIDSIZEERROR: 400,
+  UPLOADERROR: 502,
+  INVALIDPHONENUMBER: 400,
+  INVALIDCOUNTRYCODE: 400,
+  INVALIDURL: 400,
+  ENDEDINTERVIEWUPDATIONDENIED: 409,
+  INVALIDINTERVIEWSTARTTIME: 400,
+  CANDIDATEEMAILUPDATENOTALLOWED: 409,
+  ENDEDINTERVIEWDELETIONDENIED: 409,
+}
+
+/** The spec's emessage of each ecode; an AppError's detail replaces it (ARGMISSING names the argument). */
+export const envelopeMessages: Record<InterviewErrorCode, string> = {
+  AUTHFAILED: 'Authentication Failed',
+  ACCESSERROR: 'You are not authorized to access this feature.',
+  ARGMISSING: 'Request argument missing.',
+  BADDATA: 'Invalid request data.',
+  FEATURENOTAVAILABLE: 'Interview feature is not available for your company.',
+  INTERVIEWNOTFOUND: 'Interview not found.',
+  RATELIMITEXCEEDED: 'The rate at which the API requests are made has reached. Please try again after some time.',
+  INVALIDEMAIL: 'Invalid email(s) exist.',
+  BUYCREDITS: 'You do not have sufficient credits to create interviews, please purchase more credits.',
+  INTERVIEWERCANDIDATECONFLICT: 'Interviewer and candidate cannot be the same.',
+  DUPLICATEINTERVIEWER: 'Multiple interviewers cannot have the same email ID.',
+  MINONEINTERVIEWERREQUIRED: 'You must add at least one interviewer.',
+  MAXINTERVIEWERSLIMITCROSSED: 'Maximum interviewers limit crossed.',
+  MAXEVALPARAMSLIMITCROSSED: 'Maximum eval params limit crossed.',
+  INVALIDRESUMEURL: 'Provided resume url is invalid.',
+  INVALIDFILETYPEERROR: 'Resume is not a PDF file.',
+  INVALIDSIZEERROR: 'Invalid resume size.',
+  UPLOADERROR: 'Error in downloading and uploading resume.',
+  INVALIDPHONENUMBER: 'Invalid phone number.',
+  INVALIDCOUNTRYCODE: 'Invalid country code.',
+  INVALIDURL: 'Invalid URL.',
+  ENDEDINTERVIEWUPDATIONDENIED: 'You cannot update an interview that has ended.',
+  INVALIDINTERVIEWSTARTTIME: 'You cannot schedule the interview before the current time.',
+  CANDIDATEEMAILUPDATENOTALLOWED: "You cannot update the candidate's email ID.",
+  ENDEDINTERVIEWDELETIONDENIED: 'You cannot delete an interview that has ended.',
+}
+
+const isInterviewCode = (code: string): code is InterviewErrorCode => Object.hasOwn(envelopeStatus, code)
+
+export function envelopeErrorBody(e: AppError) {
+  // the shared body reader's codes (too large, unparseable) are bad data here
+  if (!isInterviewCode(e.code)) {
+    if (e.code === 'InternalServerError' || e.code === 'Internal') {
+      return {
+        status: 500 as ContentfulStatusCode,
+        body: { mcode: 'FAILED', message: 'Request failed', ecode: ['INTERNALERROR'], emessage: ['Something went wrong on our side.'] },
+      }
+    }
+    const status: ContentfulStatusCode = e.code === 'PayloadTooLargeError' ? 413 : 400
+    return { status, body: { mcode: 'FAILED', message: 'Request failed', ecode: ['BADDATA'], emessage: [envelopeMessages.BADDATA] } }
+  }
+  return {
+    status: envelopeStatus[e.code],
+    body: { mcode: 'FAILED', message: 'Request failed', ecode: [e.code], emessage: [e.detail || envelopeMessages[e.code]] },
+  }
+}
+
+export const envelopeError =
+  (log: Log): ErrorHandler =>
+  (err, c) => {
+    const e = toAppError(err, c, log)
+    const { status, body } = envelopeErrorBody(e)
+    const retryAfter = e.data.retryAfterSec
+    if (e.code === 'RATELIMITEXCEEDED' && typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter))
+    return c.json(body, status)
+  }
+
+// ── interview room ─────────────────────────────────────────────────────────────────────────────────
+
+/** The room's JSON calls: `{error, message}`. Interview codes that reach it keep their envelope status. */
+const roomStatus: Record<RoomErrorCode, ContentfulStatusCode> = {
+  RoomSessionRequired: 401,
+  RoomForbidden: 403,
+  RoomBadRequest: 400,
+  RoomTooLarge: 413,
+  RoomEnded: 409,
+  RoomBusy: 429,
+}
+
+export function roomErrorBody(e: AppError): { status: ContentfulStatusCode; body: { error: string; message: string } } {
+  if (Object.hasOwn(roomStatus, e.code)) return { status: roomStatus[e.code as RoomErrorCode], body: { error: e.code, message: e.detail || e.code } }
+  if (isInterviewCode(e.code)) return { status: envelopeStatus[e.code], body: { error: e.code, message: e.detail || envelopeMessages[e.code] } }
+  if (e.code === 'PayloadTooLargeError') return { status: 413, body: { error: 'RoomTooLarge', message: e.detail || 'too large' } }
+  if (e.code === 'InvalidArgumentError') return { status: 400, body: { error: 'RoomBadRequest', message: e.detail || 'bad request' } }
+  return { status: 500, body: { error: 'InternalServerError', message: 'something went wrong on our side' } }
+}
+
+export const roomError =
+  (log: Log): ErrorHandler =>
+  (err, c) => {
+    const { status, body } = roomErrorBody(toAppError(err, c, log))
+    return c.json(body, status)
+  }

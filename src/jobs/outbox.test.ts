@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, test } from 'vitest'
+import { parseConfig } from '../config.ts'
+import { silentLog } from '../log.ts'
+import { openMemoryDb, type Db } from '../storage/db.ts'
+import { outbox as outboxTable } from '../storage/schema.ts'
+import { PermanentFailure } from './callback.ts'
+import { backoffMs, createOutbox, enqueueDelivery, type Outbox, type OutboxRow, type Sender } from './outbox.ts'
+
+let box: Outbox | undefined
+
+const testConfig = (raw: Record<string, Record<string, unknown>> = {}) => parseConfig(raw, {}, '/nonexistent')
+
+async function until(cond: () => boolean, timeoutMs = 3000) {
+  const end = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+afterEach(() => box?.stop())
+
+function setup(sender: Sender, outboxCfg: Record<string, unknown> = {}) {
+  const db = openMemoryDb()
+  const config = testConfig({ outbox: { backoff_ms: 5, backoff_max_ms: 20, max_attempts: 3, ...outboxCfg } })
+  box = createOutbox({ db, log: silentLog(), config, now: () => new Date() }, { callback: sender })
+  box.start()
+  return { db, box }
+}
+
+const put = (db: Db, n: string, extra: { groupKey?: string; dedupeKey?: string } = {}) =>
+  enqueueDelivery(db, { kind: 'callback', target: `http://x/${n}`, body: n, contentType: 'text/plain', ...extra }, new Date())
+
+const rows = (db: Db) => db.select().from(outboxTable).all()
+
+describe('outbox', () => {
+  test('delivers, and retries a failing receiver with backoff until it answers', async () => {
+    let calls = 0
+    const { db, box } = setup(async () => {
+      if (++calls < 3) throw new Error('HTTP 503')
+    })
+    put(db, 'a')
+    box.wake()
+    await until(() => rows(db)[0].state === 'delivered')
+    expect(rows(db)[0]).toMatchObject({ attempts: 3, lastError: null })
+  })
+
+  test('gives up after max_attempts, keeping the last error', async () => {
+    const { db, box } = setup(async () => {
+      throw new Error('HTTP 500')
+    })
+    put(db, 'a')
+    box.wake()
+    await until(() => rows(db)[0].state === 'failed')
+    expect(rows(db)[0]).toMatchObject({ attempts: 3, lastError: 'HTTP 500' })
+  })
+
+  test('a permanent failure is not retried', async () => {
+    const { db, box } = setup(async () => {
+      throw new PermanentFailure('not a URL')
+    })
+    put(db, 'a')
+    box.wake()
+    await until(() => rows(db)[0].state === 'failed')
+    expect(rows(db)[0].attempts).toBe(1)
+  })
+
+  test('a group goes out in order: the second row waits while the first is in flight', async () => {
+    const order: string[] = []
+    let releaseFirst!: () => void
+    const { db, box } = setup(async (row: OutboxRow) => {
+      order.push(`start ${row.body}`)
+      if (row.body === 'compiled') await new Promise<void>((r) => (releaseFirst = r))
+      order.push(`end ${row.body}`)
+    })
+    put(db, 'compiled', { groupKey: 'g' })
+    put(db, 'completed', { groupKey: 'g' })
+    put(db, 'other')
+    box.wake()
+    await until(() => order.includes('end other'))
+    expect(order).not.toContain('start completed')
+    releaseFirst()
+    await until(() => rows(db).every((r) => r.state === 'delivered'))
+    expect(order.indexOf('end compiled')).toBeLessThan(order.indexOf('start completed'))
+  })
+
+  test('a failed row with a newer row in its group is dropped, and the newer row is sent', async () => {
+    const sent: string[] = []
+    const { db, box } = setup(async (row) => {
+      if (row.body === 'compiled') throw new Error('HTTP 400')
+      sent.push(row.body)
+    })
+    put(db, 'compiled', { groupKey: 'g' })
+    put(db, 'completed', { groupKey: 'g' })
+    box.wake()
+    await until(() => rows(db)[1].state === 'delivered')
+    expect(rows(db).map((r) => r.state)).toEqual(['superseded', 'delivered'])
+    expect(sent).toEqual(['completed'])
+  })
+
+  test('dedupe key: a second insert is ignored', () => {
+    const db = openMemoryDb()
+    put(db, 'a', { dedupeKey: 'k' })
+    put(db, 'b', { dedupeKey: 'k' })
+    expect(rows(db).map((r) => r.body)).toEqual(['a'])
+  })
+
+  test('rows left pending by a crash are sent by the next outbox', async () => {
+    const db = openMemoryDb()
+    put(db, 'a')
+    const sent: string[] = []
+    const config = testConfig()
+    box = createOutbox({ db, log: silentLog(), config, now: () => new Date() }, { callback: async (r) => void sent.push(r.body) })
+    box.start()
+    await until(() => sent.length === 1)
+  })
+
+  test('a row of an unknown kind fails for good', async () => {
+    const { db, box } = setup(async () => {})
+    enqueueDelivery(db, { kind: 'pigeon', target: 't', body: 'b', contentType: 'text/plain' }, new Date())
+    box.wake()
+    await until(() => rows(db)[0].state === 'failed')
+  })
+
+  test('backoff doubles, with jitter, up to the cap', () => {
+    const cfg = testConfig().outbox
+    expect(backoffMs(1, cfg, () => 0.5)).toBe(1000)
+    expect(backoffMs(3, cfg, () => 0.5)).toBe(4000)
+    expect(backoffMs(30, cfg, () => 0.5)).toBe(cfg.backoff_max_ms)
+    expect(backoffMs(1, cfg, () => 0)).toBe(800)
+  })
+})

@@ -1,0 +1,192 @@
+// HTTP routes of the interview room: the link landing (token → session cookie → clean URL), the page,
+// its event stream (server-sent events), and the POSTs that change the shared editor, run the code, save
+// an interviewer's feedback and end the interview. Every call checks the session belongs to this
+// interview; POSTs also need the session's CSRF token, and feedback / end need an interviewer.
+import { Hono, type Context } from 'hono'
+import { getCookie, setCookie } from 'hono/cookie'
+import { streamSSE } from 'hono/streaming'
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { readBody } from '../http/body.ts'
+import { roomError } from '../http/error-bodies.ts'
+import { EVAL_PARAM_LABELS, FeedbackSubmission, RATING_KEYS, RATING_SCALE, RESULTS } from '../interviews/feedback.ts'
+import { endInterview, interviewStatus, roomInterview, storedFeedback, submitFeedback } from '../interviews/interviews.ts'
+import { LINK_PATH } from '../interviews/links.ts'
+import { createRoomHub, type RoomHub } from './hub.ts'
+import { renderMessagePage, renderRoomPage, pageHeaders } from './page.ts'
+import { offeredLanguages, roomState, runCode, saveState } from './room.ts'
+import { COOKIE, csrfMatches, findSession, openSession, roomPath, type RoomSession } from './sessions.ts'
+
+/** How often an open event stream re-checks its session and the interview's status. */
+const HEARTBEAT_MS = 15_000
+
+const EditorChange = z.object({
+  code: z.string(),
+  language: z.string().max(40),
+  input: z.string().default(''),
+  /** The browser tab that made the change, echoed so it can skip its own. */
+  cid: z.string().max(64).optional(),
+})
+
+const nonce = () => randomBytes(16).toString('base64')
+
+function messagePage(c: Context, status: 401 | 404, title: string, text: string) {
+  const n = nonce()
+  return c.html(renderMessagePage(n, title, text), status, pageHeaders(n))
+}
+
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const r = schema.safeParse(body)
+  if (!r.success) {
+    const i = r.error.issues[0]
+    throw new AppError('RoomBadRequest', `${i.path.join('.') || 'body'}: ${i.message}`)
+  }
+  return r.data
+}
+
+export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub()): Hono {
+  const app = new Hono()
+  const cookiePath = (id: string) => roomPath(id)
+  const secure = deps.config.server.public_url.startsWith('https:')
+
+  const session = (c: Context): RoomSession | null => findSession(deps, c.req.param('id') ?? '', getCookie(c, COOKIE))
+
+  /** The session of a POST: signed in to this interview, with its CSRF token, in the role asked for. */
+  const actor = (c: Context, role?: 'interviewer'): RoomSession => {
+    const s = session(c)
+    if (!s) throw new AppError('RoomSessionRequired', 'not signed in to this interview: open your link again')
+    if (!csrfMatches(s, c.req.header('x-csrf-token'))) throw new AppError('RoomForbidden', 'missing or wrong x-csrf-token')
+    if (role && s.participant.role !== role) throw new AppError('RoomForbidden', 'only an interviewer can do this')
+    return s
+  }
+
+  const refuseEnded = (id: string) => {
+    if (interviewStatus(deps, id) === 'completed') throw new AppError('RoomEnded', 'the interview has ended')
+  }
+
+  const bodyLimit = readBody(2 * deps.config.room.max_code_bytes + 64 * 1024)
+
+  // GET /interviews/join/<token>  (the auto-login link)
+  app.get(`${LINK_PATH}:token`, (c) => {
+    const opened = openSession(deps, c.req.param('token'))
+    if (!opened) {
+      return messagePage(c, 404, 'Link not valid', 'This interview link is unknown or was replaced by a newer one. Please use the latest link you received.')
+    }
+    setCookie(c, COOKIE, opened.cookie, { path: cookiePath(opened.interviewId), httpOnly: true, sameSite: 'Lax', secure, maxAge: opened.maxAgeSec })
+    c.header('cache-control', 'no-store')
+    c.header('referrer-policy', 'no-referrer')
+    return c.redirect(roomPath(opened.interviewId), 303)
+  })
+
+  // GET /interviews/room/<interview_id>
+  app.get('/interviews/room/:id', (c) => {
+    const s = session(c)
+    if (!s) return messagePage(c, 401, 'Not signed in', 'Open the interview link from your invitation (again) to enter this room.')
+    const view = roomInterview(deps, s.interviewId)
+    const state = roomState(deps, s.interviewId)
+    const interviewer = s.participant.role === 'interviewer'
+    const mine = interviewer ? storedFeedback(deps, s.interviewId, s.participant.email) : null
+    const n = nonce()
+    const html = renderRoomPage({
+      nonce: n,
+      base: roomPath(s.interviewId),
+      csrf: s.csrf,
+      me: { id: s.participant.id, name: s.participant.name, role: s.participant.role },
+      interview: { title: view.row.title, startDatetime: view.startDatetime, endDatetime: view.endDatetime, status: view.status },
+      participants: view.participants.map((p) => ({ id: p.id, name: p.fullName, role: p.role })),
+      languages: offeredLanguages(deps),
+      state,
+      lastRun: state.lastRun,
+      ...(interviewer && {
+        feedback: {
+          evalParams: view.row.evalParams,
+          keys: RATING_KEYS.map((k) => ({ key: k, verbose: RATING_SCALE[k].verbose, labels: RATING_SCALE[k].labels })),
+          evalLabels: EVAL_PARAM_LABELS,
+          results: Object.entries(RESULTS),
+          mine,
+        },
+      }),
+    })
+    return c.html(html, 200, pageHeaders(n))
+  })
+
+  // GET /interviews/room/<interview_id>/events  (server-sent events: state, run, running, status, presence)
+  app.get('/interviews/room/:id/events', (c) => {
+    const s = session(c)
+    if (!s) throw new AppError('RoomSessionRequired', 'not signed in to this interview')
+    const id = s.interviewId
+    const cookie = getCookie(c, COOKIE)
+    c.header('cache-control', 'no-store')
+    return streamSSE(c, async (stream) => {
+      const send = (e: { type: string; data: unknown }) => void stream.writeSSE({ event: e.type, data: JSON.stringify(e.data) }).catch(() => {})
+      const { lastRun, ...state } = roomState(deps, id)
+      let status = interviewStatus(deps, id)
+      await stream.writeSSE({ event: 'state', data: JSON.stringify(state) })
+      await stream.writeSSE({ event: 'status', data: JSON.stringify({ status }) })
+      if (lastRun) await stream.writeSSE({ event: 'run', data: JSON.stringify(lastRun) })
+      const unsubscribe = hub.subscribe(id, s.participant.id, send)
+      stream.onAbort(unsubscribe)
+      try {
+        while (!stream.aborted && !stream.closed) {
+          await stream.sleep(HEARTBEAT_MS)
+          if (stream.aborted) break
+          // a link re-minted or revoked meanwhile ends the stream too
+          if (!findSession(deps, id, cookie)) {
+            await stream.writeSSE({ event: 'signed-out', data: '{}' })
+            break
+          }
+          const now = interviewStatus(deps, id)
+          if (now !== status) hub.publish(id, { type: 'status', data: { status: (status = now) } })
+          await stream.write(': ping\n\n')
+        }
+      } catch {
+        // the interview was deleted, or the client went away mid-write
+      } finally {
+        unsubscribe()
+      }
+    })
+  })
+
+  // POST /interviews/room/<interview_id>/code  (the shared editor changed)
+  app.post('/interviews/room/:id/code', bodyLimit, (c) => {
+    const s = actor(c)
+    const change = parse(EditorChange, c.var.body)
+    refuseEnded(s.interviewId)
+    const state = saveState(deps, s.interviewId, change)
+    hub.publish(s.interviewId, { type: 'state', data: { ...state, cid: change.cid, by: s.participant.name } })
+    return c.json({ version: state.version })
+  })
+
+  // POST /interviews/room/<interview_id>/run  (runs the editor's code in the sandbox; everyone sees the output)
+  app.post('/interviews/room/:id/run', bodyLimit, async (c) => {
+    const s = actor(c)
+    const change = parse(EditorChange, c.var.body)
+    refuseEnded(s.interviewId)
+    const state = saveState(deps, s.interviewId, change)
+    hub.publish(s.interviewId, { type: 'state', data: { ...state, cid: change.cid, by: s.participant.name } })
+    hub.publish(s.interviewId, { type: 'running', data: { by: s.participant.name } })
+    const output = await runCode(deps, hub, s.interviewId, s.participant.name, change)
+    hub.publish(s.interviewId, { type: 'run', data: output })
+    return c.json(output)
+  })
+
+  // POST /interviews/room/<interview_id>/feedback  (interviewers: result and ratings)
+  app.post('/interviews/room/:id/feedback', bodyLimit, (c) => {
+    const s = actor(c, 'interviewer')
+    submitFeedback(deps, s.interviewId, s.participant.email, parse(FeedbackSubmission, c.var.body))
+    return c.json({ saved: true })
+  })
+
+  // POST /interviews/room/<interview_id>/end  (interviewers: completes the interview for everyone)
+  app.post('/interviews/room/:id/end', (c) => {
+    const s = actor(c, 'interviewer')
+    const { status } = endInterview(deps, s.interviewId)
+    hub.publish(s.interviewId, { type: 'status', data: { status } })
+    return c.json({ status, redirect_url: s.participant.feedbackRedirectUrl ?? roomPath(s.interviewId) })
+  })
+
+  app.onError(roomError(deps.log))
+  return app
+}
