@@ -146,8 +146,9 @@ async function judge(language: string, c: Omit<Case, 'name' | 'expect'>) {
 
 for (const [code, cases] of Object.entries(TABLE)) {
   const lang = langs.get(code)
-  const ready = !!lang && isProvisioned(config.paths.toolchains, lang)
-  describe.skipIf(!ready)(`${code} in the jail`, () => {
+  describe(`${code} in the jail`, () => {
+    // npm test provisions every toolchain: a missing one fails here rather than skipping the cases
+    it('is provisioned', () => expect(!!lang && isProvisioned(config.paths.toolchains, lang)).toBe(true))
     for (const c of cases) {
       it(c.name, { timeout: 60_000 }, async () => {
         const { verdict: v } = await judge(code, c)
@@ -164,9 +165,7 @@ for (const [code, cases] of Object.entries(TABLE)) {
 
 // ── containment: what a program must not reach, whatever its language ────────────────────────────
 
-const cReady = !!langs.get('C') && isProvisioned(config.paths.toolchains, langs.get('C')!)
-
-describe.skipIf(!cReady)('the jail contains a C program', () => {
+describe('the jail contains a C program', () => {
   let server: Server
   let port = 0
   const hostAddress =
