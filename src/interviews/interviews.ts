@@ -265,7 +265,7 @@ export async function createInterview(deps: Deps, user: ApiUser, input: Intervie
     resumeFile = await storeResume(deps.config.dataDir, bytes)
   }
   try {
-    return deps.db.transaction(
+    const links = deps.db.transaction(
       (tx) => {
         const now = deps.now()
         const spent = tx
@@ -303,6 +303,8 @@ export async function createInterview(deps: Deps, user: ApiUser, input: Intervie
       },
       { behavior: 'immediate' }
     )
+    deps.outbox.wake()
+    return links
   } catch (err) {
     await removeResume(deps.config.dataDir, resumeFile)
     throw err
@@ -312,7 +314,8 @@ export async function createInterview(deps: Deps, user: ApiUser, input: Intervie
 // ── B1 ─────────────────────────────────────────────────────────────────────────────────────────────
 
 export function readInterview(deps: Deps, user: ApiUser, rawId: string) {
-  return deps.db.transaction((tx) => {
+  // seeing it completed for the first time may have enqueued its report
+  const view = deps.db.transaction((tx) => {
     const { row, status } = settle(deps, tx, findInterview(tx, user, rawId), deps.now())
     const people = currentParticipants(tx, row.id)
     return {
@@ -332,6 +335,8 @@ export function readInterview(deps: Deps, user: ApiUser, rawId: string) {
       eval_params: row.evalParams,
     }
   })
+  deps.outbox.wake()
+  return view
 }
 
 const currentParticipants = (db: Pick<Db, 'select'>, interviewId: string) =>
@@ -353,7 +358,7 @@ export function updateInterview(deps: Deps, user: ApiUser, rawId: string, input:
   checkCrossFields(input)
   const start = parseOffsetDateTime(input.start_datetime)!
   const contact = input.candidate_details.contact_number ? normalizePhone(input.candidate_details.contact_number) : undefined
-  return deps.db.transaction(
+  const links = deps.db.transaction(
     (tx) => {
       const now = deps.now()
       const { row, status } = settle(deps, tx, findInterview(tx, user, rawId), now)
@@ -407,6 +412,8 @@ export function updateInterview(deps: Deps, user: ApiUser, rawId: string, input:
     },
     { behavior: 'immediate' }
   )
+  deps.outbox.wake()
+  return links
 }
 
 // ── B4 ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -458,7 +465,7 @@ function feedbacksOf(tx: Pick<Db, 'select'>, row: Interview, visible: (p: Partic
  * for a super-admin, only the caller's own for a member; filters.interviewer_emails narrows it further.
  */
 export function reportInterview(deps: Deps, user: ApiUser, input: ReportRequest) {
-  return deps.db.transaction((tx) => {
+  const report = deps.db.transaction((tx) => {
     const { row, status } = settle(deps, tx, findInterview(tx, user, input.interview_id), deps.now())
     let feedbacks: Record<string, Feedback> | null = null
     if (status === 'completed') {
@@ -479,6 +486,8 @@ export function reportInterview(deps: Deps, user: ApiUser, input: ReportRequest)
       interviewer_feedbacks: feedbacks,
     }
   })
+  deps.outbox.wake()
+  return report
 }
 
 // ── B5 ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -504,6 +513,7 @@ export async function deleteInterview(deps: Deps, user: ApiUser, input: DeleteRe
     },
     { behavior: 'immediate' }
   )
+  deps.outbox.wake()
   await removeResume(deps.config.dataDir, resumeFile)
 }
 
@@ -584,7 +594,7 @@ export const interviewStatus = (deps: Deps, interviewId: string): InterviewStatu
  * reached its start counts it as started now. Ending it twice changes nothing.
  */
 export function endInterview(deps: Deps, interviewId: string): { status: InterviewStatus; ended: boolean } {
-  return deps.db.transaction(
+  const result = deps.db.transaction(
     (tx) => {
       const now = deps.now()
       const { row, status } = settle(deps, tx, liveInterview(tx, interviewId), now)
@@ -599,6 +609,9 @@ export function endInterview(deps: Deps, interviewId: string): { status: Intervi
     },
     { behavior: 'immediate' }
   )
+  // the report (and anything else enqueued) goes out now, not at the outbox's next look
+  deps.outbox.wake()
+  return result
 }
 
 /**
@@ -626,6 +639,7 @@ export function submitFeedback(deps: Deps, interviewId: string, interviewerEmail
     },
     { behavior: 'immediate' }
   )
+  deps.outbox.wake()
 }
 
 /**
