@@ -34,12 +34,15 @@ export function offsetLabel(offsetMin: number): string {
   return `UTC${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
 }
 
-const dayFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })
+// spelled out here rather than by Intl, whose punctuation changes with the ICU version
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
 
-/** "Monday 5 May 2030, 10:00 (UTC+05:30)" */
+/** "Sunday 5 May 2030, 10:00 (UTC+05:30)" */
 export function formatWhen(at: Date, offsetMin: number): string {
-  const local = new Date(at.getTime() + offsetMin * 60_000)
-  return `${dayFormat.format(local)}, ${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())} (${offsetLabel(offsetMin)})`
+  const l = new Date(at.getTime() + offsetMin * 60_000)
+  const day = `${DAYS[l.getUTCDay()]} ${l.getUTCDate()} ${MONTHS[l.getUTCMonth()]} ${l.getUTCFullYear()}`
+  return `${day}, ${pad(l.getUTCHours())}:${pad(l.getUTCMinutes())} (${offsetLabel(offsetMin)})`
 }
 
 /** "2030-05-05 04:30 UTC" */
