@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server as HttpServer } fro
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { execa } from 'execa'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -42,6 +43,8 @@ export interface RunningServer {
   cli(args: string[]): Promise<unknown>
   /** `clients create` through the real CLI; returns the secret. */
   createClient(name: string, quota?: number): Promise<string>
+  /** Rows of a read-only query on the server's database (to check what was or was not stored). */
+  query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[]
   /** Removes the data directory (after stop). */
   cleanup(): void
 }
@@ -110,6 +113,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     async createClient(name, quota) {
       const args = ['clients', 'create', '--name', name, '--json', ...(quota === undefined ? [] : ['--quota', String(quota)])]
       return ((await server.cli(args)) as { client_secret: string }).client_secret
+    },
+    query<T>(sql: string, ...params: unknown[]) {
+      const db = new Database(join(dataDir, 'arbiter.db'), { readonly: true })
+      try {
+        return db.prepare(sql).all(...params) as T[]
+      } finally {
+        db.close()
+      }
     },
     cleanup() {
       rmSync(dataDir, { recursive: true, force: true })

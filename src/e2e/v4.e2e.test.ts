@@ -143,10 +143,11 @@ describe('callbacks', () => {
 })
 
 describe('quota', () => {
-  test('QuotaExceededError with quota and current_count once used up', { timeout: 30_000 }, async () => {
+  test('v3 and v4 share the quota; QuotaExceededError with quota and current_count once used up', { timeout: 30_000 }, async () => {
     const small = await server.createClient('small', 2)
     const headers = { 'client-secret': small }
-    expect((await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), headers)).status).toBe(200)
+    // v3 and v4 submissions count against the same quota
+    expect((await http.post('/code/run/', new URLSearchParams({ client_secret: small, lang: 'PYTHON3', source: 'print(1)' }))).status).toBe(200)
     expect((await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), headers)).status).toBe(200)
     const r = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), headers)
     expect(r.status).toBe(403)
@@ -188,8 +189,16 @@ describe('tolerance', () => {
     expect(str.body.context).toBe("{'id': 213121}")
   })
 
-  test.each([['CPP'], ['CPP11'], ['JAVASCRIPT'], ['C++'], ['c']])('legacy code %s is accepted', { timeout: 60_000 }, async (lang) => {
-    const source = lang === 'JAVASCRIPT' ? 'console.log("t")' : lang === 'c' ? '#include <stdio.h>\nint main(){puts("t");}' : '#include <iostream>\nint main(){std::cout<<"t"<<std::endl;}'
+  test.each<[string, string]>([
+    ['CPP', '#include <iostream>\nint main(){std::cout<<"t"<<std::endl;}'],
+    ['CPP11', '#include <iostream>\nint main(){auto t="t";std::cout<<t<<std::endl;}'],
+    ['C++', '#include <iostream>\nint main(){std::cout<<"t"<<std::endl;}'],
+    ['JAVA', 'public class Main{public static void main(String[] a){System.out.println("t");}}'],
+    ['JAVASCRIPT', 'console.log("t")'],
+    ['C#', 'class P{static void Main(){System.Console.WriteLine("t");}}'],
+    ['PYTHON', 'print "t"'],
+    ['c', '#include <stdio.h>\nint main(){puts("t");}'],
+  ])('legacy code %s runs', { timeout: 60_000 }, async (lang, source) => {
     const q = await submit(JSON.stringify({ lang, source }))
     expect(q.status).toBe(200)
     const done = await completed(q.body.he_id)
@@ -197,52 +206,131 @@ describe('tolerance', () => {
     expect(await (await fetch(done.result.run_status.output!)).text()).toBe('t\n')
   })
 
-  test('C# is accepted as a code (it resolves to CSHARP)', async () => {
-    const q = await submit(JSON.stringify({ lang: 'C#', source: 'class P{static void Main(){System.Console.WriteLine("t");}}' }))
-    expect(q.status).toBe(200)
+  test('multipart form data, a file part counting as its text', { timeout: 30_000 }, async () => {
+    const fd = new FormData()
+    fd.append('lang', 'PYTHON3')
+    fd.append('source', new Blob(['print("multi")']), 'main.py')
+    fd.append('context', 'm')
+    const q = await submit(fd, { 'client-secret': secret })
+    expect(q.body).toMatchObject({ request_status: { code: 'REQUEST_QUEUED' }, context: 'm' })
+    expect(await (await fetch((await completed(q.body.he_id)).result.run_status.output!)).text()).toBe('multi\n')
+  })
+
+  test('huge limits are clamped, empty strings and zero mean the default', async () => {
+    const stored = async (body: Record<string, unknown>) => {
+      const q = await submit(JSON.stringify({ ...hello, ...body }))
+      expect(q.status).toBe(200)
+      return server.query('select time_limit_sec t, memory_limit_kb m, callback_url cb from submissions where he_id = ?', q.body.he_id)[0]
+    }
+    expect(await stored({ time_limit: 99999, memory_limit: 2463232 })).toEqual({ t: 5, m: 262144, cb: null })
+    expect(await stored({ time_limit: '', memory_limit: '', callback: '' })).toEqual({ t: 5, m: 262144, cb: null })
+    expect(await stored({ time_limit: '2', memory_limit: '65536', callback: 'client.com/cb' })).toEqual({ t: 2, m: 65536, cb: 'http://client.com/cb' })
+    expect(await stored({ time_limit: 0, memory_limit: -1 })).toEqual({ t: 5, m: 262144, cb: null })
+  })
+
+  test('id as a string, a number or null is accepted', async () => {
+    for (const id of ['abc', 12, null]) expect((await submit(JSON.stringify({ ...hello, id }))).status).toBe(200)
+  })
+
+  test('the status URL answers with and without the trailing slash, the secret in any case', async () => {
+    const q = await submit(JSON.stringify(hello))
+    for (const [path, headers] of [
+      [`${PATH}${q.body.he_id}/`, { 'client-secret': secret }],
+      [`${PATH}${q.body.he_id}`, { 'Client-Secret': ` ${secret} ` }],
+    ] as [string, Record<string, string>][]) {
+      const r = await http.get(path, headers)
+      expect(r.status).toBe(200)
+      expect((await json(r)).he_id).toBe(q.body.he_id)
+    }
   })
 })
 
-describe('errors', () => {
+const failed = (message: string, errors: Record<string, unknown>) => ({ message, errors, request_status: { code: 'REQUEST_FAILED', message } })
+
+describe('the spec error table (v4)', () => {
+  test('source missing → 400 ArgumentMissingError, errors {}', async () => {
+    const r = await submit(JSON.stringify({ lang: 'C' }))
+    expect([r.status, r.body]).toEqual([400, failed('ArgumentMissingError: source is needed!', {})])
+  })
+
+  test('quota used up → 403 QuotaExceededError with integer quota and current_count', async () => {
+    const one = await server.createClient('v4-quota-1', 1)
+    expect((await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), { 'client-secret': one })).status).toBe(200)
+    const r = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), { 'client-secret': one })
+    expect([r.status, r.body]).toEqual([403, failed('QuotaExceededError: API usage quota exceeded', { quota: 1, current_count: 1 })])
+  })
+
+  test('client unknown → 401 UnregisteredClientError, errors {}', async () => {
+    const r = await submit(JSON.stringify({ lang: 'C', source: 'x' }), { 'client-secret': '0'.repeat(40) })
+    expect([r.status, r.body]).toEqual([401, failed('UnregisteredClientError: Client does not exist', {})])
+  })
+})
+
+describe('the other errors (README table, v4)', () => {
+  const submissions = () => server.query<{ n: number }>('select count(*) n from submissions')[0].n
+  const used = (name: string) => server.query<{ used: number }>('select used from clients where name = ?', name)[0].used
+
+  test('client secret absent → 401 UnregisteredClientError; on polling too', async () => {
+    const r = await submit(JSON.stringify({ lang: 'C', source: 'x' }), { 'content-type': 'application/json' })
+    expect([r.status, r.body]).toEqual([401, failed('UnregisteredClientError: Client does not exist', {})])
+    const p = await http.get(`${PATH}00000000-0000-4000-8000-000000000000/`)
+    expect([p.status, await json(p)]).toEqual([401, failed('UnregisteredClientError: Client does not exist', {})])
+  })
+
+  test('a revoked client → 401 at once', async () => {
+    const gone = await server.createClient('v4-revoked')
+    await server.cli(['clients', 'revoke', 'v4-revoked'])
+    const r = await submit(JSON.stringify({ lang: 'C', source: 'x' }), { 'client-secret': gone })
+    expect([r.status, r.body]).toEqual([401, failed('UnregisteredClientError: Client does not exist', {})])
+  })
+
   test.each([
-    ['source missing', { lang: 'C' }, 400, 'ArgumentMissingError: source is needed!', {}],
-    ['unknown code', { lang: 'KLINGON', source: 'x' }, 400, "LanguageNotSupportedError: lang 'KLINGON' is not supported", { lang: 'KLINGON' }],
-  ])('%s → %s', async (_n, body, status, message, errors) => {
+    ['lang missing', { source: 'x' }, 'ArgumentMissingError: lang is needed!', {}],
+    ['source ""', { source: '', lang: 'C' }, 'ArgumentMissingError: source is needed!', {}],
+    ['unknown code', { lang: 'KLINGON', source: 'x' }, "LanguageNotSupportedError: lang 'KLINGON' is not supported", { lang: 'KLINGON' }],
+    ['a field of the wrong shape', { lang: 'C', source: 'x', memory_limit: 'lots' }, 'InvalidArgumentError: memory_limit is not valid (Invalid input: expected number, received string)', { memory_limit: 'lots' }],
+  ])('%s → 400', async (_n, body, message, errors) => {
     const r = await submit(JSON.stringify(body))
-    expect(r.status).toBe(status)
-    expect(r.body).toMatchObject({ message, errors, request_status: { code: 'REQUEST_FAILED' } })
+    expect([r.status, r.body]).toEqual([400, failed(message, errors)])
   })
 
-  test('client unknown or absent → 401 UnregisteredClientError with empty errors', async () => {
-    for (const headers of [{ 'client-secret': '0'.repeat(40) }, {} as Record<string, string>]) {
-      const r = await submit(JSON.stringify({ lang: 'C', source: 'x' }), headers)
-      expect(r.status).toBe(401)
-      expect(r.body).toMatchObject({ message: 'UnregisteredClientError: Client does not exist', errors: {} })
-    }
+  test.each([
+    ['body', { source: 'x', input: 'y'.repeat(2_100_000) }, 'PayloadTooLargeError: request body is larger than 2097152 bytes', { limit: 2097152 }],
+    ['source', { source: 'x'.repeat(262_145) }, 'PayloadTooLargeError: source is larger than 262144 bytes', { source_max_bytes: 262144 }],
+    ['input', { source: 'x', input: 'y'.repeat(1_048_577) }, 'PayloadTooLargeError: input is larger than 1048576 bytes', { input_max_bytes: 1048576 }],
+  ])('%s over its cap → 413 naming the limit, nothing stored or counted', async (_n, fields, message, errors) => {
+    const before = { n: submissions(), used: used('v4-e2e') }
+    const r = await submit(JSON.stringify({ lang: 'C', ...fields }))
+    expect([r.status, r.body]).toEqual([413, failed(message, errors)])
+    expect({ n: submissions(), used: used('v4-e2e') }).toEqual(before)
   })
 
-  test('unknown he_id → 404 JSON; wrong method → 405 JSON; unknown API path → 404 JSON', async () => {
+  test("unknown he_id, or another client's → 404 JSON", async () => {
     const nf = await http.get(`${PATH}00000000-0000-4000-8000-000000000000/`, { 'client-secret': secret })
-    expect(nf.status).toBe(404)
-    expect((await json(nf)).message).toMatch(/^NotFoundError/)
+    expect([nf.status, await json(nf)]).toEqual([404, failed('NotFoundError: no submission with he_id 00000000-0000-4000-8000-000000000000', { he_id: '00000000-0000-4000-8000-000000000000' })])
+    const mine = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }))
+    const other = await server.createClient('v4-other')
+    const r = await http.get(`${PATH}${mine.body.he_id}/`, { 'client-secret': other })
+    expect(r.status).toBe(404)
+  })
+
+  test('wrong method → 405 JSON with Allow', async () => {
     const na = await http.get(PATH, { 'client-secret': secret })
-    expect(na.status).toBe(405)
-    expect((await json(na)).message).toMatch(/^MethodNotAllowedError/)
-    const other = await http.get('/v4/partner/nothing/', { 'client-secret': secret })
-    expect(other.status).toBe(404)
-    expect(other.headers.get('content-type')).toMatch(/application\/json/)
+    expect([na.status, na.headers.get('allow'), await json(na)]).toEqual([405, 'POST', failed('MethodNotAllowedError: GET is not allowed here; use POST', {})])
+    const del = await fetch(`${server.url}${PATH}00000000-0000-4000-8000-000000000000/`, { method: 'DELETE', headers: { 'client-secret': secret } })
+    expect([del.status, del.headers.get('allow'), await json(del)]).toEqual([405, 'GET', failed('MethodNotAllowedError: DELETE is not allowed here; use GET', {})])
   })
 
-  test('body over the cap → 413 JSON, nothing stored', async () => {
-    const r = await submit(JSON.stringify({ lang: 'C', source: 'x'.repeat(3_000_000) }))
-    expect(r.status).toBe(413)
-    expect(r.body.message).toMatch(/^PayloadTooLargeError/)
+  test('unknown API path → 404 JSON', async () => {
+    const r = await http.get('/v4/partner/nothing/', { 'client-secret': secret })
+    expect(r.status).toBe(404)
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await json(r)).toEqual({ message: 'NotFoundError: no such endpoint', errors: {} })
   })
 
-  test('source over its cap → 413 naming the field', async () => {
-    const r = await submit(JSON.stringify({ lang: 'C', source: 'x'.repeat(300_000) }))
-    expect(r.status).toBe(413)
-    expect(r.body.message).toBe('PayloadTooLargeError: source is larger than 262144 bytes')
+  test('a body that starts like JSON but does not parse → 400 JSON', async () => {
+    const r = await submit('{"lang": "C", ')
+    expect([r.status, r.body]).toEqual([400, failed('InvalidArgumentError: the body looks like JSON but does not parse', {})])
   })
 })
 
