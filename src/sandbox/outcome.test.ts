@@ -55,4 +55,15 @@ describe('evidence parsing', () => {
     // killed by our limit while nsjail complained: still our limit, not our fault
     expect(toRunResult(reply({ limit: 'wall' }), { log: '[E][t] x', status: '', outputCapped: false }, limits, out).status).toBe('wall')
   })
+
+  it('a supervisor that could not start nsjail (exit 120-125, no report, no log) is our fault', () => {
+    const out = { stdout: '', stderr: '' }
+    const noExec = toRunResult(reply({ exit: 124 }), { log: '', status: '', outputCapped: false }, limits, out)
+    expect(noExec.status).toBe('internal')
+    expect(noExec.message).toBe('the jail did not start: could not execute nsjail (supervisor exit 124)')
+    // the same exit with the init's report is the program's own exit code
+    expect(toRunResult(reply({ exit: 124 }), { log: '', status: 'exit 124', outputCapped: false }, limits, out)).toMatchObject({ status: 'exit', exitCode: 124 })
+    // killed by our limit before the init reported: still the limit
+    expect(toRunResult(reply({ exit: 124, limit: 'cpu' }), { log: '', status: '', outputCapped: false }, limits, out).status).toBe('time')
+  })
 })

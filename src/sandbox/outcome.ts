@@ -57,6 +57,26 @@ export function classify(reply: SupervisorReply, end: ProgramEnd, outputCapped: 
   return order.find(([, hit]) => hit)?.[0] ?? 'ok'
 }
 
+/**
+ * The supervisor's child exits 120-125 when it could not start nsjail at all (network namespace,
+ * cgroup, stdio files, the exec itself, chroot; see child_exec in sandbox/supervisor.c). With no
+ * report from the jail's init and no log from nsjail, that exit is ours, not the program's.
+ */
+const SUPERVISOR_SETUP_FAILURES: Record<number, string> = {
+  120: 'could not enter the slot network namespace',
+  121: 'could not join the slot cgroup',
+  122: 'could not open the step files',
+  123: 'could not set up the step stdio',
+  124: 'could not execute nsjail',
+  125: 'could not enter the chroot',
+}
+
+export function supervisorSetupFailure(reply: SupervisorReply, initReported: boolean, log: string): string | null {
+  if (initReported || log.trim() || reply.signal !== 0 || reply.limit !== 'none') return null
+  const why = SUPERVISOR_SETUP_FAILURES[reply.exit]
+  return why ? `the jail did not start: ${why} (supervisor exit ${reply.exit})` : null
+}
+
 export function toRunResult(
   reply: SupervisorReply,
   evidence: Evidence,
@@ -66,7 +86,7 @@ export function toRunResult(
 ): RunResult {
   const figures = { cpuSec: reply.cpuUs / 1e6, wallSec: reply.wallUs / 1e6, memoryKb: reply.memKb, ...out }
   const report = parseInitReport(evidence.status)
-  const failure = jailFailure(evidence.log, report !== null)
+  const failure = jailFailure(evidence.log, report !== null) ?? supervisorSetupFailure(reply, report !== null, evidence.log)
   // our own limit kill may interrupt nsjail before the init reports: that is still the verdict
   if (failure && reply.limit === 'none') {
     return { status: 'internal', exitCode: null, signal: null, message: failure, ...figures }
