@@ -29,7 +29,7 @@ const rows = () => {
 
 describe('clients create | list | revoke', { timeout: 60_000 }, () => {
   let first: { client_secret: string; id: number }
-  let second: { client_secret: string; id: number }
+  let second: { client_secret: string; id: number; quota: number }
 
   test('create --name N --quota Q --json prints {"client_secret": <40 hex>} and the client', async () => {
     const r = await cli('clients', 'create', '--name', 'grader', '--quota', '3', '--json')
