@@ -49,8 +49,14 @@ test('SIGKILL with 200 submissions queued or running: after a restart each compl
 
   await server.kill()
   const atKill = readDb((db) => db.prepare('select state, count(*) n from submissions group by state').all() as { state: string; n: number }[])
-  const doneAtKill = atKill.find((s) => s.state === 'completed')?.n ?? 0
-  expect(doneAtKill).toBeLessThan(N)
+  const count = (state: string) => atKill.find((s) => s.state === state)?.n ?? 0
+  // the kill found submissions queued, and jobs inside the jail
+  expect(count('queued')).toBeGreaterThan(0)
+  expect(count('running') + count('compiled')).toBeGreaterThan(0)
+  expect(count('completed')).toBeLessThan(N)
+  // and callbacks owed: refused once already, still pending
+  const owedAtKill = readDb((db) => (db.prepare("select count(*) n from outbox where state = 'pending' and attempts > 0").get() as { n: number }).n)
+  expect(owedAtKill).toBeGreaterThan(0)
 
   receiver.respond = () => 200
   await server.restart()
@@ -77,6 +83,9 @@ test('SIGKILL with 200 submissions queued or running: after a restart each compl
   }
 
   readDb((db) => {
+    // every callback row ended delivered (or superseded by its newer state), none given up
+    const states = db.prepare("select state, count(*) n from outbox where kind = 'callback' group by state").all() as { state: string; n: number }[]
+    expect(states.filter((r) => r.state !== 'delivered' && r.state !== 'superseded')).toEqual([])
     // one completion record per submission, and no submission run more than once beyond the ones the
     // kill interrupted (at most one per pool slot)
     const perSubmission = db
