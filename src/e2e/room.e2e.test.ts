@@ -89,10 +89,10 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   // the candidate types; the interviewer sees it
   const code = 'n = int(input())\nprint("hello", n * 2)\n'
   await cand.locator('#code').fill(code)
-  await ivan.waitForFunction((want) => (document.getElementById('code') as HTMLTextAreaElement).value === want, code)
+  await waitUntil(async () => (await valueOf(ivan, '#code')) === code, 20_000, 'the code to reach the interviewer')
   // the interviewer types the input and runs it; both see the output of the real sandbox
   await ivan.locator('#stdin').fill('21')
-  await cand.waitForFunction(() => (document.getElementById('stdin') as HTMLTextAreaElement).value === '21')
+  await waitUntil(async () => (await valueOf(cand, '#stdin')) === '21', 20_000, 'the input to reach the candidate')
   expect(await valueOf(ivan, '#lang')).toBe('PYTHON3')
   await ivan.locator('#run').click()
   for (const page of [ivan, cand]) {
@@ -114,7 +114,7 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   expect(await ivan.locator('h1').innerText()).toBe('Feedback received')
   // the candidate's room turns read-only
   await cand.locator('#status', { hasText: 'completed' }).waitFor()
-  expect(await cand.locator('#code').evaluate((el) => (el as HTMLTextAreaElement).readOnly)).toBe(true)
+  expect(await cand.locator('#code').isEditable()).toBe(false)
   expect(await cand.locator('#run').isDisabled()).toBe(true)
 
   // B4: completed, Ivan's feedback on the 1–5 scale with its labels, Olga's all null
@@ -154,7 +154,7 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   expect(receiver.received).toHaveLength(1)
 
   // after the end, the room refuses changes, even with a valid session and CSRF token
-  const csrf = await cand.evaluate(() => JSON.parse(document.getElementById('boot')!.textContent!).csrf as string)
+  const { csrf } = JSON.parse((await cand.locator('#boot').textContent())!) as { csrf: string }
   const late = await cand.context().request.post(`${s.base}/interviews/room/${id}/code`, {
     headers: { 'x-csrf-token': csrf },
     data: { code: 'x', language: 'PYTHON3', input: '' },
