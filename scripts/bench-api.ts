@@ -2,11 +2,14 @@
 // this second process over loopback. v3 synchronous /code/run/ at concurrency 1 and 4; v4 submit, then
 // wait for the REQUEST_COMPLETED callback (or poll) at 1, 8 and 64; PYTHON3 and C hello worlds; then the
 // server's RSS with 10,000 submissions queued. Printed next to the jailed run cost of bench-sandbox.
-// Usage: npx tsx scripts/bench-api.ts [--requests 300] [--queue 10000] [--skip-sandbox] [--json]
+// A v4 submission whose REQUEST_COMPLETED has not arrived within --lost-after seconds counts as lost.
+// Usage: npx tsx scripts/bench-api.ts [--requests 300] [--queue 10000] [--sandbox-runs 300] [--skip-sandbox]
+//        [--lost-after 120] [--json]
 import { execa } from 'execa'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startServer, type RunningServer } from '../src/e2e/harness.ts'
@@ -15,12 +18,15 @@ const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '300' },
     queue: { type: 'string', default: '10000' },
+    'sandbox-runs': { type: 'string', default: '300' },
     'skip-sandbox': { type: 'boolean', default: false },
+    'lost-after': { type: 'string', default: '120' },
     json: { type: 'boolean', default: false },
   },
 })
 const REQUESTS = Number(values.requests)
 const QUEUE = Number(values.queue)
+const LOST_AFTER_MS = Number(values['lost-after']) * 1000
 const V4_PATH = '/v4/partner/code-evaluation/submissions/'
 
 const PROGRAMS = {
@@ -38,6 +44,8 @@ interface Row {
   perSec: number
   p50: number
   p99: number
+  /** v4: submissions whose completion never arrived. */
+  lost?: number
 }
 
 /** Why requests did not end in AC, per scenario (printed when not empty). */
@@ -98,13 +106,24 @@ receiver.keepAliveTimeout = 60_000
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
 const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`
 
+type Completed = { result: { run_status: RunStatus; compile_status: string } }
+
+/** The REQUEST_COMPLETED callback of heId, or undefined when none came within LOST_AFTER_MS. */
 const completedCallback = (heId: string) =>
-  new Promise<{ result: { run_status: RunStatus; compile_status: string } }>((resolve) => {
+  new Promise<Completed | undefined>((resolve) => {
     const got = early.get(heId)
     if (got) {
       early.delete(heId)
-      resolve(got as never)
-    } else waiters.set(heId, resolve)
+      return resolve(got as Completed)
+    }
+    const timer = setTimeout(() => {
+      waiters.delete(heId)
+      resolve(undefined)
+    }, LOST_AFTER_MS)
+    waiters.set(heId, (body) => {
+      clearTimeout(timer)
+      resolve(body)
+    })
   })
 
 // ── scenarios ──────────────────────────────────────────────────────────────────────────────────────
@@ -123,25 +142,42 @@ async function v3Sync(server: RunningServer, secret: string, lang: Lang, c: numb
 }
 
 async function v4(server: RunningServer, secret: string, lang: Lang, c: number, total: number, mode: 'callback' | 'poll'): Promise<Row> {
-  const { source } = PROGRAMS[lang]
+  const { source, expect } = PROGRAMS[lang]
+  const name = `v4 ${lang} c=${c}${mode === 'poll' ? ' poll' : ''}`
   const headers = { 'client-secret': secret, 'content-type': 'application/json' }
   const payload = JSON.stringify({ lang, source, ...(mode === 'callback' ? { callback: callbackUrl } : {}) })
+  const outputOf = async (url: string) => (await fetch(url)).text()
+  let lost = 0
+  let checked = 0
   const r = await drive(total, c, async () => {
     const res = await fetch(`${server.url}${V4_PATH}`, { method: 'POST', body: payload, headers })
-    const q = (await res.json()) as { he_id: string; status_update_url: string }
-    if (mode === 'callback') {
-      const done = await completedCallback(q.he_id)
-      const rs = done.result.run_status
-      if (rs.status !== 'AC') failed(`v4 ${lang} c=${c}`, `${rs.status}/${rs.status_detail} ${rs.request_NOT_OK_reason ?? ''} ${done.result.compile_status.slice(0, 60)}`)
-      return rs.status === 'AC'
+    const q = (await res.json()) as { he_id?: string; status_update_url: string; message?: string }
+    if (res.status !== 200 || !q.he_id) {
+      failed(name, `submit answered ${res.status} ${q.message ?? ''}`)
+      return false
     }
-    for (;;) {
-      const s = (await (await fetch(q.status_update_url, { headers })).json()) as { request_status: { code: string }; result: { run_status: { status: string } } }
-      if (s.request_status.code === 'REQUEST_COMPLETED') return s.result.run_status.status === 'AC'
-      await new Promise((res) => setTimeout(res, 10))
+    let done: Completed | undefined
+    if (mode === 'callback') done = await completedCallback(q.he_id)
+    else {
+      const deadline = Date.now() + LOST_AFTER_MS
+      while (!done && Date.now() < deadline) {
+        const s = (await (await fetch(q.status_update_url, { headers })).json()) as Completed & { request_status: { code: string } }
+        if (s.request_status.code === 'REQUEST_COMPLETED') done = s
+        else await new Promise((res) => setTimeout(res, 10))
+      }
     }
+    if (!done) {
+      lost++
+      failed(name, `no REQUEST_COMPLETED within ${LOST_AFTER_MS / 1000} s (lost)`)
+      return false
+    }
+    const rs = done.result.run_status
+    // the output URL is part of the contract: the first few of each scenario are fetched and checked
+    const ok = rs.status === 'AC' && (checked++ >= 3 || (await outputOf(rs.output)) === expect)
+    if (!ok) failed(name, `${rs.status}/${rs.status_detail} ${rs.request_NOT_OK_reason ?? ''} ${done.result.compile_status.slice(0, 60)}`)
+    return ok
   })
-  return { scenario: `v4 submit + ${mode === 'callback' ? 'callback' : 'poll 10 ms'}`, lang, concurrency: c, requests: total, ...r }
+  return { scenario: `v4 submit + ${mode === 'callback' ? 'callback' : 'poll 10 ms'}`, lang, concurrency: c, requests: total, lost, ...r }
 }
 
 const rssKb = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? NaN)
@@ -165,7 +201,7 @@ async function queueMemory(server: RunningServer, secret: string, n: number) {
 async function sandboxCost(): Promise<{ program: string; jailed: { median: number; perSec: number } }[] | undefined> {
   if (values['skip-sandbox']) return undefined
   try {
-    const r = await execa(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'bench-sandbox.ts'), '--runs', '300', '--json'])
+    const r = await execa(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'bench-sandbox.ts'), '--runs', String(values['sandbox-runs']), '--json'])
     return JSON.parse(r.stdout).rows
   } catch (err) {
     process.stderr.write(`bench-sandbox failed, continuing without it: ${(err as Error).message.split('\n')[0]}\n`)
@@ -212,9 +248,9 @@ const targets = [
   { target: 'v3 PYTHON3 hello >= 120/s at c=4', value: `${v3py4.perSec.toFixed(0)}/s`, pass: v3py4.perSec >= 120 },
   { target: 'v3 C compile+run p50 <= 45 ms (c=1)', value: `${v3c1.p50.toFixed(1)} ms`, pass: v3c1.p50 <= 45 },
   { target: 'v3 C compile+run >= 40/s at c=4', value: `${v3c4.perSec.toFixed(0)}/s`, pass: v3c4.perSec >= 40 },
-  { target: 'v4 c=64 PYTHON3: every submission completes', value: `${v4py64.ok}/${v4py64.requests}`, pass: v4py64.ok === v4py64.requests },
+  { target: 'v4 c=64 PYTHON3: every submission completes, none lost', value: `${v4py64.ok}/${v4py64.requests} AC, ${v4py64.lost} lost`, pass: v4py64.ok === v4py64.requests && v4py64.lost === 0 },
   { target: 'v4 c=64 PYTHON3 >= 90% of v3 c=4', value: `${((100 * v4py64.perSec) / v3py4.perSec).toFixed(0)}%`, pass: v4py64.perSec >= 0.9 * v3py4.perSec },
-  { target: 'v4 c=64 C: every submission completes', value: `${v4c64.ok}/${v4c64.requests}`, pass: v4c64.ok === v4c64.requests },
+  { target: 'v4 c=64 C: every submission completes, none lost', value: `${v4c64.ok}/${v4c64.requests} AC, ${v4c64.lost} lost`, pass: v4c64.ok === v4c64.requests && v4c64.lost === 0 },
   { target: 'v4 c=64 C >= 90% of v3 c=4', value: `${((100 * v4c64.perSec) / v3c4.perSec).toFixed(0)}%`, pass: v4c64.perSec >= 0.9 * v3c4.perSec },
   { target: `server RSS < 200 MB with ${QUEUE} queued`, value: memory ? `${memory.rssPeakMb.toFixed(0)} MB peak` : 'n/a', pass: !!memory && memory.submitted === QUEUE && memory.rssPeakMb < 200 },
 ]
@@ -223,16 +259,16 @@ if (values.json) {
   const notAc = Object.fromEntries([...failures].map(([k, m]) => [k, Object.fromEntries(m)]))
   console.log(JSON.stringify({ rows, sandbox, memory, targets, notAc }, null, 2))
 } else {
-  console.log(`bench-api: ${REQUESTS} requests per scenario, server on loopback, pool ${server.url}`)
+  console.log(`bench-api: ${REQUESTS} requests per scenario (C v3: half; v4: at least 4 x c), server on ${server.url}, pool.size = cores (${availableParallelism()})`)
   if (sandbox) {
     console.log('\njailed run cost (bench-sandbox, 2 in parallel):')
     for (const s of sandbox) console.log(`  ${s.program.padEnd(24)} median ${s.jailed.median.toFixed(2)} ms, ${s.jailed.perSec.toFixed(0)} runs/s`)
   }
-  console.log('\nscenario                    | lang    |   c | ok/requests |   req/s |  p50 ms |  p99 ms')
-  console.log('----------------------------|---------|-----|-------------|---------|---------|--------')
+  console.log('\nscenario                    | lang    |   c | ok/requests | lost |   req/s |  p50 ms |  p99 ms')
+  console.log('----------------------------|---------|-----|-------------|------|---------|---------|--------')
   for (const r of rows) {
     console.log(
-      `${r.scenario.padEnd(27)} | ${r.lang.padEnd(7)} | ${String(r.concurrency).padStart(3)} | ${`${r.ok}/${r.requests}`.padStart(11)} | ${r.perSec.toFixed(1).padStart(7)} | ${r.p50.toFixed(1).padStart(7)} | ${r.p99.toFixed(1).padStart(7)}`
+      `${r.scenario.padEnd(27)} | ${r.lang.padEnd(7)} | ${String(r.concurrency).padStart(3)} | ${`${r.ok}/${r.requests}`.padStart(11)} | ${(r.lost === undefined ? '-' : String(r.lost)).padStart(4)} | ${r.perSec.toFixed(1).padStart(7)} | ${r.p50.toFixed(1).padStart(7)} | ${r.p99.toFixed(1).padStart(7)}`
     )
   }
   if (memory) {

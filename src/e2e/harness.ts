@@ -12,6 +12,13 @@ import { execa } from 'execa'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
+/**
+ * The V8 flags `npm start` gives the server: 2 MB semi-spaces (young generation) instead of up to 16 MB
+ * in each of the server's isolates (main thread, loader thread, pool workers) keep its RSS ~30 MB lower
+ * at a negligible cost in scavenges.
+ */
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2']
+
 export async function freePort(): Promise<number> {
   const s = createServer()
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
@@ -59,8 +66,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   let out = ''
 
   const launch = async () => {
-    // node itself (not the tsx CLI wrapper), so that a signal reaches the server and nothing in between
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // node itself (not the tsx CLI wrapper), so that a signal reaches the server and nothing in between;
+    // with the flags of `npm start` (package.json)
+    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     child.stdout!.on('data', (d) => (out += d))
     child.stderr!.on('data', (d) => (out += d))
     const deadline = Date.now() + 30_000
