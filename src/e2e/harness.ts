@@ -149,7 +149,7 @@ export interface Received {
 export interface Receiver {
   url: string
   received: Received[]
-  /** Answer with this status (default 200), or a function of the request. */
+  /** The status to answer a request with (default 200); 0 = never answer (a hanging receiver). */
   respond: (r: Received) => number
   close(): Promise<void>
 }
@@ -164,7 +164,8 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const r = { path: req.url ?? '', headers: req.headers, body, at: Date.now() }
       received.push(r)
-      res.writeHead(receiver.respond(r)).end()
+      const status = receiver.respond(r)
+      if (status) res.writeHead(status).end()
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))

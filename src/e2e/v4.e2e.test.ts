@@ -131,6 +131,16 @@ describe('callbacks', () => {
     receiver.respond = () => 200
   })
 
+  test('a receiver that never answers delays neither the job nor its poller', { timeout: 30_000 }, async () => {
+    receiver.respond = (r) => (r.path === '/v4/hang' ? 0 : 200)
+    const q = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print("slow cb")', callback: `${receiver.url}/v4/hang` }))
+    const done = await completed(q.body.he_id)
+    expect(done.result.run_status.status).toBe('AC')
+    // the CODE_COMPILED delivery is still hanging when the job has already completed
+    expect(receiver.received.filter((r) => r.path === '/v4/hang').length).toBeGreaterThan(0)
+    receiver.respond = () => 200
+  })
+
   test('unreachable and placeholder callback hosts never delay the job', { timeout: 30_000 }, async () => {
     const started = Date.now()
     const ids: string[] = []
