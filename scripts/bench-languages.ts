@@ -52,7 +52,8 @@ function freshBox(lang: Language) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
-async function jailed(lang: Language) {
+/** One jailed compile + run of the self-test: wall ms of each (compile null when none). */
+async function jailedOnce(lang: Language) {
   const root = rootPath(config.paths.toolchains, lang.root)
   const env = { ...BASE_ENV, ...lang.env }
   const compileLimits: Limits = {
@@ -63,23 +64,19 @@ async function jailed(lang: Language) {
     cpuTimeSec: 5, wallTimeSec: 12, memoryKb: 262144, processes: lang.runProcesses ?? 64,
     openFiles: lang.runOpenFiles ?? 64, fileSizeBytes: 1 << 20,
   }
-  const compile: number[] = []
-  const run: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    freshBox(lang)
-    if (lang.compile) {
-      const c = await sandbox.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits: compileLimits })
-      if (c.status !== 'ok') throw new Error(`${lang.code}: jailed compile ${c.status}: ${c.stderr || c.message}`)
-      compile.push(c.wallSec * 1000)
-    }
-    const r = await sandbox.runStep(
-      { root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin: INPUT, limits: runLimits },
-      { memoryHeadroomKb: lang.runMemoryHeadroomKb }
-    )
-    if (r.status !== 'ok' || r.stdout !== INPUT) throw new Error(`${lang.code}: jailed run ${r.status}: ${r.stderr}`)
-    run.push(r.wallSec * 1000)
+  freshBox(lang)
+  let compile: number | null = null
+  if (lang.compile) {
+    const c = await sandbox.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits: compileLimits })
+    if (c.status !== 'ok') throw new Error(`${lang.code}: jailed compile ${c.status}: ${c.stderr || c.message}`)
+    compile = c.wallSec * 1000
   }
-  return { compile: lang.compile ? median(compile) : null, run: median(run) }
+  const r = await sandbox.runStep(
+    { root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin: INPUT, limits: runLimits },
+    { memoryHeadroomKb: lang.runMemoryHeadroomKb }
+  )
+  if (r.status !== 'ok' || r.stdout !== INPUT) throw new Error(`${lang.code}: jailed run ${r.status}: ${r.stderr}`)
+  return { compile, run: r.wallSec * 1000 }
 }
 
 async function bareStep(root: string, lang: Language, argv: string[], stdin: string) {
@@ -95,31 +92,48 @@ async function bareStep(root: string, lang: Language, argv: string[], stdin: str
   return r.wallUs / 1000
 }
 
-async function unjailed(lang: Language) {
+/** The same compile + run bare (chroot into the same root, no jail). */
+async function bareOnce(lang: Language) {
   const root = rootPath(config.paths.toolchains, lang.root)
   const target = join(root, 'work')
-  const compile: number[] = []
-  const run: number[] = []
+  freshBox(lang)
+  // what the jail would provide, so the bare toolchain finds the same world: /work, /proc, /tmp
+  execFileSync('mount', ['--bind', box, target])
+  execFileSync('mount', ['-t', 'proc', 'proc', join(root, 'proc')])
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', join(root, 'tmp')])
+  try {
+    const compile = lang.compile ? await bareStep(root, lang, expandArgv(lang.compile, memory), '/dev/null') : null
+    return { compile, run: await bareStep(root, lang, expandArgv(lang.run, memory), join(io, 'stdin')) }
+  } finally {
+    for (const m of [target, join(root, 'proc'), join(root, 'tmp')]) execFileSync('umount', [m])
+  }
+}
+
+type Times = { compile: number | null; run: number }
+
+/**
+ * Bare and jailed runs interleaved, in alternating order: this VM's speed drifts by tens of percent
+ * over minutes, and measuring all of one kind first would charge that drift to the jail (or to bare).
+ */
+async function measure(lang: Language) {
+  const b: Times[] = []
+  const j: Times[] = []
   for (let i = 0; i < RUNS; i++) {
-    freshBox(lang)
-    // what the jail would provide, so the bare toolchain finds the same world: /work, /proc, /tmp
-    execFileSync('mount', ['--bind', box, target])
-    execFileSync('mount', ['-t', 'proc', 'proc', join(root, 'proc')])
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', join(root, 'tmp')])
-    try {
-      if (lang.compile) compile.push(await bareStep(root, lang, expandArgv(lang.compile, memory), '/dev/null'))
-      run.push(await bareStep(root, lang, expandArgv(lang.run, memory), join(io, 'stdin')))
-    } finally {
-      for (const m of [target, join(root, 'proc'), join(root, 'tmp')]) execFileSync('umount', [m])
+    if (i % 2) {
+      j.push(await jailedOnce(lang))
+      b.push(await bareOnce(lang))
+    } else {
+      b.push(await bareOnce(lang))
+      j.push(await jailedOnce(lang))
     }
   }
-  return { compile: lang.compile ? median(compile) : null, run: median(run) }
+  const med = (xs: Times[]) => ({ compile: lang.compile ? median(xs.map((x) => x.compile!)) : null, run: median(xs.map((x) => x.run)) })
+  return { bare: med(b), jailed: med(j) }
 }
 
 const rows = []
 for (const lang of langs) {
-  const b = await unjailed(lang)
-  const j = await jailed(lang)
+  const { bare: b, jailed: j } = await measure(lang)
   rows.push({ code: lang.code, compileBareMs: b.compile, compileJailedMs: j.compile, runBareMs: b.run, runJailedMs: j.run })
   if (!values.json) process.stderr.write(`${lang.code} done\n`)
 }
