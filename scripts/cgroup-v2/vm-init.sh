@@ -1,0 +1,31 @@
+#!/bin/sh
+# PID 1 of the cgroup v2 check VM (scripts/check-cgroup-v2.sh): mounts a pure cgroup v2 hierarchy
+# at /sys/fs/cgroup, as Debian 12 and Ubuntu hosts have, shares in the project, the toolchains and
+# the jail binaries from the host (9p), runs the given tests, prints their exit code, powers off.
+export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+mount -t proc proc /proc 2>/dev/null
+mount -t sysfs sys /sys 2>/dev/null
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+. /opt/v2check/env
+modprobe 9pnet_virtio && modprobe 9p
+share() { mkdir -p "$2" && mount -t 9p -o "trans=virtio,version=9p2000.L,msize=524288,cache=loose$3" "$1" "$2"; }
+share proj "$PROJECT" && share toolchains /var/lib/arbiter/toolchains ,ro && share bin /var/lib/arbiter/bin ,ro || {
+  echo "V2CHECK-RESULT 90 (9p shares)"; echo o >/proc/sysrq-trigger; sleep 60
+}
+ip link set lo up
+echo "V2CHECK kernel $(uname -r); /sys/fs/cgroup is $(stat -f -c %T /sys/fs/cgroup); controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
+cd "$PROJECT"
+export ARBITER_DATA=/tmp/arbiter-data CI=1  # CI: a plain, line-by-line test report on the serial console
+# the jail must see v2 here, or the run would prove nothing
+node --import tsx src/cli.ts doctor --lang C,PYTHON3 >/tmp/doctor.json
+cat /tmp/doctor.json
+grep -q '"version": "v2"' /tmp/doctor.json || { echo "V2CHECK-RESULT 91 (doctor does not report cgroup v2)"; echo o >/proc/sysrq-trigger; sleep 60; }
+eval "set -- $VITEST_ARGS"
+node node_modules/vitest/vitest.mjs run --fileParallelism=false --testTimeout=600000 --hookTimeout=600000 "$@"
+echo "V2CHECK-RESULT $?"
+sync
+echo o >/proc/sysrq-trigger
+sleep 60
