@@ -5,7 +5,8 @@ import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { resolveLanguage } from '../languages.ts'
-import { escapeHtml, type Submission } from './replies.ts'
+import { escapeHtml } from '../http/html.ts'
+import type { Submission } from './replies.ts'
 import { getByCodeId } from './submissions.ts'
 
 const PRIVATE_HEADERS = {

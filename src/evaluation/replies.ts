@@ -6,6 +6,7 @@ import { constants } from 'node:os'
 import type { Config } from '../config.ts'
 import type { submissions } from '../storage/schema.ts'
 import type { V3Reply, V4Reply } from './schemas.ts'
+import { escapeHtml } from '../http/html.ts'
 
 export type Submission = typeof submissions.$inferSelect
 
@@ -39,9 +40,6 @@ function exitCodeText(row: Submission): string {
   const signo = row.signal ? (constants.signals as Record<string, number>)[row.signal] : undefined
   return signo ? String(-signo) : row.verdict === 'AC' ? '0' : '-1'
 }
-
-export const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
 
 // ── v3 ─────────────────────────────────────────────────────────────────────────────────────────────
 

@@ -3,6 +3,7 @@
 // (the partner's) and in UTC: the recipient's own zone is not known.
 import type { MailMessage } from '../jobs/mailer.ts'
 import { buildIcs } from './ics.ts'
+import { escapeHtml } from '../http/html.ts'
 
 export type MailKind = 'invite' | 'update' | 'cancel'
 export type Role = 'candidate' | 'interviewer'
@@ -19,9 +20,6 @@ export interface MailInput {
   uidDomain: string
   now: Date
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
 
 // eslint-disable-next-line no-control-regex
 const oneLine = (s: string) => s.replace(/[\x00-\x1f\x7f]+/g, ' ').trim()

@@ -2,6 +2,7 @@
 // its CSP nonce) keeps the editor in sync over server-sent events and POSTs changes, runs, feedback and
 // the end with the session's CSRF token. No build step, no external assets.
 import type { RunOutput } from './room.ts'
+import { escapeHtml } from '../http/html.ts'
 
 export interface RoomView {
   nonce: string
@@ -23,9 +24,6 @@ export interface RoomView {
     mine: { result: string | null; ratings: Record<string, { rating: number; comment: string }>; evalParamsRatings: Record<string, { rating: number; comment: string }> } | null
   }
 }
-
-export const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
 
 /** JSON inside <script type="application/json">: nothing in it can close the element or break a line. */
 export const scriptJson = (v: unknown): string =>
