@@ -22,7 +22,8 @@ export function readBody(limitBytes: number): MiddlewareHandler {
   }
 }
 
-async function readCapped(req: Request, limit: number): Promise<Uint8Array> {
+/** The raw body, refused (PayloadTooLargeError) past limit bytes, declared or counted while reading. */
+export async function readCapped(req: Request, limit: number): Promise<Uint8Array> {
   const tooLarge = () => new AppError('PayloadTooLargeError', `request body is larger than ${limit} bytes`, { limit })
   const declared = Number(req.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()

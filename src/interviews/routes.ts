@@ -3,6 +3,7 @@
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { readCapped } from '../http/body.ts'
 import { envelopeError } from '../http/error-bodies.ts'
 import { consumeRate } from '../http/rate-limit.ts'
 import { authenticate, type ApiUser } from './accounts.ts'
@@ -15,25 +16,7 @@ const badData = () => new AppError('BADDATA')
 
 /** The body as a JSON object (whatever the Content-Type says); empty = {}; anything else is BADDATA. */
 async function readJsonObject(c: Context, limit: number): Promise<Record<string, unknown>> {
-  const declared = Number(c.req.header('content-length') ?? NaN)
-  if (declared > limit) throw new AppError('PayloadTooLargeError')
-  const chunks: Uint8Array[] = []
-  let size = 0
-  if (c.req.raw.body) {
-    // chunked bodies carry no length: count while reading and stop at the cap
-    const reader = c.req.raw.body.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.byteLength
-      if (size > limit) {
-        await reader.cancel().catch(() => {})
-        throw new AppError('PayloadTooLargeError')
-      }
-      chunks.push(value)
-    }
-  }
-  const text = new TextDecoder().decode(Buffer.concat(chunks))
+  const text = new TextDecoder().decode(await readCapped(c.req.raw, limit))
   if (text.trim() === '') return {}
   let value: unknown
   try {
