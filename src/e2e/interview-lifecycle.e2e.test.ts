@@ -60,6 +60,9 @@ test('the sweep moves interviews on by itself; the report is retried until the r
   // (the first interview ends a minute after its start and reports too: look at this one's only)
   const mine = () => receiver.received.filter((r) => r.path === '/hooks/interviews' && JSON.parse(r.body).interview_id === ending)
   await waitUntil(() => mine().length >= 3, 60_000, 'three report attempts')
+  // the receiver logs a request before the server has read its answer: wait for the outbox to record it
+  const reportState = () => s.sql<{ state: string }>(`select state from outbox where kind = 'interview_report' and group_key = ?`, `report:${ending}`)[0]?.state
+  await waitUntil(() => reportState() === 'delivered', 10_000, 'the third attempt recorded as delivered')
   expect(row(ending).ended_at).toBe(row(ending).start_at + 60_000)
 
   const [delivery, ...others] = s.sql(`select id, state, attempts, last_error from outbox where kind = 'interview_report' and group_key = ?`, `report:${ending}`)

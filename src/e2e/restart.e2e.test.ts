@@ -82,6 +82,8 @@ test('SIGKILL with 200 submissions queued or running: after a restart each compl
     expect(JSON.parse(got[0].body).he_id).toBe(id)
   }
 
+  // the receiver logs a request before the server has read its answer: wait for the outbox to settle
+  await waitUntil(() => readDb((db) => (db.prepare("select count(*) n from outbox where kind = 'callback' and state = 'pending'").get() as { n: number }).n) === 0, 30_000, 'the outbox to settle')
   readDb((db) => {
     // every callback row ended delivered (or superseded by its newer state), none given up
     const states = db.prepare("select state, count(*) n from outbox where kind = 'callback' group by state").all() as { state: string; n: number }[]

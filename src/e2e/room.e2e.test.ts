@@ -148,6 +148,8 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   expect(m![2]).toBe(createHmac('sha256', secret).update(`${m![1]}.${got.body}`).digest('hex'))
   // the payload is the B4 body (with every interviewer's feedback) plus interview_id
   expect(JSON.parse(got.body)).toEqual({ ...report.json, interview_id: id })
+  // the receiver logs a request before the server has read its answer: wait for the outbox to record it
+  await waitUntil(() => s.sql<{ state: string }>(`select state from outbox where kind = 'interview_report'`)[0]?.state === 'delivered', 10_000, 'the delivery recorded')
   const deliveries = s.sql(`select id, state, attempts from outbox where kind = 'interview_report'`)
   expect(deliveries).toEqual([{ id: expect.any(Number), state: 'delivered', attempts: 1 }])
   expect(s.sql('select attempt, error from outbox_attempts where outbox_id = ?', deliveries[0].id)).toEqual([{ attempt: 1, error: null }])
