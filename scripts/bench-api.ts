@@ -1,7 +1,8 @@
 // Benchmark of the code-evaluation API end to end: the real server (real pool, real jail) driven from
 // this second process over loopback. v3 synchronous /code/run/ at concurrency 1 and 4; v4 submit, then
 // wait for the REQUEST_COMPLETED callback (or poll) at 1, 8 and 64; PYTHON3 and C hello worlds; then the
-// server's RSS with 10,000 submissions queued. Printed next to the jailed run cost of bench-sandbox.
+// server's RSS with 10,000 submissions queued. Printed next to the jailed run cost of bench-sandbox and
+// the toolchain's bare floor from bench-languages (what no sandbox or API can go below).
 // A v4 submission whose REQUEST_COMPLETED has not arrived within --lost-after seconds counts as lost.
 // Usage: npx tsx scripts/bench-api.ts [--requests 300] [--queue 10000] [--sandbox-runs 300] [--skip-sandbox]
 //        [--lost-after 120] [--json]
@@ -213,7 +214,25 @@ async function sandboxCost(): Promise<{ program: string; jailed: { median: numbe
   }
 }
 
+/**
+ * The floor under the targets: the same toolchain's hello world run bare in its root (no jail, no
+ * HTTP, no queue), from bench-languages. A latency target below it, or a throughput target above
+ * cores x 1000 / floor, cannot be met by any sandbox or API.
+ */
+async function toolchainFloor(): Promise<Record<Lang, { compile: number | null; run: number; total: number }> | undefined> {
+  if (values['skip-sandbox']) return undefined
+  try {
+    const r = await execa(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'bench-languages.ts'), '--lang', 'C,PYTHON3', '--runs', '9', '--json'])
+    const rows = JSON.parse(r.stdout).rows as { code: Lang; compileBareMs: number | null; runBareMs: number }[]
+    return Object.fromEntries(rows.map((x) => [x.code, { compile: x.compileBareMs, run: x.runBareMs, total: (x.compileBareMs ?? 0) + x.runBareMs }])) as Record<Lang, { compile: number | null; run: number; total: number }>
+  } catch (err) {
+    process.stderr.write(`bench-languages failed, continuing without the floor: ${(err as Error).message.split('\n')[0]}\n`)
+    return undefined
+  }
+}
+
 const sandbox = await sandboxCost()
+const floor = await toolchainFloor()
 const server = await startServer()
 const rows: Row[] = []
 let memory: Awaited<ReturnType<typeof queueMemory>> | undefined
@@ -245,13 +264,20 @@ const v4py64 = find('v4 submit + callback', 'PYTHON3', 64)
 const v4c64 = find('v4 submit + callback', 'C', 64)
 const v4py1 = find('v4 submit + callback', 'PYTHON3', 1)
 const v4c1 = find('v4 submit + callback', 'C', 1)
+const CORES = availableParallelism()
+/** ' (bare toolchain floor: …)' after a latency or throughput figure, when the floor was measured. */
+const floorNote = (lang: Lang, kind: 'latency' | 'rate') => {
+  const f = floor?.[lang]
+  if (!f) return ''
+  return kind === 'latency' ? `  (bare floor ${f.total.toFixed(1)} ms)` : `  (bare ceiling ${((CORES * 1000) / f.total).toFixed(0)}/s)`
+}
 const targets = [
   { target: 'v4 PYTHON3 submission → REQUEST_COMPLETED p99 <= 2 s (c=1)', value: `${v4py1.p99.toFixed(0)} ms`, pass: v4py1.p99 <= 2000 },
   { target: 'v4 C submission → REQUEST_COMPLETED p99 <= 2 s (c=1)', value: `${v4c1.p99.toFixed(0)} ms`, pass: v4c1.p99 <= 2000 },
-  { target: 'v3 PYTHON3 hello p50 <= 15 ms at c=1', value: `${v3py1.p50.toFixed(1)} ms`, pass: v3py1.p50 <= 15 },
-  { target: 'v3 PYTHON3 hello >= 120/s at c=4', value: `${v3py4.perSec.toFixed(0)}/s`, pass: v3py4.perSec >= 120 },
-  { target: 'v3 C compile+run p50 <= 45 ms (c=1)', value: `${v3c1.p50.toFixed(1)} ms`, pass: v3c1.p50 <= 45 },
-  { target: 'v3 C compile+run >= 40/s at c=4', value: `${v3c4.perSec.toFixed(0)}/s`, pass: v3c4.perSec >= 40 },
+  { target: 'v3 PYTHON3 hello p50 <= 15 ms at c=1', value: `${v3py1.p50.toFixed(1)} ms${floorNote('PYTHON3', 'latency')}`, pass: v3py1.p50 <= 15 },
+  { target: 'v3 PYTHON3 hello >= 120/s at c=4', value: `${v3py4.perSec.toFixed(0)}/s${floorNote('PYTHON3', 'rate')}`, pass: v3py4.perSec >= 120 },
+  { target: 'v3 C compile+run p50 <= 45 ms (c=1)', value: `${v3c1.p50.toFixed(1)} ms${floorNote('C', 'latency')}`, pass: v3c1.p50 <= 45 },
+  { target: 'v3 C compile+run >= 40/s at c=4', value: `${v3c4.perSec.toFixed(0)}/s${floorNote('C', 'rate')}`, pass: v3c4.perSec >= 40 },
   { target: 'v4 c=64 PYTHON3: every submission completes, none lost', value: `${v4py64.ok}/${v4py64.requests} AC, ${v4py64.lost} lost`, pass: v4py64.ok === v4py64.requests && v4py64.lost === 0 },
   { target: 'v4 c=64 PYTHON3 >= 90% of v3 c=4', value: `${((100 * v4py64.perSec) / v3py4.perSec).toFixed(0)}%`, pass: v4py64.perSec >= 0.9 * v3py4.perSec },
   { target: 'v4 c=64 C: every submission completes, none lost', value: `${v4c64.ok}/${v4c64.requests} AC, ${v4c64.lost} lost`, pass: v4c64.ok === v4c64.requests && v4c64.lost === 0 },
@@ -261,12 +287,19 @@ const targets = [
 
 if (values.json) {
   const notAc = Object.fromEntries([...failures].map(([k, m]) => [k, Object.fromEntries(m)]))
-  console.log(JSON.stringify({ rows, sandbox, memory, targets, notAc }, null, 2))
+  console.log(JSON.stringify({ rows, sandbox, floor, memory, targets, notAc }, null, 2))
 } else {
-  console.log(`bench-api: ${REQUESTS} requests per scenario (C v3: half; v4: at least 4 x c), server on ${server.url}, pool.size = cores (${availableParallelism()})`)
+  console.log(`bench-api: ${REQUESTS} requests per scenario (C v3: half; v4: at least 4 x c), server on ${server.url}, pool.size = cores (${CORES})`)
   if (sandbox) {
     console.log('\njailed run cost (bench-sandbox, 2 in parallel):')
     for (const s of sandbox) console.log(`  ${s.program.padEnd(24)} median ${s.jailed.median.toFixed(2)} ms, ${s.jailed.perSec.toFixed(0)} runs/s`)
+  }
+  if (floor) {
+    console.log('\ntoolchain floor (bench-languages: hello world bare in its root, no jail, no HTTP; median of 9):')
+    for (const [lang, f] of Object.entries(floor)) {
+      const parts = f.compile === null ? `run ${f.run.toFixed(1)} ms` : `compile ${f.compile.toFixed(1)} ms + run ${f.run.toFixed(1)} ms`
+      console.log(`  ${lang.padEnd(8)} ${parts} = ${f.total.toFixed(1)} ms; ${CORES} cores -> at most ${((CORES * 1000) / f.total).toFixed(0)}/s`)
+    }
   }
   console.log('\nscenario                    | lang    |   c | ok/requests | lost |   req/s |  p50 ms |  p99 ms')
   console.log('----------------------------|---------|-----|-------------|------|---------|---------|--------')
