@@ -1,10 +1,16 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { configTable, ConfigError, loadConfig } from './config.ts'
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'arbiter-config-'))
+const made: string[] = []
+const freshDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'arbiter-config-'))
+  made.push(dir)
+  return dir
+}
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
 
 describe('loadConfig', () => {
   it('writes a commented default config.toml when absent, and reads it back', () => {

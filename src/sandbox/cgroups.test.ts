@@ -1,11 +1,15 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { detectCgroups } from './cgroups.ts'
+
+const made: string[] = []
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
 
 const fakeRoot = (files: Record<string, string>) => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-cg-'))
+  made.push(root)
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true })
     writeFileSync(join(root, path), text)

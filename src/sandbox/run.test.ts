@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { resolveInRoot } from './run.ts'
 
 describe('resolveInRoot: the PATH search nsjail does not do, in the root', () => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-root-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
   mkdirSync(join(root, 'usr/bin'), { recursive: true })
   mkdirSync(join(root, 'usr/local/bin'), { recursive: true })
   writeFileSync(join(root, 'usr/bin/gcc'), '')
