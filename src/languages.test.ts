@@ -124,6 +124,11 @@ describe('resolveLanguage', () => {
     ['python', 'PYTHON'],
     ['JavaScript', 'JAVASCRIPT'],
     ['GOLANG', 'GO'],
+    // lang=C++ in a form body nobody encoded: the '+' signs arrive as spaces
+    ['C  ', 'CPP'],
+    ['c  11', 'CPP11'],
+    ['C ', 'C'],
+    ['python3  ', 'PYTHON3'],
   ])('%j → %s', (input, code) => {
     expect(resolveLanguage(langs, input)?.code).toBe(code)
   })

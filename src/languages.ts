@@ -233,10 +233,22 @@ export function loadLanguages(dir: string = MANIFEST_DIR): Map<string, Language>
   return langs
 }
 
-/** The language for a request's lang value: canonical codes and aliases, case-insensitive, trimmed. */
+/**
+ * The language for a request's lang value: canonical codes and aliases, case-insensitive, trimmed.
+ * `lang=C++` written into a form body without encoding arrives as "C  " ('+' is a space there): when
+ * putting the pluses back names a language, that one is meant, not the "C" that trimming would leave.
+ */
 export function resolveLanguage(langs: Map<string, Language>, code: string): Language | undefined {
+  const spaced = code.trimStart()
+  if (/\S +/.test(spaced)) {
+    const plussed = lookup(langs, spaced.replace(/ /g, '+').toUpperCase())
+    if (plussed) return plussed
+  }
   const want = code.trim().toUpperCase()
-  if (!want) return undefined
+  return want ? lookup(langs, want) : undefined
+}
+
+function lookup(langs: Map<string, Language>, want: string): Language | undefined {
   const direct = langs.get(want)
   if (direct) return direct
   for (const lang of langs.values()) {

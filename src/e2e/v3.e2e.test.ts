@@ -214,6 +214,13 @@ describe('tolerance (v3)', () => {
       expect({ lang, ...r.body.run_status }).toMatchObject({ lang, status: 'AC', output: 't\n' })
     }
   })
+
+  test('lang=C++ written into a form body without encoding runs as C++, not as C', { timeout: 30_000 }, async () => {
+    const source = encodeURIComponent('#include <iostream>\nint main(){std::cout<<"t"<<std::endl;}')
+    const r = await http.post('/code/run/', `client_secret=${secret}&lang=C++&source=${source}`, { 'content-type': 'application/x-www-form-urlencoded' })
+    expect(r.status).toBe(200)
+    expect((await json(r)).run_status).toMatchObject({ status: 'AC', output: 't\n' })
+  })
 })
 
 describe('asynchronous run', () => {
@@ -247,5 +254,8 @@ describe('asynchronous run', () => {
     const sync = await run({ source: 'print(2)', lang: 'PYTHON3' })
     expect(sync.body.run_status.output).toBe('2\n')
     expect(r.body.compile_status).toBe('Compiling...')
+    // the asynchronous job itself completes, AC, whatever becomes of its callback
+    await waitUntil(() => server.query('select state from submissions where code_id = ?', r.body.code_id)[0].state === 'completed', 15_000, 'completion')
+    expect(server.query('select verdict, stdout from submissions where code_id = ?', r.body.code_id)).toEqual([{ verdict: 'AC', stdout: '1\n' }])
   })
 })

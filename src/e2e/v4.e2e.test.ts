@@ -331,11 +331,15 @@ describe('the other errors (README table, v4)', () => {
     expect([del.status, del.headers.get('allow'), await json(del)]).toEqual([405, 'GET', failed('MethodNotAllowedError: DELETE is not allowed here; use GET', {})])
   })
 
-  test('unknown API path → 404 JSON', async () => {
-    const r = await http.get('/v4/partner/nothing/', { 'client-secret': secret })
-    expect(r.status).toBe(404)
-    expect(r.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(await json(r)).toEqual({ message: 'NotFoundError: no such endpoint', errors: {} })
+  test('unknown API path → 404 JSON, with request_status under /v4/ (a typo of the path included)', async () => {
+    for (const path of ['/v4/partner/nothing/', '/v4/partner/code-evaluation/submission/', `${PATH}00000000-0000-4000-8000-000000000000/extra/`]) {
+      const r = await http.get(path, { 'client-secret': secret })
+      expect(r.status).toBe(404)
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(await json(r)).toEqual(failed('NotFoundError: no such endpoint', {}))
+    }
+    const v3 = await http.get('/code/nothing/')
+    expect([v3.status, await json(v3)]).toEqual([404, { message: 'NotFoundError: no such endpoint', errors: {} }])
   })
 
   test('a body that starts like JSON but does not parse → 400 JSON', async () => {

@@ -7,7 +7,8 @@ import { v3Routes } from '../evaluation/v3-routes.ts'
 import { v4Routes } from '../evaluation/v4-routes.ts'
 import { interviewRoutes } from '../interviews/routes.ts'
 import { roomRoutes } from '../room/routes.ts'
-import { v3Error, v4Error } from './error-bodies.ts'
+import { AppError } from '../errors.ts'
+import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
 
@@ -51,7 +52,12 @@ export function createApp(deps: Deps): Hono {
   const openapi = buildOpenApi(deps.config)
   app.get('/openapi.json', (c) => c.json(openapi))
 
-  app.notFound((c) => c.json({ message: 'NotFoundError: no such endpoint', errors: {} }, 404))
+  // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
+  app.notFound((c) => {
+    const notFound = new AppError('NotFoundError', 'no such endpoint')
+    const { status, body } = c.req.path.startsWith('/v4/') ? v4ErrorBody(notFound) : v3ErrorBody(notFound)
+    return c.json(body, status)
+  })
   app.onError((err, c) => {
     deps.log.error('unhandled', { path: c.req.path, err: String(err), stack: (err as Error).stack })
     return c.json({ message: 'InternalServerError: something went wrong on our side', errors: {} }, 500)
