@@ -1,5 +1,5 @@
-// Seeded fuzzing of the interview API on the real server: at least 500 malformed bodies or query strings
-// per endpoint. No reply may be a 5xx or anything but the envelope, and no partial record may be stored.
+// Seeded fuzzing of the interview API on the real server: at least 500 malformed bodies per endpoint and
+// 500 malformed query strings per endpoint (B1 reads its credentials from the query; B2–B5 fall back to it). No reply may be a 5xx or anything but the envelope, and no partial record may be stored.
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +8,15 @@ import { startServer, type Server } from './interview-harness.ts'
 const P = '/partner/service/interviews'
 const CASES = 520
 const CONCURRENCY = 8
+
+/** The spec's ecodes (table B): a failure must carry exactly one of them. */
+const SPEC_ECODES = new Set([
+  'AUTHFAILED', 'ACCESSERROR', 'ARGMISSING', 'BADDATA', 'FEATURENOTAVAILABLE', 'INTERVIEWNOTFOUND', 'RATELIMITEXCEEDED',
+  'INVALIDEMAIL', 'BUYCREDITS', 'INTERVIEWERCANDIDATECONFLICT', 'DUPLICATEINTERVIEWER', 'MINONEINTERVIEWERREQUIRED',
+  'MAXINTERVIEWERSLIMITCROSSED', 'MAXEVALPARAMSLIMITCROSSED', 'INVALIDRESUMEURL', 'INVALIDFILETYPEERROR', 'INVALIDSIZEERROR',
+  'UPLOADERROR', 'INVALIDPHONENUMBER', 'INVALIDCOUNTRYCODE', 'INVALIDURL', 'ENDEDINTERVIEWUPDATIONDENIED',
+  'INVALIDINTERVIEWSTARTTIME', 'CANDIDATEEMAILUPDATENOTALLOWED', 'ENDEDINTERVIEWDELETIONDENIED',
+])
 
 /** mulberry32: small, fast and seedable, so a failure can be replayed exactly. */
 function rng(seed: number) {
@@ -177,6 +186,8 @@ interface Case {
   path: string
   body?: string | Uint8Array
   contentType: string
+  /** The credentials can only have come from the query string (the body has none, or blank ones). */
+  credsInQuery?: boolean
 }
 
 async function send(c: Case) {
@@ -186,9 +197,10 @@ async function send(c: Case) {
   return { status: res.status, text }
 }
 
-/** Runs the cases with bounded concurrency; returns the statuses, failing on any 5xx or non-envelope. */
+/** Runs the cases with bounded concurrency; returns the statuses and ecodes, failing on any 5xx or non-envelope. */
 async function runCases(name: string, cases: Case[]) {
   const statuses: number[] = new Array(cases.length)
+  const ecodes = new Set<string>()
   let next = 0
   const worker = async () => {
     while (next < cases.length) {
@@ -206,13 +218,20 @@ async function runCases(name: string, cases: Case[]) {
       }
       expect(['FAILED', 'success'], where).toContain(json.mcode)
       expect(Array.isArray(json.ecode) && Array.isArray(json.emessage) && json.ecode.length === json.emessage.length, where).toBe(true)
+      if (json.mcode === 'success') expect(json.ecode, where).toEqual([])
+      else {
+        expect(json.ecode, where).toHaveLength(1)
+        expect(SPEC_ECODES.has(json.ecode[0]), `${where}: ecode ${json.ecode[0]}`).toBe(true)
+        expect(typeof json.emessage[0], where).toBe('string')
+        ecodes.add(json.ecode[0])
+      }
       if (res.status === 201) created.push(json.interview_id)
       if (process.env.FUZZ_STATS) stats.set(`${name} ${res.status} ${json.ecode[0] ?? ''}`, (stats.get(`${name} ${res.status} ${json.ecode[0] ?? ''}`) ?? 0) + 1)
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
   expect(statuses.filter((x) => x !== undefined)).toHaveLength(cases.length)
-  return statuses
+  return { statuses, ecodes }
 }
 
 function bodyCases(r: Rng, method: string, path: string | (() => string), valid: () => Json): Case[] {
@@ -222,6 +241,81 @@ function bodyCases(r: Rng, method: string, path: string | (() => string), valid:
     const body = raw ? rawBody(r, v) : JSON.stringify(mutate(r, v))
     return { method, path: typeof path === 'string' ? path : path(), body, contentType: r.pick(CONTENT_TYPES) }
   })
+}
+
+const PERCENT_GARBAGE = ['%zz', '%', '%e', '%E0%A4%A', '%ff%fe', '%00', '%C0%AF', '%%', '%2', '%u0041', '%25zz']
+const UNICODE = ['😀', 'ü', 'ｃｌｉｅｎｔ', '\u202e', '\u0000', '\ud800', '\u3000', 'ǅ', '\ufeff']
+const BRACKET_KEYS = ['client_id[]', 'client_secret[]', 'client_id[0]', 'client_secret[$gt]', 'client_id[a][b]', 'client_id]', 'client_secret[', 'client_id[client_id]']
+const OTHER_KEYS = ['', '__proto__', 'constructor', 'CLIENT_ID', 'client_id ', ' client_secret', 'client%5Fid', 'interview_id', 'x']
+
+/**
+ * A malformed query string around the user's credentials: keys repeated, dropped or without '=', empty
+ * values, broken percent-escapes, long values, unicode, bracketed keys. Written by hand, so broken escapes
+ * reach the server as they are.
+ */
+function junkQuery(r: Rng): string {
+  // [key, value or null for a bare key, sent raw (not percent-encoded)]
+  const params: [string, string | null, boolean][] = [
+    ['client_id', creds.client_id, false],
+    ['client_secret', creds.client_secret, false],
+  ]
+  const some = () => r.int(params.length)
+  const n = 1 + r.int(3)
+  for (let i = 0; i < n; i++) {
+    const which = r.int(9)
+    if (which === 0 && params.length) params.splice(some(), 1)
+    else if (which === 1 && params.length) {
+      // repeated key: the same value, the other credential, junk or nothing
+      const [key] = params[some()]
+      params.splice(r.int(params.length + 1), 0, [key, r.pick([creds.client_id, creds.client_secret, '', 'x', 'f'.repeat(40), String(weird(r)).slice(0, 500)]), false])
+    } else if (which === 2 && params.length) params[some()][1] = ''
+    else if (which === 3 && params.length) {
+      const p = params[some()]
+      const junk = r.pick(PERCENT_GARBAGE)
+      p[1] = r.int(2) === 0 ? junk : `${p[1] ?? ''}${junk}`
+      p[2] = true
+    } else if (which === 4 && params.length) params[some()][1] = r.pick(['x', '0', 'f', creds.client_id]).repeat(r.pick([100, 1000, 4000])).slice(0, 4000)
+    else if (which === 5 && params.length) {
+      const p = params[some()]
+      p[1] = `${p[1] ?? ''}${r.pick(UNICODE)}`
+      p[2] = r.int(2) === 0
+    } else if (which === 6 && params.length) params[some()][0] = r.pick(BRACKET_KEYS)
+    else if (which === 7 && params.length) params[some()][1] = null
+    else params.push([r.pick([...OTHER_KEYS, ...BRACKET_KEYS]), String(weird(r)).slice(0, 500), r.int(2) === 0])
+  }
+  const query = params
+    .map(([k, v, raw]) => {
+      const key = raw ? k : encode(k)
+      return v === null ? key : `${key}=${raw ? v : encode(v)}`
+    })
+    .join(r.pick(['&', '&', '&&', ';']))
+  return query.slice(0, 12_000) // under Node's 16 KB header limit, so the reply is the server's
+}
+
+/**
+ * B2–B5 with the credentials in a malformed query string: the body (valid but for the credentials)
+ * usually has none, or blank ones, so the query's are the ones read; sometimes it has the right ones.
+ */
+function queryCases(r: Rng, method: string, path: string | (() => string), valid: () => Json): Case[] {
+  return Array.from({ length: CASES }, (): Case => {
+    const body: Json = valid()
+    const where = r.int(6)
+    if (where === 0) Object.assign(body, { client_id: '', client_secret: '' })
+    else if (where === 1) Object.assign(body, { client_id: null, client_secret: null })
+    else if (where !== 2) {
+      delete body.client_id
+      delete body.client_secret
+    }
+    const p = typeof path === 'string' ? path : path()
+    return { method, path: `${p}?${junkQuery(r)}`, body: JSON.stringify(body), contentType: r.pick(['application/json', '']), credsInQuery: where !== 2 }
+  })
+}
+
+/** The query's credentials were read: some calls passed with them alone, some were refused over them. */
+function expectCredentialsRead(cases: Case[], statuses: number[], ecodes: Set<string>, okStatus: number) {
+  expect(cases.some((c, i) => c.credsInQuery && statuses[i] === okStatus)).toBe(true)
+  expect(ecodes).toContain('ARGMISSING')
+  expect(ecodes).toContain('AUTHFAILED')
 }
 
 const junkId = (r: Rng) =>
@@ -248,12 +342,12 @@ describe('fuzzing (seeded)', () => {
       const id = r.int(3) === 0 ? target : junkId(r)
       return { method: 'GET', path: `${P}/${id}/?${query}`, contentType: '' }
     })
-    const statuses = await runCases('B1', cases)
+    const { statuses } = await runCases('B1', cases)
     expect(statuses.some((x) => x === 200)).toBe(true)
   }, 120_000)
 
   it('B2: malformed create bodies', async () => {
-    const statuses = await runCases('B2', bodyCases(rng(2), 'POST', `${P}/`, validCreate))
+    const { statuses } = await runCases('B2', bodyCases(rng(2), 'POST', `${P}/`, validCreate))
     expect(new Set(statuses).size).toBeGreaterThan(2)
   }, 120_000)
 
@@ -266,9 +360,43 @@ describe('fuzzing (seeded)', () => {
     await runCases('B4', bodyCases(rng(4), 'POST', `${P}/report/`, valid))
   }, 120_000)
 
-  it('B5: malformed delete bodies (last, since one may validly delete)', async () => {
+  it('B2: malformed query strings', async () => {
+    const cases = queryCases(rng(12), 'POST', `${P}/`, validCreate)
+    const { statuses, ecodes } = await runCases('B2 query', cases)
+    expectCredentialsRead(cases, statuses, ecodes, 201)
+  }, 120_000)
+
+  it('B3: malformed query strings', async () => {
+    const cases = queryCases(rng(13), 'PUT', () => `${P}/${target}/`, validCreate)
+    const { statuses, ecodes } = await runCases('B3 query', cases)
+    expectCredentialsRead(cases, statuses, ecodes, 200)
+  }, 120_000)
+
+  it('B4: malformed query strings', async () => {
+    const valid = () => ({ ...creds, interview_id: target, filters: { interviewer_emails: ['ivan@fuzz.test'] } })
+    const cases = queryCases(rng(14), 'POST', `${P}/report/`, valid)
+    const { statuses, ecodes } = await runCases('B4 query', cases)
+    expectCredentialsRead(cases, statuses, ecodes, 200)
+  }, 120_000)
+
+  it('B5: malformed delete bodies (after every other endpoint, since one may validly delete)', async () => {
     const valid = () => ({ ...creds, interview_id: target, inform_candidate: false, inform_interviewers: true })
     await runCases('B5', bodyCases(rng(5), 'POST', `${P}/delete/`, valid))
+  }, 120_000)
+
+  it('B5: malformed query strings (each on its own fresh interview, so a valid call may delete it)', async () => {
+    const fresh: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const res = await s.call('POST', `${P}/`, validCreate())
+      expect(res.status).toBe(201)
+      fresh.push(res.json.interview_id)
+      created.push(res.json.interview_id)
+    }
+    let n = 0
+    const valid = () => ({ ...creds, interview_id: fresh[n++ % fresh.length], inform_candidate: false, inform_interviewers: false })
+    const cases = queryCases(rng(15), 'POST', `${P}/delete/`, valid)
+    const { statuses, ecodes } = await runCases('B5 query', cases)
+    expectCredentialsRead(cases, statuses, ecodes, 200)
   }, 120_000)
 
   it('left no partial record behind', () => {

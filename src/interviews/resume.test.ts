@@ -1,12 +1,15 @@
 import { readdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseConfig } from '../config.ts'
 import { AppError } from '../errors.ts'
 import {
   downloadResume,
   isPrivateAddress,
+  type ResumeFetchOptions,
   readStoredResume,
   RESUME_MAX_BYTES,
   signedResumeUrl,
@@ -20,6 +23,9 @@ const pdf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.a
 let server: Server
 let base: string
 let bytesSentOfEndless = 0
+// a second server on another loopback address, the far end of the redirect tests
+let other: Server
+let otherBase: string
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -49,6 +55,7 @@ beforeAll(async () => {
     if (url === '/renamed.pdf') return res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
     if (url === '/empty.pdf') return res.end()
     if (url === '/redirect') return res.writeHead(302, { location: '/ok.pdf' }).end()
+    if (url === '/to-other') return res.writeHead(302, { location: `${otherBase}/ok.pdf` }).end()
     if (url === '/loop') return res.writeHead(302, { location: '/loop' }).end()
     if (url === '/slow-headers') return void setTimeout(() => res.end(pdf(100)), 5000)
     if (url === '/stall') {
@@ -66,16 +73,27 @@ beforeAll(async () => {
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  other = createServer((req, res) => {
+    if (req.url === '/ok.pdf') return res.end(pdf(1000))
+    // by name: localhost is 127.0.0.1, the first server
+    if (req.url === '/to-localhost') return res.writeHead(302, { location: `${base.replace('127.0.0.1', 'localhost')}/ok.pdf` }).end()
+    res.statusCode = 404
+    res.end()
+  })
+  await new Promise<void>((r) => other.listen(0, '127.0.0.2', r))
+  otherBase = `http://127.0.0.2:${(other.address() as AddressInfo).port}`
 })
 afterAll(() => {
-  server.closeAllConnections()
-  server.close()
+  for (const s of [server, other]) {
+    s.closeAllConnections()
+    s.close()
+  }
 })
 
-async function codeOf(url: string, over: Record<string, unknown> = {}) {
+async function codeOf(url: string, over: Record<string, unknown> = {}, options: ResumeFetchOptions = {}) {
   const deps = testDeps({ resume_timeout_ms: 1000, ...over })
   try {
-    const b = await downloadResume(deps, url)
+    const b = await downloadResume(deps, url, options)
     return `OK ${b.length}`
   } catch (e) {
     if (!(e instanceof AppError)) throw e
@@ -119,12 +137,37 @@ describe('downloadResume', () => {
     expect(await codeOf(url)).toBe('INVALIDRESUMEURL')
   )
 
-  it('refuses loopback and private hosts unless allowed (literal, by name, after a redirect)', async () => {
+  it('refuses loopback and private hosts unless allowed (literal, by name)', async () => {
     const guard = { allow_private_resume_hosts: false }
     expect(await codeOf(`${base}/ok.pdf`, guard)).toBe('INVALIDRESUMEURL')
     expect(await codeOf(base.replace('127.0.0.1', 'localhost') + '/ok.pdf', guard)).toBe('INVALIDRESUMEURL')
     expect(await codeOf(base.replace('127.0.0.1', '[::ffff:127.0.0.1]') + '/ok.pdf', guard)).toBe('INVALIDRESUMEURL')
     expect(await codeOf(`http://169.254.169.254/latest/meta-data/`, guard)).toBe('INVALIDRESUMEURL')
+  })
+
+  it('checks every redirect hop: an allowed first hop redirecting to a private address is refused', async () => {
+    const guard = { allow_private_resume_hosts: false }
+    // the real check, except for the one address of the first hop (a stand-in for a public host)
+    const except = (allowed: string): ResumeFetchOptions => ({ isRefusedAddress: (a) => a !== allowed && isPrivateAddress(a) })
+    // controls: without the guard both redirects are followed to a PDF, and with it an allowed
+    // first hop may redirect within itself
+    expect(await codeOf(`${base}/to-other`)).toBe('OK 1000')
+    expect(await codeOf(`${otherBase}/to-localhost`)).toBe('OK 1000')
+    expect(await codeOf(`${base}/redirect`, guard, except('127.0.0.1'))).toBe('OK 1000')
+    // literal: 127.0.0.1 (allowed) → 302 → 127.0.0.2 (loopback, refused)
+    expect(await codeOf(`${base}/to-other`, guard, except('127.0.0.1'))).toBe('INVALIDRESUMEURL')
+    // by name: 127.0.0.2 (allowed) → 302 → localhost, resolved to 127.0.0.1 (refused)
+    expect(await codeOf(`${otherBase}/to-localhost`, guard, except('127.0.0.2'))).toBe('INVALIDRESUMEURL')
+  })
+
+  it('refuses a loopback resume_url with the default configuration (the guard is on unless switched off)', async () => {
+    const dataDir = join(tmpdir(), 'arbiter-resume-default-config') // never written to
+    const config = parseConfig({}, {}, dataDir)
+    expect(config.interviews.allow_private_resume_hosts).toBe(false)
+    await expect(downloadResume({ config }, `${base}/ok.pdf`)).rejects.toMatchObject({ code: 'INVALIDRESUMEURL' })
+    // control: the same URL downloads once the switch is on
+    const allowed = parseConfig({ interviews: { allow_private_resume_hosts: true } }, {}, dataDir)
+    expect((await downloadResume({ config: allowed }, `${base}/ok.pdf`)).length).toBe(1000)
   })
 })
 

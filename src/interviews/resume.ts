@@ -47,11 +47,11 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * dns.lookup that refuses private answers. It is the lookup the socket connects with, so the address
  * checked is the address used (no window for DNS rebinding).
  */
-function guardedLookup(allowPrivate: boolean) {
+function guardedLookup(refused: (address: string) => boolean) {
   return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback) => {
     dnsLookup(hostname, { family: options.family ?? 0, all: true }, (err, addresses) => {
       if (err) return callback(err, [])
-      const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address))
+      const bad = addresses.find((a) => refused(a.address))
       if (bad || addresses.length === 0) return callback(new Blocked(`${hostname} resolves to ${bad?.address ?? 'nothing'}`), [])
       if (options.all) callback(null, addresses)
       else callback(null, addresses[0].address, addresses[0].family)
@@ -61,14 +61,14 @@ function guardedLookup(allowPrivate: boolean) {
 
 const invalidUrl = () => new AppError('INVALIDRESUMEURL')
 
-function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<http.IncomingMessage> {
+function get(url: URL, refused: (address: string) => boolean, signal: AbortSignal): Promise<http.IncomingMessage> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
   // a literal address skips lookup entirely, so it is checked here
-  if (isIP(host) && !allowPrivate && isPrivateAddress(host)) return Promise.reject(new Blocked(host))
+  if (isIP(host) && refused(host)) return Promise.reject(new Blocked(host))
   const lib = url.protocol === 'https:' ? https : http
   return new Promise((resolve, reject) => {
     const req = lib.get(url, {
-      lookup: guardedLookup(allowPrivate) as never,
+      lookup: guardedLookup(refused) as never,
       signal,
       agent: false,
       headers: { accept: 'application/pdf, */*', 'accept-encoding': 'identity', 'user-agent': 'Arbiter resume fetcher' },
@@ -78,9 +78,22 @@ function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<http
   })
 }
 
+export interface ResumeFetchOptions {
+  /**
+   * The SSRF guard's test of an address (literal or resolved), applied on every hop; default
+   * isPrivateAddress. Only tests pass another, to let one loopback hop through and refuse the next.
+   */
+  isRefusedAddress?: (address: string) => boolean
+}
+
 /** Fetches the resume into memory (≤ 2 MB). Each failure is the spec's ecode. */
-export async function downloadResume(deps: Pick<Deps, 'config'>, resumeUrl: string): Promise<Buffer> {
+export async function downloadResume(
+  deps: Pick<Deps, 'config'>,
+  resumeUrl: string,
+  { isRefusedAddress = isPrivateAddress }: ResumeFetchOptions = {}
+): Promise<Buffer> {
   const { allow_private_resume_hosts: allowPrivate, resume_timeout_ms: timeoutMs } = deps.config.interviews
+  const refused = allowPrivate ? () => false : isRefusedAddress
   const signal = AbortSignal.timeout(timeoutMs)
   let url: URL
   try {
@@ -92,7 +105,7 @@ export async function downloadResume(deps: Pick<Deps, 'config'>, resumeUrl: stri
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidUrl()
     let res: http.IncomingMessage
     try {
-      res = await get(url, allowPrivate, signal)
+      res = await get(url, refused, signal)
     } catch {
       // refused, unresolvable, private, TLS failure or too slow to answer: not downloadable
       throw invalidUrl()

@@ -171,6 +171,28 @@ describe('errors common to every endpoint', () => {
     expect(res.json.emessage[0]).toContain('support@example.com')
   })
 
+  it.each(['B2', 'B3', 'B4', 'B5'] as const)('%s: a credential that is not a string is AUTHFAILED (401), not BADDATA', async (name) => {
+    const t = setup()
+    const id = (await t.create()).json.interview_id
+    const before = t.deps.db.select().from(interviews).all()
+    const credits = t.deps.db.select().from(companies).get()!.credits
+    const call = endpoints(t, id)[name]
+    const { client_id, client_secret } = t.seed.admin
+    for (const creds of [
+      { client_id: 123, client_secret },
+      { client_id: [client_id], client_secret },
+      { client_id: { $gt: '' }, client_secret },
+      { client_id: true, client_secret },
+      { client_id, client_secret: 0 },
+      { client_id, client_secret: [client_secret] },
+    ]) {
+      const res = await call(creds)
+      expect([res.status, res.json], JSON.stringify(creds)).toEqual([401, failed('AUTHFAILED')])
+    }
+    expect(t.deps.db.select().from(interviews).all()).toEqual(before)
+    expect(t.deps.db.select().from(companies).get()!.credits).toBe(credits)
+  })
+
   it.each(['B1', 'B3', 'B4', 'B5'] as const)('%s: another company’s interview is INTERVIEWNOTFOUND (404)', async (name) => {
     const t = setup()
     const id = (await t.create()).json.interview_id
