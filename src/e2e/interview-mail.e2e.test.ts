@@ -74,7 +74,7 @@ describe('with an SMTP server', () => {
   let id: string
   let first: { candidate_interview_link: string; interviewer_interview_links: Record<string, string> }
 
-  test('create: an invitation to each participant, with their own link and an .ics', async () => {
+  test('create: an invitation to each participant, with their own link and an .ics', { timeout: 60_000 }, async () => {
     const r = await s.call('POST', `${P}/`, interview(admin))
     expect(r.status).toBe(201)
     id = r.json.interview_id
@@ -101,7 +101,7 @@ describe('with an SMTP server', () => {
     expect(textOf(only(mails, 'ivan@acme.test'))).toContain('as an interviewer')
   })
 
-  test('update: the candidate is not told (inform_candidate false); kept, added and removed interviewers are', async () => {
+  test('update: the candidate is not told (inform_candidate false); kept, added and removed interviewers are', { timeout: 60_000 }, async () => {
     const before = sink.received.length
     const r = await s.call(
       'PUT',
@@ -136,7 +136,7 @@ describe('with an SMTP server', () => {
     expect(icsOf(olga)).toContain('STATUS:CANCELLED')
   })
 
-  test('delete: a cancellation to the candidate only (inform_interviewers false), without any link', async () => {
+  test('delete: a cancellation to the candidate only (inform_interviewers false), without any link', { timeout: 60_000 }, async () => {
     const before = sink.received.length
     const r = await s.call('POST', `${P}/delete/`, { ...admin, interview_id: id, inform_interviewers: false })
     expect(r.status).toBe(200)
@@ -151,7 +151,7 @@ describe('with an SMTP server', () => {
     expect(ics).toContain('SEQUENCE:2')
   })
 
-  test('inform flags off: no mail at all; interviewers only: the candidate gets none', async () => {
+  test('inform flags off: no mail at all; interviewers only: the candidate gets none', { timeout: 60_000 }, async () => {
     const before = sink.received.length
     const silent = await s.call('POST', `${P}/`, interview(admin, { inform_candidate: false, inform_interviewers: false }))
     expect(silent.status).toBe(201)
@@ -163,7 +163,118 @@ describe('with an SMTP server', () => {
     expect(emailRows(s, staff.json.interview_id).map((r) => r.target).sort()).toEqual(['ivan@acme.test', 'olga@acme.test'])
   })
 
-  test('SMTP server down: the mail waits in the outbox, retried, and goes out once it is back', async () => {
+  // a second interview, the default inform flags throughout unless a test says otherwise
+  let id2: string
+  let created: { candidate_interview_link: string; interviewer_interview_links: Record<string, string> }
+
+  test('update with the default flags: the candidate and every interviewer are told, each with their new link', { timeout: 60_000 }, async () => {
+    let before = sink.received.length
+    const c = await s.call('POST', `${P}/`, interview(admin, { title: 'Frontend interview' }))
+    expect(c.status).toBe(201)
+    id2 = c.json.interview_id
+    created = c.json
+    await delivered(before + 3, before)
+
+    before = sink.received.length
+    const r = await s.call('PUT', `${P}/${id2}/`, interview(admin, { title: 'Frontend interview (moved)' }))
+    expect(r.status).toBe(200)
+    const mails = await delivered(before + 3, before)
+    expect(mails.flatMap((m) => m.to).sort()).toEqual(['cara@example.com', 'ivan@acme.test', 'olga@acme.test'])
+    const own: Record<string, [string, string]> = {
+      'cara@example.com': [r.json.candidate_interview_link, created.candidate_interview_link],
+      ...Object.fromEntries(
+        Object.entries(r.json.interviewer_interview_links as Record<string, string>).map(([a, link]) => [a, [link, created.interviewer_interview_links[a]]])
+      ),
+    }
+    expect(Object.keys(own).sort()).toEqual(['cara@example.com', 'ivan@acme.test', 'olga@acme.test'])
+    for (const [address, [link, old]] of Object.entries(own)) {
+      expect(link, address).not.toBe(old)
+      const m = only(mails, address)
+      expect(m.to).toEqual([address])
+      expect(m.headers.subject).toBe('Interview updated: Frontend interview (moved)')
+      // the new link, and neither the old one nor anybody else's
+      expect(linksIn(textOf(m))).toEqual([link])
+      expect(new Set(linksIn(decodedOf(m)))).toEqual(new Set([link]))
+      expect(decodedOf(m)).not.toContain(old)
+      const ics = icsOf(m)!
+      expect(ics).toContain('METHOD:REQUEST')
+      expect(ics).toContain(`UID:${id2}@127.0.0.1`)
+      expect(ics).toContain('SEQUENCE:1')
+      expect(ics).toContain(`URL:${link}`)
+      expect(textOf(m)).toContain('Links sent earlier no longer work')
+    }
+  })
+
+  test('update with inform_interviewers false: only the candidate is told; kept, added and removed interviewers get nothing', { timeout: 60_000 }, async () => {
+    const before = sink.received.length
+    const rowsBefore = emailRows(s, id2).length
+    const r = await s.call(
+      'PUT',
+      `${P}/${id2}/`,
+      interview(admin, {
+        title: 'Frontend interview (again)',
+        inform_interviewers: false,
+        interviewers: [
+          { full_name: 'Ivan Interviewer', email_id: 'ivan@acme.test' },
+          { full_name: 'Pete Panel', email_id: 'pete@acme.test' },
+        ],
+      })
+    )
+    expect(r.status).toBe(200)
+    const mails = await delivered(before + 1, before)
+    expect(mails.flatMap((m) => m.to)).toEqual(['cara@example.com'])
+    // no mail was even queued for ivan (kept), pete (added) or olga (removed, otherwise a cancellation)
+    expect(emailRows(s, id2).slice(rowsBefore).map((row) => row.target)).toEqual(['cara@example.com'])
+    const [cara] = mails
+    expect(cara.headers.subject).toBe('Interview updated: Frontend interview (again)')
+    expect(linksIn(textOf(cara))).toEqual([r.json.candidate_interview_link])
+    expect(new Set(linksIn(decodedOf(cara)))).toEqual(new Set([r.json.candidate_interview_link]))
+    expect(icsOf(cara)).toContain('SEQUENCE:2')
+  })
+
+  test('delete with the default flags: a cancellation to the candidate and every current interviewer, nobody else', { timeout: 60_000 }, async () => {
+    const before = sink.received.length
+    const r = await s.call('POST', `${P}/delete/`, { ...admin, interview_id: id2 })
+    expect(r.status).toBe(200)
+    const mails = await delivered(before + 3, before)
+    // olga was removed by the last update: she is not told again
+    expect(mails.flatMap((m) => m.to).sort()).toEqual(['cara@example.com', 'ivan@acme.test', 'pete@acme.test'])
+    for (const address of ['cara@example.com', 'ivan@acme.test', 'pete@acme.test']) {
+      const m = only(mails, address)
+      expect(m.to).toEqual([address])
+      expect(m.headers.subject).toBe('Interview cancelled: Frontend interview (again)')
+      expect(linksIn(decodedOf(m))).toEqual([])
+      const ics = icsOf(m)!
+      expect(ics).toContain('METHOD:CANCEL')
+      expect(ics).toContain('STATUS:CANCELLED')
+      expect(ics).toContain(`UID:${id2}@127.0.0.1`)
+      expect(ics).toContain('SEQUENCE:3')
+    }
+  })
+
+  test('delete with inform_candidate false: cancellations to the interviewers only', { timeout: 60_000 }, async () => {
+    let before = sink.received.length
+    const c = await s.call('POST', `${P}/`, interview(admin, { title: 'Data interview' }))
+    expect(c.status).toBe(201)
+    const id3 = c.json.interview_id
+    // the candidate was invited, so leaving them out of the cancellation is the flag's doing
+    expect((await delivered(before + 3, before)).flatMap((m) => m.to).sort()).toEqual(['cara@example.com', 'ivan@acme.test', 'olga@acme.test'])
+
+    before = sink.received.length
+    const r = await s.call('POST', `${P}/delete/`, { ...admin, interview_id: id3, inform_candidate: false })
+    expect(r.status).toBe(200)
+    const mails = await delivered(before + 2, before)
+    expect(mails.flatMap((m) => m.to).sort()).toEqual(['ivan@acme.test', 'olga@acme.test'])
+    expect(emailRows(s, id3).filter((row) => row.target === 'cara@example.com')).toHaveLength(1)
+    for (const address of ['ivan@acme.test', 'olga@acme.test']) {
+      const m = only(mails, address)
+      expect(m.headers.subject).toBe('Interview cancelled: Data interview')
+      expect(linksIn(decodedOf(m))).toEqual([])
+      expect(icsOf(m)).toContain('METHOD:CANCEL')
+    }
+  })
+
+  test('SMTP server down: the mail waits in the outbox, retried, and goes out once it is back', { timeout: 60_000 }, async () => {
     const before = sink.received.length
     await sink.stop()
     const r = await s.call('POST', `${P}/`, interview(admin, { inform_interviewers: false }))
@@ -194,7 +305,7 @@ describe('without an SMTP server', () => {
   }, 120_000)
   afterAll(() => bare?.stop())
 
-  test('the mail is kept in the outbox and readable with `cli outbox`', async () => {
+  test('the mail is kept in the outbox and readable with `cli outbox`', { timeout: 60_000 }, async () => {
     const creds = await account(bare)
     const r = await bare.call('POST', `${P}/`, interview(creds))
     expect(r.status).toBe(201)
