@@ -1,19 +1,24 @@
 // Unit tests of the provisioner's pure parts: reading the host's apt sources, the sources written
-// into a root, grouping languages into toolchain plans, version extraction and language selection.
+// into a root, grouping languages into toolchain plans, what a run installs into a provisioned
+// root, version extraction and language selection (scripts/provision-rerun.test.ts re-runs the real
+// provisioner on the provisioned machine).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadLanguages, type Language } from '../src/languages.ts'
+import { loadLanguages, type Language, type Stamp } from '../src/languages.ts'
 import {
   extractVersion,
   formatElapsed,
   mirrorFromEntries,
+  missingPackages,
   mountsUnder,
   parseDeb822,
   parseOneLine,
+  planRootRun,
   planToolchains,
   prepareKey,
+  type ToolchainPlan,
   rootSourcesList,
   selectLanguages,
 } from './provision.ts'
@@ -151,6 +156,91 @@ describe('planToolchains', () => {
     expect(new Set(planToolchains([...langs.values()]).map((p) => p.root))).toEqual(
       new Set(['trixie', 'bullseye'])
     )
+  })
+})
+
+describe('what a run installs', () => {
+  const langs = loadLanguages()
+  const plansOf = (codes: string[]) => planToolchains(codes.map((c) => langs.get(c)!))
+  const key = (p: ToolchainPlan) => `key-${p.toolchain}`
+  /** The stamps a finished run over these codes leaves in their root. */
+  const provisioned = (codes: string[]): Stamp[] =>
+    plansOf(codes).map((p) => ({
+      toolchain: p.toolchain,
+      root: p.root,
+      packages: p.packages,
+      prepareKey: key(p),
+      provisionedAt: '2025-01-01T00:00:00.000Z',
+    }))
+  const BASE = ['C', 'CPP17', 'PYTHON3', 'JAVA']
+
+  it('missingPackages: all without a stamp, the new ones with one, none when complete', () => {
+    const [gcc] = plansOf(['C'])
+    expect(missingPackages(undefined, gcc)).toEqual(gcc.packages)
+    const partial = { ...provisioned(['C'])[0], packages: ['gcc', 'libc6-dev'] }
+    expect(missingPackages(partial, gcc)).toEqual(['binutils-gold', 'g++'])
+    expect(missingPackages(provisioned(['C'])[0], gcc)).toEqual([])
+  })
+
+  it('re-running a provisioned set installs nothing and redoes no toolchain', () => {
+    expect(planRootRun(plansOf(BASE), provisioned(BASE), key)).toEqual({ pending: [], install: [] })
+    // a subset of what is provisioned, e.g. --langs PYTHON3
+    expect(planRootRun(plansOf(['PYTHON3']), provisioned(BASE), key)).toEqual({
+      pending: [],
+      install: [],
+    })
+  })
+
+  it('adding one language installs only its packages', () => {
+    const run = planRootRun(plansOf([...BASE, 'JAVASCRIPT']), provisioned(BASE), key)
+    expect(run.pending.map((p) => p.toolchain)).toEqual(['node'])
+    expect(run.install).toEqual(['nodejs'])
+    // a language joining a toolchain that is there: only the package it adds
+    const more = planRootRun(
+      plansOf([...BASE, 'JAVASCRIPT', 'TYPESCRIPT']),
+      provisioned([...BASE, 'JAVASCRIPT']),
+      key
+    )
+    expect(more.pending.map((p) => p.toolchain)).toEqual(['node'])
+    expect(more.install).toEqual(['node-typescript'])
+  })
+
+  it('does not install again a package another toolchain of the root already has', () => {
+    // kotlin needs the JDK java installed; rust needs the gcc and libc6-dev gcc installed
+    const run = planRootRun(plansOf([...BASE, 'KOTLIN', 'RUST']), provisioned(BASE), key)
+    expect(run.pending.map((p) => p.toolchain)).toEqual(['kotlin', 'rust'])
+    expect(run.install).toEqual(['kotlin', 'rustc'])
+  })
+
+  it('lists a package two new toolchains share once', () => {
+    const run = planRootRun(plansOf(['PYTHON3', 'KOTLIN', 'SCALA']), provisioned(['PYTHON3']), key)
+    expect(run.install).toEqual(['kotlin', 'openjdk-21-jdk-headless', 'scala'])
+  })
+
+  it('redoes a toolchain whose prepare steps changed without installing anything', () => {
+    const stamps = provisioned(BASE).map((s) =>
+      s.toolchain === 'java' ? { ...s, prepareKey: 'older' } : s
+    )
+    const run = planRootRun(plansOf(BASE), stamps, key)
+    expect(run.pending.map((p) => p.toolchain)).toEqual(['java'])
+    expect(run.install).toEqual([])
+  })
+
+  it('installs everything into an empty root', () => {
+    const plans = plansOf(BASE)
+    const run = planRootRun(plans, [], key)
+    expect(run.pending).toEqual(plans)
+    expect(run.install).toEqual([...new Set(plans.flatMap((p) => p.packages))].sort())
+  })
+
+  it('compares against the real prepare key by default', () => {
+    const plans = plansOf(['JAVA'])
+    const stamps = plans.map((p) => ({
+      ...provisioned(['JAVA'])[0],
+      prepareKey: prepareKey(p.prepare),
+    }))
+    expect(planRootRun(plans, stamps).pending).toEqual([])
+    expect(planRootRun(plans, provisioned(['JAVA'])).pending).toEqual(plans)
   })
 })
 

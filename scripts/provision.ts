@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto'
 import {
   chmodSync,
   closeSync,
-  copyFileSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -14,6 +13,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
@@ -311,7 +311,7 @@ async function ensureBase(dir: string, suite: string, mirror: Mirror): Promise<v
   writeIfChanged(join(root, 'usr', 'sbin', 'policy-rc.d'), '#!/bin/sh\nexit 101\n', 0o755)
   // apt inside the root resolves the mirror with the host's resolver
   if (existsSync('/etc/resolv.conf'))
-    copyFileSync('/etc/resolv.conf', join(root, 'etc', 'resolv.conf'))
+    writeIfChanged(join(root, 'etc', 'resolv.conf'), readFileSync('/etc/resolv.conf'))
   // the jail mounts /work, /tmp, /proc, its init… over these; the root is read-only then
   ensureMountPoints(root)
   if (created)
@@ -322,13 +322,14 @@ async function ensureBase(dir: string, suite: string, mirror: Mirror): Promise<v
     })
 }
 
+/** Writes (and chmods) only what differs, so that a re-run leaves the root untouched. */
 function writeIfChanged(file: string, content: string | Buffer, mode?: number): boolean {
   const same = existsSync(file) && readFileSync(file).equals(Buffer.from(content))
   if (!same) {
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(file, content)
   }
-  if (mode !== undefined) chmodSync(file, mode)
+  if (mode !== undefined && (statSync(file).mode & 0o7777) !== mode) chmodSync(file, mode)
   return !same
 }
 
@@ -395,8 +396,44 @@ export function prepareKey(prepare: string[][], helpersDir = HELPERS_DIR): strin
   return hash.digest('hex').slice(0, 16)
 }
 
-function missingPackages(stamp: Stamp | undefined, plan: ToolchainPlan): string[] {
+/** The plan's packages its toolchain's stamp does not record. */
+export function missingPackages(stamp: Stamp | undefined, plan: ToolchainPlan): string[] {
   return plan.packages.filter((p) => !stamp?.packages.includes(p))
+}
+
+/** What a run does in one root: the toolchains to (re)do and the packages to install. */
+export interface RootRun {
+  pending: ToolchainPlan[]
+  install: string[]
+}
+
+/**
+ * Decides a run from the root's stamps: a toolchain is pending when its stamp lacks a package or
+ * its prepare steps changed; the run installs the packages pending toolchains lack, each once, less
+ * those another toolchain's stamp shows are in the root already.
+ */
+export function planRootRun(
+  plans: ToolchainPlan[],
+  stamps: Stamp[],
+  keyOf: (plan: ToolchainPlan) => string = (p) => prepareKey(p.prepare)
+): RootRun {
+  const stampOf = (p: ToolchainPlan) => stamps.find((s) => s.toolchain === p.toolchain)
+  const pending = plans.filter(
+    (p) => missingPackages(stampOf(p), p).length > 0 || stampOf(p)?.prepareKey !== keyOf(p)
+  )
+  const present = new Set(stamps.flatMap((s) => s.packages))
+  const install = new Set(pending.flatMap((p) => missingPackages(stampOf(p), p)))
+  return { pending, install: [...install].filter((pkg) => !present.has(pkg)).sort() }
+}
+
+/** Every toolchain stamp of one root (not the base stamp). */
+function readStamps(dir: string, suite: string): Stamp[] {
+  const stamps = dirname(stampPath(dir, suite, 'x'))
+  if (!existsSync(stamps)) return []
+  return readdirSync(stamps)
+    .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+    .map((f) => readStamp(dir, suite, f.slice(0, -'.json'.length)))
+    .filter((s): s is Stamp => !!s)
 }
 
 /** A prepare step for the log: its helper and first argument, not the sample program it carries. */
@@ -436,19 +473,13 @@ async function provisionRoot(
 ): Promise<Set<string>> {
   const root = rootPath(dir, suite)
   const changed = new Set<string>()
-  const pending = plans.filter((p) => {
-    const stamp = readStamp(dir, suite, p.toolchain)
-    return missingPackages(stamp, p).length > 0 || stamp?.prepareKey !== prepareKey(p.prepare)
-  })
+  const { pending, install } = planRootRun(plans, readStamps(dir, suite))
   if (pending.length === 0) {
     say(`${suite}: ${plans.map((p) => p.toolchain).join(', ')} already provisioned`)
     return changed
   }
   await withProc(root, async () => {
-    const needed = new Set<string>()
-    for (const p of pending)
-      for (const pkg of missingPackages(readStamp(dir, suite, p.toolchain), p)) needed.add(pkg)
-    if (needed.size > 0) await aptInstall(root, suite, [...needed].sort())
+    if (install.length > 0) await aptInstall(root, suite, install)
     for (const p of pending) {
       for (const step of p.prepare) {
         say(`${suite}/${p.toolchain}: prepare ${brief(step)}`)
@@ -521,6 +552,8 @@ async function recordVersions(
     // first run
   }
   const stale = langs.filter((l) => changed.has(`${l.root}/${l.toolchain}`) || !versions[l.code])
+  // nothing new to record: leave the file as it is (a re-run changes nothing)
+  if (stale.length === 0 && existsSync(file)) return versions
   for (const suite of [...new Set(stale.map((l) => l.root))]) {
     await withProc(rootPath(dir, suite), async () => {
       for (const lang of stale.filter((l) => l.root === suite)) {
