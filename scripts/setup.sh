@@ -15,7 +15,16 @@ node_modules
 step "toolchains"
 provision --langs "${ARBITER_LANGS:-all}"
 step "self-check"
-(cd "$here" && npm run -s cli -- doctor --lang C,PYTHON3 >/dev/null) && echo "doctor: the jail works"
+# doctor exits 1 unless a program ran in the jail and every language it tried passed its self-test
+check_langs=${ARBITER_LANGS:-all}
+[ "$check_langs" = all ] && check_langs=C,PYTHON3
+if report=$(cd "$here" && npm run -s cli -- doctor --lang "$check_langs"); then
+  echo "doctor: the jail works"
+else
+  printf '%s\n' "$report" >&2
+  echo "doctor: the self-check failed (report above); not starting Arbiter" >&2
+  exit 1
+fi
 [ "${1:-}" = "--no-start" ] && exit 0
 step "starting Arbiter (Ctrl-C stops it)"
 cd "$here" && exec npm start

@@ -1,5 +1,6 @@
 // The command line: `npm run -s cli -- <command> ...`. Each area exports its own commands; this file
-// only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1.
+// only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1, and so
+// does a report that says it failed (`{ok: false, …}`, e.g. doctor): printed as usual, exit code 1.
 import { parseArgs } from 'node:util'
 import { evaluationCommands } from './evaluation/cli-commands.ts'
 import { runCommands } from './evaluation/cli-run.ts'
@@ -39,7 +40,12 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true })
   const out = await command.run({ values, positionals })
   if (out !== undefined) process.stdout.write(JSON.stringify(out, null, 2) + '\n')
-  return 0
+  return exitCodeOf(out)
+}
+
+/** 1 for a report that says it failed (`ok: false`), else 0. */
+function exitCodeOf(out: unknown): number {
+  return typeof out === 'object' && out !== null && (out as { ok?: unknown }).ok === false ? 1 : 0
 }
 
 main(process.argv.slice(2)).then(

@@ -105,7 +105,7 @@ export const ConfigSchema = z
         enabled: z
           .array(z.string())
           .default([])
-          .describe('Language codes offered; empty = every code whose toolchain is provisioned.'),
+          .describe('Language codes (or aliases) offered by the v3/v4 API and the interview room, each also needing its toolchain provisioned; empty = every code whose toolchain is provisioned.'),
         compile_overrides: z
           .record(
             z.string(),
@@ -118,7 +118,7 @@ export const ConfigSchema = z
               .strict()
           )
           .default({})
-          .describe('Per-code compile limits overriding the manifest, e.g. { GO = { time_sec = 30 } }.'),
+          .describe('Per-code compile limits overriding the manifest, e.g. { GO = { time_sec = 30 } }; keys are codes or aliases in any case, and an unknown one stops the server at start.'),
       },
       'Languages.'
     ),

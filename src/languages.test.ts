@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  compileOverridesByCode,
   expandArgv,
   isProvisioned,
   loadLanguages,
@@ -75,9 +76,27 @@ describe('the shipped manifest', () => {
     expect(l.run[0]).toBe(interpreter)
   })
 
-  it('carries a note where the code is not literally the version named', () => {
-    for (const code of ['PYTHON3_8', 'JAVA', 'JAVA8', 'JAVA14', 'CPP', 'JAVASCRIPT'])
-      expect(langs.get(code)!.note).toBeTruthy()
+  it.each(['PYTHON3_8', 'JAVA', 'JAVA8', 'JAVA14', 'CPP', 'JAVASCRIPT', 'KOTLIN', 'SCALA', 'OBJECTIVEC'])(
+    '%s carries a note: the code is not literally the version (or runtime) it names',
+    (code) => {
+      expect(langs.get(code)!.note?.trim()).toBeTruthy()
+    }
+  )
+
+  // issue 3: "Haskell, Rust, Swift, Pascal, Objective-C … compile with optimisation"
+  it.each([
+    ['HASKELL', '-O2'],
+    ['RUST', '-O'],
+    ['SWIFT', '-O'],
+    ['PASCAL', '-O2'],
+    ['OBJECTIVEC', '-O2'],
+  ])('%s compiles with optimisation (%s)', (code, flag) => {
+    expect(langs.get(code)!.compile).toContain(flag)
+  })
+
+  it('shows Swift errors in the llvm style, which keeps an error at the end of the file', () => {
+    const c = langs.get('SWIFT')!.compile!
+    expect(c[c.indexOf('-diagnostic-style') + 1]).toBe('llvm')
   })
 
   it('lets R open enough files to start', () => {
@@ -93,6 +112,12 @@ describe('the shipped manifest', () => {
       )
     }
   )
+
+  it("maps clojure.main's own wording of a heap OutOfMemoryError to MLE", () => {
+    // what clojure.main prints (its message, without the class's package) for 300 MB under -Xmx64m
+    const report = 'Execution error (OutOfMemoryError) at user/eval134 (main.clj:1).\nJava heap space\n'
+    expect(report).toMatch(new RegExp(langs.get('CLOJURE')!.memoryErrorPattern!))
+  })
 
   it('archives JVM compilers and Clojure with AppCDS at provisioning, under the name the argv uses', () => {
     for (const code of ['JAVA', 'KOTLIN', 'SCALA', 'CLOJURE']) {
@@ -135,6 +160,20 @@ describe('resolveLanguage', () => {
 
   it.each(['', '   ', 'COBOL', 'CPP20', 'PYTHON3.8'])('%j → undefined', (input) => {
     expect(resolveLanguage(langs, input)).toBeUndefined()
+  })
+})
+
+describe('compileOverridesByCode', () => {
+  it('keys the config by canonical code: codes and aliases in any case, like a request', () => {
+    expect(compileOverridesByCode(langs, { c: { time_sec: 1 }, 'c++': { processes: 2 }, Golang: { memory_kb: 9 } })).toEqual({
+      C: { time_sec: 1 },
+      CPP: { processes: 2 },
+      GO: { memory_kb: 9 },
+    })
+  })
+
+  it('refuses a key that names no language, rather than ignoring it', () => {
+    expect(() => compileOverridesByCode(langs, { C: {}, COBOL: {}, 'CPP 20': {} })).toThrow(/unknown language code\(s\) COBOL, CPP 20/)
   })
 })
 

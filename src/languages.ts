@@ -258,6 +258,22 @@ function lookup(langs: Map<string, Language>, want: string): Language | undefine
   return undefined
 }
 
+/**
+ * languages.compile_overrides keyed by canonical code: the config may name a code or an alias in any
+ * case, like a request's lang. A key that names no language is an error, never silently ignored.
+ */
+export function compileOverridesByCode<T>(langs: Map<string, Language>, overrides: Record<string, T>): Record<string, T> {
+  const byCode: Record<string, T> = {}
+  const unknown: string[] = []
+  for (const [key, value] of Object.entries(overrides)) {
+    const lang = resolveLanguage(langs, key)
+    if (lang) byCode[lang.code] = value
+    else unknown.push(key)
+  }
+  if (unknown.length) throw new Error(`languages.compile_overrides: unknown language code(s) ${unknown.join(', ')}`)
+  return byCode
+}
+
 /** Replaces {memory_mb} / {memory_kb} in each argument; nothing else is substituted. */
 export function expandArgv(
   argv: string[],
@@ -305,4 +321,64 @@ export function isProvisioned(toolchainsDir: string, lang: Language): boolean {
   if (!existsSync(join(rootPath(toolchainsDir, lang.root), 'usr', 'bin'))) return false
   const stamp = readStamp(toolchainsDir, lang.root, lang.toolchain)
   return !!stamp && lang.packages.every((p) => stamp.packages.includes(p))
+}
+
+// ── what this server offers ───────────────────────────────────────────────────────────────────────
+
+/**
+ * How long one provisioning check is trusted. isProvisioned costs ~20 µs of synchronous file system
+ * calls (measured over the manifest), too much for every request but nothing once per few seconds: a
+ * language provisioned (or removed) while the server runs is offered (or refused) within this, no restart.
+ */
+export const PROVISIONED_TTL_MS = 5_000
+const provisionedSeen = new Map<string, { at: number; ok: boolean }>()
+
+/** isProvisioned, remembered for PROVISIONED_TTL_MS per toolchains directory and language. */
+export function isProvisionedCached(toolchainsDir: string, lang: Language, now = Date.now()): boolean {
+  const key = `${toolchainsDir}\0${lang.root}\0${lang.toolchain}\0${lang.packages.join(' ')}`
+  const seen = provisionedSeen.get(key)
+  if (seen && now - seen.at < PROVISIONED_TTL_MS) return seen.ok
+  const ok = isProvisioned(toolchainsDir, lang)
+  provisionedSeen.set(key, { at: now, ok })
+  return ok
+}
+
+/** The parts of the config that decide what is offered (config.paths.toolchains, config.languages.enabled). */
+export interface OfferConfig {
+  paths: { toolchains: string }
+  languages: { enabled: readonly string[] }
+}
+
+export type Offer =
+  | { ok: true; language: Language }
+  | { ok: false; reason: 'unknown' | 'not enabled' | 'not provisioned'; detail: string; language?: Language }
+
+/** The canonical codes languages.enabled names (codes or aliases, any case); undefined = every code. */
+function enabledCodes(langs: Map<string, Language>, enabled: readonly string[]): Set<string> | undefined {
+  if (!enabled.length) return undefined
+  return new Set(enabled.map((e) => resolveLanguage(langs, e)?.code).filter((c): c is string => !!c))
+}
+
+function offer(lang: Language, config: OfferConfig, enabled: Set<string> | undefined, sent: string): Offer {
+  if (enabled && !enabled.has(lang.code)) return { ok: false, reason: 'not enabled', detail: `lang '${sent}' is not enabled on this server`, language: lang }
+  if (!isProvisionedCached(config.paths.toolchains, lang))
+    return { ok: false, reason: 'not provisioned', detail: `lang '${sent}' is not provisioned on this server`, language: lang }
+  return { ok: true, language: lang }
+}
+
+/**
+ * THE rule for whether a code runs here, shared by the evaluation API and the interview room: a code or
+ * alias of the manifest, named by languages.enabled when that is set, whose toolchain is provisioned.
+ * `detail` is the client-facing text of a refusal.
+ */
+export function offeredLanguage(langs: Map<string, Language>, config: OfferConfig, code: string): Offer {
+  const lang = resolveLanguage(langs, code)
+  if (!lang) return { ok: false, reason: 'unknown', detail: `lang '${code}' is not supported` }
+  return offer(lang, config, enabledCodes(langs, config.languages.enabled), code)
+}
+
+/** Every language offeredLanguage accepts, in manifest order. */
+export function offeredLanguages(langs: Map<string, Language>, config: OfferConfig): Language[] {
+  const enabled = enabledCodes(langs, config.languages.enabled)
+  return [...langs.values()].filter((l) => offer(l, config, enabled, l.code).ok)
 }

@@ -11,7 +11,7 @@ import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
 import { createPool } from './jobs/pool.ts'
 import { signedCallbackSender } from './jobs/signature.ts'
-import { loadLanguages } from './languages.ts'
+import { compileOverridesByCode, loadLanguages } from './languages.ts'
 import { createLog } from './log.ts'
 import { startSchedule } from './schedule.ts'
 import { openDb } from './storage/db.ts'
@@ -21,6 +21,8 @@ async function main() {
   const log = createLog({ svc: 'arbiter' })
   const db = openDb(join(config.dataDir, 'arbiter.db'))
   const languages = loadLanguages()
+  // a misspelt code in languages.compile_overrides stops the start here, not in a worker thread
+  compileOverridesByCode(languages, config.languages.compile_overrides)
   const pool = createPool(config)
   const base = { config, db, log, languages, pool, now: () => new Date() }
   // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)

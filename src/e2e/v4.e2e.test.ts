@@ -359,3 +359,29 @@ describe('CORS', () => {
     expect((await pre('https://other.example')).headers.get('access-control-allow-origin')).toBeNull()
   })
 })
+
+describe('languages.enabled (a server offering C only)', () => {
+  let narrow: RunningServer
+  let narrowSecret: string
+  beforeAll(async () => {
+    narrow = await startServer({ configToml: '[languages]\nenabled = ["C"]' })
+    narrowSecret = await narrow.createClient('v4-narrow')
+  }, 60_000)
+  afterAll(async () => {
+    await narrow?.stop()
+    narrow?.cleanup()
+  })
+
+  test('a provisioned code that is not enabled → 400 LanguageNotSupportedError, nothing stored or counted; C runs', { timeout: 30_000 }, async () => {
+    const post = async (lang: string) => {
+      const r = await api(narrow.url).post(PATH, JSON.stringify({ lang, source: 'print(1)' }), { 'client-secret': narrowSecret, 'content-type': 'application/json' })
+      return { status: r.status, body: await json(r) }
+    }
+    const refused = await post('PYTHON3')
+    expect([refused.status, refused.body]).toEqual([400, failed("LanguageNotSupportedError: lang 'PYTHON3' is not enabled on this server", { lang: 'PYTHON3' })])
+    expect(narrow.query('select count(*) n from submissions')).toEqual([{ n: 0 }])
+    expect(narrow.query('select used from clients')).toEqual([{ used: 0 }])
+    const c = await post('C')
+    expect([c.status, c.body.request_status.code]).toEqual([200, 'REQUEST_QUEUED'])
+  })
+})

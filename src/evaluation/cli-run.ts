@@ -4,7 +4,7 @@ import type { CliCommands } from '../cli.ts'
 import { loadConfig } from '../config.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import { createJobRunner } from '../jobs/worker.ts'
-import { loadLanguages, resolveLanguage } from '../languages.ts'
+import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
 import { verdictOf } from './verdict.ts'
 
 export const runCommands: CliCommands = {
@@ -22,6 +22,9 @@ export const runCommands: CliCommands = {
       if (typeof values.lang !== 'string' || typeof values.source !== 'string') throw new Error('--lang and --source are required')
       const lang = resolveLanguage(loadLanguages(), values.lang)
       if (!lang) throw new Error(`unknown language code ${values.lang}`)
+      // checked here, not left to the jail: an unprovisioned root would fail as a raw mount error
+      if (!isProvisioned(config.paths.toolchains, lang))
+        throw new Error(`lang '${values.lang}' is not provisioned on this server (${config.paths.toolchains}); provision it with: npm run provision -- --langs ${lang.code}`)
       const timeLimitSec = Math.min(Number(values['time-limit'] ?? config.limits.default_time_sec), config.limits.max_time_sec)
       const memoryLimitKb = Math.min(Number(values['memory-limit'] ?? config.limits.default_memory_kb), config.limits.max_memory_kb)
       if (!(timeLimitSec > 0) || !(memoryLimitKb > 0)) throw new Error('--time-limit and --memory-limit must be positive numbers')

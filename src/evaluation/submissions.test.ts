@@ -1,12 +1,13 @@
 import { eq } from 'drizzle-orm'
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { AppError } from '../errors.ts'
 import { okRun } from '../jobs/fake-pool.ts'
 import { clients, outbox, submissions } from '../storage/schema.ts'
 import { findClientBySecret } from './clients.ts'
 import { claimNext } from './dispatcher.ts'
 import { acceptSubmission, completeSubmission, failAttempt, getByCodeId, getSubmission, markCompiled, type SubmissionInput } from './submissions.ts'
-import { addClient, createTestDeps, testConfig, type TestDeps } from './test-support.ts'
+import { PROVISIONED_TTL_MS } from '../languages.ts'
+import { addClient, createTestDeps, fakeProvision, tempDir, testConfig, type TestDeps } from './test-support.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -56,6 +57,39 @@ describe('acceptSubmission', () => {
     expect(e.code).toBe('LanguageNotSupportedError')
     expect(e.data).toEqual({ lang: 'COBOL' })
     expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+  })
+
+  test('a toolchain that is not provisioned: LanguageNotSupportedError saying so, nothing stored or counted', () => {
+    const { client } = setup(testConfig({ paths: { toolchains: tempDir() } }))
+    const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'py3' })))
+    expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupportedError', "lang 'py3' is not provisioned on this server", { lang: 'py3' }])
+    expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+    expect(deps.db.select().from(clients).get()?.used).toBe(0)
+  })
+
+  test('a language provisioned while the server runs is accepted without a restart (within PROVISIONED_TTL_MS)', () => {
+    const dir = tempDir()
+    const { client } = setup(testConfig({ paths: { toolchains: dir } }))
+    expect(rejects(() => acceptSubmission(deps, client, v4())).detail).toMatch(/not provisioned/)
+    fakeProvision(dir, [deps.languages.get('PYTHON3')!])
+    expect(rejects(() => acceptSubmission(deps, client, v4())).detail).toMatch(/not provisioned/) // the check is cached
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(Date.now() + PROVISIONED_TTL_MS + 1)
+      expect(acceptSubmission(deps, client, v4()).language).toBe('PYTHON3')
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  test('languages.enabled: any other code is refused as not enabled; codes and aliases in it, any case', () => {
+    const { client } = setup(testConfig({ languages: { enabled: ['c', 'PY3'] } }))
+    expect(acceptSubmission(deps, client, v4({ lang: 'C' })).language).toBe('C')
+    expect(acceptSubmission(deps, client, v4({ lang: 'python3' })).language).toBe('PYTHON3')
+    const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'C++' })))
+    expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupportedError', "lang 'C++' is not enabled on this server", { lang: 'C++' }])
+    expect(rejects(() => acceptSubmission(deps, client, v4({ lang: 'COBOL' }))).detail).toBe("lang 'COBOL' is not supported")
+    expect(deps.db.select().from(submissions).all()).toHaveLength(2)
   })
 
   test.each([

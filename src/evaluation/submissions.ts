@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
 import { enqueueDelivery } from '../jobs/outbox.ts'
 import type { CompileOutcome, JobResult } from '../jobs/types.ts'
-import { resolveLanguage } from '../languages.ts'
+import { offeredLanguage } from '../languages.ts'
 import { clients, submissions } from '../storage/schema.ts'
 import type { Client } from './clients.ts'
 import { linksFor, v3CallbackBody, v4Reply, type Submission } from './replies.ts'
@@ -86,11 +86,13 @@ export function clampLimit(value: number | undefined, fallback: number, max: num
   return Math.min(value, max)
 }
 
-/** Validates and stores a submission as queued, counting it against the client's quota. */
+/** Validates (an offered language: languages.ts offeredLanguage) and stores a submission as queued, counting it against the client's quota. */
 export function acceptSubmission(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {
   const { config, db } = deps
-  const language = resolveLanguage(deps.languages, input.lang)
-  if (!language) throw new AppError('LanguageNotSupportedError', `lang '${input.lang}' is not supported`, { lang: input.lang })
+  // unknown, not in languages.enabled, or its toolchain not provisioned: refused before anything is stored
+  const offer = offeredLanguage(deps.languages, config, input.lang)
+  if (!offer.ok) throw new AppError('LanguageNotSupportedError', offer.detail, { lang: input.lang })
+  const language = offer.language
   const limits = config.limits
   if (bytes(input.source) > limits.source_max_bytes)
     throw new AppError('PayloadTooLargeError', `source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })

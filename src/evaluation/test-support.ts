@@ -1,10 +1,14 @@
 // Test helpers for the evaluation area: hand-made languages, a config, and deps on an in-memory
 // database with a fake pool, a running dispatcher and an outbox whose sends are captured.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll } from 'vitest'
 import { parseConfig, type Config } from '../config.ts'
 import type { Deps } from '../deps.ts'
 import { createFakePool, type FakePool } from '../jobs/fake-pool.ts'
 import { createOutbox, type OutboxRow, type Sender } from '../jobs/outbox.ts'
-import type { Language } from '../languages.ts'
+import { rootPath, stampPath, type Language } from '../languages.ts'
 import { silentLog } from '../log.ts'
 import { openMemoryDb } from '../storage/db.ts'
 import { createClient } from './clients.ts'
@@ -47,9 +51,45 @@ export function testLanguages(): Map<string, Language> {
   return new Map(list.map((l) => [l.code, l]))
 }
 
+/** Makes `langs` count as provisioned in `dir` (a root with usr/bin and the provisioner's stamps), as isProvisioned reads it. */
+export function fakeProvision(dir: string, langs: Iterable<Language>): void {
+  for (const l of langs) {
+    mkdirSync(join(rootPath(dir, l.root), 'usr', 'bin'), { recursive: true })
+    const stamp = stampPath(dir, l.root, l.toolchain)
+    mkdirSync(join(stamp, '..'), { recursive: true })
+    writeFileSync(stamp, JSON.stringify({ toolchain: l.toolchain, root: l.root, packages: l.packages, prepareKey: '', provisionedAt: new Date().toISOString() }))
+  }
+}
+
+const madeDirs: string[] = []
+afterAll(() => {
+  for (const d of madeDirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+/** A temporary directory, removed after the test file. */
+export function tempDir(prefix = 'arbiter-test-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix))
+  madeDirs.push(d)
+  return d
+}
+
+let provisioned: string | undefined
+/** A toolchains directory in which every language of testLanguages() is provisioned (one per test file). */
+export function provisionedToolchains(): string {
+  if (!provisioned) fakeProvision((provisioned = tempDir('arbiter-toolchains-')), testLanguages().values())
+  return provisioned
+}
+afterAll(() => void (provisioned = undefined))
+
+/** The test config: test languages provisioned (paths.toolchains) unless `raw.paths` says otherwise. */
 export function testConfig(raw: Record<string, Record<string, unknown>> = {}): Config {
   return parseConfig(
-    { ...raw, server: { public_url: 'https://judge.example.com/', ...raw.server }, pool: { size: 2, ...raw.pool } },
+    {
+      ...raw,
+      server: { public_url: 'https://judge.example.com/', ...raw.server },
+      pool: { size: 2, ...raw.pool },
+      paths: { toolchains: provisionedToolchains(), ...raw.paths },
+    },
     {},
     '/nonexistent'
   )

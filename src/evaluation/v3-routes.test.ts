@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { createApp } from '../http/app.ts'
 import { createFakePool } from '../jobs/fake-pool.ts'
 import { V3Reply } from './schemas.ts'
-import { addClient, createTestDeps, testConfig, until, type TestDeps, json } from './test-support.ts'
+import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps, json } from './test-support.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -35,6 +35,20 @@ describe('v3 errors (spec table A)', () => {
     const r = await app.request('/code/run/', form({ client_secret: secret, source: 'x', lang: 'COBOL' }))
     expect(r.status).toBe(400)
     expect(await json(r)).toEqual({ message: "LanguageNotSupportedError: lang 'COBOL' is not supported", errors: { lang: 'COBOL' } })
+  })
+
+  test.each([
+    ['not provisioned', () => testConfig({ paths: { toolchains: tempDir() } }), 'C', "LanguageNotSupportedError: lang 'C' is not provisioned on this server"],
+    ['not in languages.enabled', () => testConfig({ languages: { enabled: ['PYTHON3'] } }), 'C', "LanguageNotSupportedError: lang 'C' is not enabled on this server"],
+  ])('a language %s → 400 at once, nothing stored or run', async (_n, config, lang, message) => {
+    const { app, secret } = setup({ config: config() })
+    for (const path of ['/code/run/', '/v3/code/compile/']) {
+      const r = await app.request(path, form({ client_secret: secret, source: 'x', lang }))
+      expect(r.status).toBe(400)
+      expect(await json(r)).toEqual({ message, errors: { lang } })
+    }
+    expect(deps.db.$client.prepare('select count(*) n from submissions').get()).toEqual({ n: 0 })
+    expect(deps.pool.jobs).toHaveLength(0)
   })
 
   test('GET on a v3 path is a JSON 405, never a redirect', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { createApp } from '../http/app.ts'
 import { V4Reply } from './schemas.ts'
-import { addClient, createTestDeps, testConfig, until, type TestDeps, json } from './test-support.ts'
+import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps, json } from './test-support.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -140,6 +140,19 @@ describe('v4 errors', () => {
     const r = await submit(app, body, { 'client-secret': secret })
     expect(r.status).toBe(status)
     expect(await json(r)).toEqual({ message, errors, request_status: { code: 'REQUEST_FAILED', message } })
+  })
+
+  test.each([
+    ['not provisioned', 'C', 'is not provisioned on this server'],
+    ['not in languages.enabled', 'C++', 'is not enabled on this server'],
+  ])('a language %s → 400 LanguageNotSupportedError, nothing stored, queued or counted', async (kind, lang, why) => {
+    const config = kind === 'not provisioned' ? testConfig({ paths: { toolchains: tempDir() } }) : testConfig({ languages: { enabled: ['C', 'PYTHON3'] } })
+    const { app, secret } = setup({ config })
+    const r = await submit(app, { source: 'x', lang }, { 'client-secret': secret })
+    const message = `LanguageNotSupportedError: lang '${lang}' ${why}`
+    expect([r.status, await json(r)]).toEqual([400, { message, errors: { lang }, request_status: { code: 'REQUEST_FAILED', message } }])
+    expect(deps.db.$client.prepare('select (select count(*) from submissions) n, (select sum(used) from clients) used').get()).toEqual({ n: 0, used: 0 })
+    expect(deps.pool.jobs).toHaveLength(0)
   })
 
   test.each([

@@ -1,10 +1,10 @@
 // CLI commands of the sandbox side: `doctor` (does the jail work, with which cgroups, and does each
-// provisioned language pass its self-test) and `languages` (every code, its real version).
+// provisioned language pass its self-test; exit code 1 when not) and `languages` (every code, its real version).
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
 import { loadConfig } from '../config.ts'
-import { isProvisioned, loadLanguages, type Language } from '../languages.ts'
+import { isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { workerSettings } from './pool.ts'
 import { createJobRunner } from './worker.ts'
@@ -56,44 +56,60 @@ export const jobCommands: CliCommands = {
     },
   },
   doctor: {
-    summary: 'check nsjail, cgroups and each provisioned language (self-test in the jail); --lang C,PYTHON3 to narrow',
+    summary: 'check nsjail, cgroups and each provisioned language (self-test in the jail); --lang C,PYTHON3 to narrow; exit 1 unless ok',
     options: codesOption,
     async run({ values }) {
       const config = loadConfig()
       const langs = loadLanguages()
       const cgroups = detectCgroups()
+      const toolchains = config.paths.toolchains
+      // (the nsjail build installed here has no --version, so none is reported)
       const nsjail = { path: config.paths.nsjail, installed: executable(config.paths.nsjail) }
       const supervisor = { path: config.paths.supervisor, installed: executable(config.paths.supervisor) }
+      const codes = pick(langs, values.lang)
+      const problems: string[] = []
+      const unknown = codes.filter((c) => !resolveLanguage(langs, c))
+      for (const c of unknown) problems.push(`${c}: unknown language code`)
+      const chosen = [...new Set(codes.map((c) => resolveLanguage(langs, c)).filter((l): l is Language => !!l))]
+      // informational: a language may well be left unprovisioned on purpose (ARBITER_LANGS)
+      const notProvisioned = chosen.filter((l) => !isProvisioned(toolchains, l)).map((l) => l.code)
+      // …unless the admin enabled it: then the API and the room refuse a language the config promises
+      for (const e of config.languages.enabled) {
+        const lang = resolveLanguage(langs, e)
+        if (!lang) problems.push(`languages.enabled names ${e}, which is not a language code`)
+        else if (!isProvisioned(toolchains, lang)) problems.push(`languages.enabled names ${e}, whose toolchain is not provisioned`)
+      }
+      if (!nsjail.installed) problems.push(`nsjail is not installed at ${nsjail.path}`)
+      if (!supervisor.installed) problems.push(`the jail supervisor is not installed at ${supervisor.path}`)
+      if (!cgroups.version) problems.push(`no usable cgroup memory controller (${cgroups.detail})`)
       const report = {
         ok: false,
         nsjail,
         supervisor,
         cgroups: { version: cgroups.version, detail: cgroups.detail },
-        toolchains: { path: config.paths.toolchains, exists: existsSync(config.paths.toolchains) },
+        toolchains: { path: toolchains, exists: existsSync(toolchains) },
+        /** Whether a program ran in the jail: some language's self-test echoed its input. */
+        jail: { ok: false, tested_with: [] as string[] },
         languages: {} as Record<string, unknown>,
+        not_provisioned: notProvisioned,
+        problems,
       }
+      for (const c of unknown) report.languages[c] = { ok: false, error: 'unknown language code' }
+      const testable = chosen.filter((l) => !notProvisioned.includes(l.code))
       if (!nsjail.installed || !supervisor.installed || !cgroups.version) return report
-      const versions = recordedVersions(config.paths.toolchains)
+      if (!testable.length) problems.push('the jail was not tested: no provisioned language to run its self-test in')
+      const versions = recordedVersions(toolchains)
       const runner = createJobRunner(workerSettings(config), `doctor-${process.pid}`)
-      let allOk = true
       try {
-        for (const code of pick(langs, values.lang)) {
-          const lang = langs.get(code)
-          if (!lang) {
-            report.languages[code] = { ok: false, error: 'unknown language code' }
-            allOk = false
-            continue
-          }
-          if (!isProvisioned(config.paths.toolchains, lang)) {
-            report.languages[code] = { ok: false, provisioned: false }
-            continue
-          }
+        for (const lang of testable) {
+          const code = lang.code
           const input = 'arbiter doctor\n'
           const started = performance.now()
           try {
             const r = await runner.run({ language: code, source: lang.selftest, input, timeLimitSec: 5, memoryLimitKb: 262144 })
             const ok = r.compile.ok && r.run?.status === 'ok' && r.run.stdout.trim() === input.trim()
-            allOk &&= ok
+            if (ok) report.jail.tested_with.push(code)
+            else problems.push(`${code}: self-test failed`)
             report.languages[code] = {
               ok,
               version: versions[code]?.version ?? null,
@@ -101,14 +117,15 @@ export const jobCommands: CliCommands = {
               ...(ok ? {} : { compile: r.compile.message || undefined, status: r.run?.status, stdout: r.run?.stdout, stderr: r.run?.stderr }),
             }
           } catch (err) {
-            allOk = false
+            problems.push(`${code}: ${(err as Error).message}`)
             report.languages[code] = { ok: false, error: (err as Error).message }
           }
         }
       } finally {
         await runner.close()
       }
-      report.ok = allOk
+      report.jail.ok = report.jail.tested_with.length > 0
+      report.ok = problems.length === 0
       return report
     },
   },

@@ -4,7 +4,7 @@
 import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
-import { BASE_ENV, expandArgv, loadLanguages, resolveLanguage, rootPath, type Language } from '../languages.ts'
+import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, rootPath, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import type { CompileOutcome, Job, JobResult } from './types.ts'
@@ -51,13 +51,14 @@ function compileFailureMessage(r: RunResult, limits: Limits): string {
 
 export function createJobRunner(settings: WorkerSettings, slot: string): JobRunner {
   const languages = loadLanguages(settings.manifestDir)
+  const overrides = compileOverridesByCode(languages, settings.compileOverrides)
   let sandbox: Sandbox | undefined
   const open = () => (sandbox ??= openSandbox(settings.sandbox, slot))
 
   function stepLimits(lang: Language, job: Job, phase: 'compile' | 'run'): Limits {
     const { limits } = settings
     if (phase === 'compile') {
-      const o = settings.compileOverrides[lang.code] ?? {}
+      const o = overrides[lang.code] ?? {}
       const timeSec = o.time_sec ?? lang.compileLimits.timeSec
       return {
         cpuTimeSec: timeSec,
@@ -78,6 +79,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
   }
 
+  /** The jail failed on our side; a root that is not provisioned (checked only then: it costs file system calls) says why. */
+  const internalFailure = (lang: Language, message = '') =>
+    new Error(isProvisioned(settings.toolchains, lang) ? `sandbox: ${message}` : `lang '${lang.code}' is not provisioned on this server`)
+
   async function run(job: Job, onCompiled?: (outcome: CompileOutcome) => void): Promise<JobResult> {
     const lang = resolveLanguage(languages, job.language)
     if (!lang) throw new Error(`unknown language ${job.language}`)
@@ -97,7 +102,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       if (lang.compile) {
         const limits = stepLimits(lang, job, 'compile')
         const step = await sb.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits })
-        if (step.status === 'internal') throw new Error(`sandbox: ${step.message}`)
+        if (step.status === 'internal') throw internalFailure(lang, step.message)
         compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, limits), step }
       }
       onCompiled?.(compile)
@@ -108,7 +113,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         { root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin: job.input, limits },
         { memoryHeadroomKb: lang.runMemoryHeadroomKb }
       )
-      if (runResult.status === 'internal') throw new Error(`sandbox: ${runResult.message}`)
+      if (runResult.status === 'internal') throw internalFailure(lang, runResult.message)
       // a managed heap sized to the limit fails inside the runtime, before the cgroup would
       if (lang.memoryErrorPattern && (runResult.status === 'exit' || runResult.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(runResult.stderr)) {
         return { compile, run: { ...runResult, status: 'memory' } }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { InternalFailure, verdictOf } from '../evaluation/verdict.ts'
-import { isProvisioned, type Language } from '../languages.ts'
+import { offeredLanguages as sharedOffered } from '../languages.ts'
 import { roomStates } from '../storage/schema.ts'
 import type { RoomHub } from './hub.ts'
 
@@ -42,21 +42,12 @@ export interface RunOutput {
 const DISPLAY_BYTES = 64 * 1024
 const PREFERRED = 'PYTHON3'
 
-// Which toolchains are provisioned changes only when the admin provisions: look at most once a minute.
-let offeredCache: { at: number; languages: Map<string, Language>; key: string; list: { code: string; name: string }[] } | undefined
-
-/** languages.enabled when set, else every language whose toolchain is provisioned (as the API does). */
+/**
+ * The languages the editor offers: the same rule as the evaluation API (languages.ts offeredLanguages:
+ * languages.enabled when set, each with its toolchain provisioned).
+ */
 export function offeredLanguages(deps: RoomDeps): { code: string; name: string }[] {
-  const enabled = deps.config.languages.enabled
-  const key = `${deps.config.paths.toolchains}|${enabled.join()}`
-  const now = Date.now()
-  const c = offeredCache
-  if (c && c.languages === deps.languages && c.key === key && now - c.at < 60_000) return c.list
-  const list = [...deps.languages.values()]
-    .filter((l) => (enabled.length ? enabled.includes(l.code) : isProvisioned(deps.config.paths.toolchains, l)))
-    .map((l) => ({ code: l.code, name: l.name }))
-  offeredCache = { at: now, languages: deps.languages, key, list }
-  return list
+  return sharedOffered(deps.languages, deps.config).map((l) => ({ code: l.code, name: l.name }))
 }
 
 const defaultLanguage = (deps: RoomDeps) => {
