@@ -1,9 +1,13 @@
 // Checks every provisioned language for real: its self-test compiles and echoes a line of stdin, and
-// its syntax-error program fails with a message, in the jail that serves real jobs. `npm test`
-// provisions every toolchain first, so a missing one is a failure here, never a skip.
+// its syntax-error program is a compile error (interpreted: an RE) with the compiler's (interpreter's)
+// own message, in the jail that serves real jobs. Also: the JVM languages find the class or object
+// holding main, and a JVM program over its memory limit is MLE. `npm test` provisions every toolchain
+// first, so a missing one is a failure here, never a skip.
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from './config.ts'
+import { verdictOf, type Verdict } from './evaluation/verdict.ts'
 import { workerSettings } from './jobs/pool.ts'
+import type { JobResult } from './jobs/types.ts'
 import { createJobRunner, type JobRunner } from './jobs/worker.ts'
 import { isProvisioned, loadLanguages, type Language } from './languages.ts'
 
@@ -22,11 +26,14 @@ interface Outcome {
   stderr: string
   compileMs: number
   runMs: number
+  /** the whole job and the verdict a client would get for it */
+  result: JobResult
+  verdict: Verdict
 }
 
 interface Backend {
   name: string
-  check(lang: Language, source: string, stdin: string): Promise<Outcome>
+  check(lang: Language, source: string, stdin: string, memoryLimitKb?: number): Promise<Outcome>
   close(): Promise<void>
 }
 
@@ -36,16 +43,13 @@ function jailBackend(): Backend {
   let runner: JobRunner | undefined
   return {
     name: 'jail',
-    async check(lang, source, stdin) {
+    async check(lang, source, stdin, memoryLimitKb = MEMORY_KB) {
       runner ??= createJobRunner(workerSettings(config), `languages-test-${process.pid}`)
-      const r = await runner.run({
-        language: lang.code,
-        source,
-        input: stdin,
-        timeLimitSec: 5,
-        memoryLimitKb: MEMORY_KB,
-      })
+      const job = { language: lang.code, source, input: stdin, timeLimitSec: 5, memoryLimitKb }
+      const r = await runner.run(job)
       return {
+        result: r,
+        verdict: verdictOf(r, job),
         compiled: r.compile.ok,
         compileMessage: r.compile.message,
         exitCode: r.run?.exitCode ?? null,
@@ -71,6 +75,48 @@ afterAll(async () => {
 })
 
 const langs = [...loadLanguages().values()]
+const byCode = new Map(langs.map((l) => [l.code, l]))
+
+const gccSemicolon = /error: expected .;. before .\}. token/
+const javacSemicolon = /error: ';' expected/
+/**
+ * What each selftest_error must produce, in the compiler's (interpreted: the interpreter's) own words:
+ * a syntax error, not a type error, and never only the harness's "exceeded its time limit" or a note.
+ */
+const SYNTAX_ERROR: Record<string, RegExp> = {
+  C: gccSemicolon,
+  CPP: gccSemicolon,
+  CPP11: gccSemicolon,
+  CPP14: gccSemicolon,
+  CPP17: gccSemicolon,
+  OBJECTIVEC: /error: expected .,. or .;. before .return./,
+  CSHARP: /error CS1002: ; expected/,
+  GO: /syntax error: unexpected newline in argument list/,
+  HASKELL: /error: .*\n\s*parse error/,
+  JAVA: javacSemicolon,
+  JAVA8: javacSemicolon,
+  JAVA14: javacSemicolon,
+  KOTLIN: /error: expecting '\)'/,
+  PASCAL: /Fatal: Syntax error, ";" expected/,
+  RUST: /error: mismatched closing delimiter/,
+  SCALA: /error: '\}' expected but eof found/,
+  SWIFT: /error: expected '\)' in expression list/,
+  TYPESCRIPT: /error TS1005: '\)' expected/,
+  CLOJURE: /Syntax error reading source[\s\S]*EOF while reading/,
+  JAVASCRIPT: /SyntaxError: missing \) after argument list/,
+  JAVASCRIPT_NODE: /SyntaxError: missing \) after argument list/,
+  PERL: /Can't find string terminator '"' anywhere before EOF/,
+  PHP: /Parse error: +syntax error/,
+  PYTHON: /SyntaxError: EOL while scanning string literal/,
+  PYTHON3: /SyntaxError: '\(' was never closed/,
+  PYTHON3_8: /SyntaxError: unexpected EOF while parsing/,
+  R: /Error: unexpected end of input/,
+  RUBY: /syntax error/,
+}
+
+it('knows the syntax error of every code', () => {
+  expect(Object.keys(SYNTAX_ERROR).sort()).toEqual(langs.map((l) => l.code).sort())
+})
 
 describe.each(langs.map((l) => [l.code, l] as const))(`%s (${backend.name})`, (code, lang) => {
   it('is provisioned', () => {
@@ -89,14 +135,82 @@ describe.each(langs.map((l) => [l.code, l] as const))(`%s (${backend.name})`, (c
     expect(o.stdout).toBe(`${LINE}\n`)
   })
 
-  it('reports a syntax error', { timeout: 120_000 }, async () => {
+  it('reports a syntax error in its own words', { timeout: 120_000 }, async () => {
     const o = await backend.check(lang, lang.selftestError, '')
+    const { compile, run } = o.result
+    const summary = JSON.stringify({ verdict: o.verdict.verdict, compile: compile.step?.status, run: run?.status, message: compile.message.slice(0, 400), stderr: run?.stderr.slice(0, 400) })
     if (lang.compile) {
-      expect(o.compiled).toBe(false)
-      expect(o.compileMessage.trim()).not.toBe('')
+      // a compile error: the compiler ran to its end and said no (not killed by a time or memory limit)
+      expect(o.verdict.verdict, summary).toBe('CE')
+      expect(compile.step?.status, summary).toBe('exit')
+      expect(o.verdict.compileStatus, summary).toMatch(SYNTAX_ERROR[code])
+      expect(o.verdict.compileStatus).not.toMatch(/exceeded its (time|memory) limit|compiler killed by/)
     } else {
-      expect(o.exitCode).not.toBe(0)
-      expect(o.stderr.trim()).not.toBe('')
+      // an interpreted language: a runtime error (non-zero exit) with the parser's message on stderr
+      expect(o.verdict.verdict, summary).toBe('RE')
+      expect(o.verdict.statusDetail, summary).toBe('NZEC')
+      expect(run?.status, summary).toBe('exit')
+      expect(o.verdict.stderr, summary).toMatch(SYNTAX_ERROR[code])
     }
+  })
+})
+
+// ---------- JVM specifics of issue 3 ----------
+
+const kotlinObject = `object Foo {
+    @JvmStatic
+    fun main(args: Array<String>) {
+        println("object: " + readLine())
+    }
+}
+`
+const kotlinCompanion = `class Helper { fun twice(s: String?) = "$s$s" }
+
+class Solution {
+    companion object {
+        @JvmStatic
+        fun main(args: Array<String>) {
+            println("companion: " + Helper().twice(readLine()))
+        }
+    }
+}
+`
+const scalaApp = `object Solution extends App {
+  println("app: " + scala.io.StdIn.readLine())
+}
+`
+
+describe.each([
+  ['KOTLIN', 'an object with a @JvmStatic main', kotlinObject, 'object: x\n'],
+  ['KOTLIN', 'a class whose companion object has a @JvmStatic main', kotlinCompanion, 'companion: xx\n'],
+  ['SCALA', 'an object extending App', scalaApp, 'app: x\n'],
+])(`%s (${backend.name}) finds the entry point`, (code, what, source, stdout) => {
+  it(what, { timeout: 180_000 }, async () => {
+    const o = await backend.check(byCode.get(code)!, source, 'x\n')
+    expect(o.compiled, o.compileMessage).toBe(true)
+    expect(o.stderr).toBe('')
+    expect(o.verdict.verdict).toBe('AC')
+    expect(o.stdout).toBe(stdout)
+  })
+})
+
+// 300 MB under 64 MB, as JAVA's case in src/jobs/worker.test.ts: the heap is -Xmx64m, the cgroup has
+// headroom above it, so the JVM's own OutOfMemoryError (memory_error_pattern) is what makes it MLE
+const OVER_LIMIT: [string, string][] = [
+  ['KOTLIN', 'fun main() {\n    val b = ByteArray(300 shl 20)\n    b.fill(1)\n    println(b.size)\n}\n'],
+  [
+    'SCALA',
+    'object Main {\n  def main(args: Array[String]): Unit = {\n    val b = new Array[Byte](300 << 20)\n    java.util.Arrays.fill(b, 1.toByte)\n    println(b.length)\n  }\n}\n',
+  ],
+  ['CLOJURE', '(let [b (byte-array (* 300 1024 1024))]\n  (java.util.Arrays/fill b (byte 1))\n  (println (alength b)))\n'],
+]
+
+describe.each(OVER_LIMIT)(`%s (${backend.name}) over its memory limit`, (code, source) => {
+  it('300 MB under 64 MB is MLE', { timeout: 180_000 }, async () => {
+    const o = await backend.check(byCode.get(code)!, source, '', 65536)
+    const summary = JSON.stringify({ verdict: o.verdict.verdict, compile: o.compileMessage.slice(0, 300), stderr: o.stderr.slice(0, 300) })
+    expect(o.compiled, summary).toBe(true)
+    expect(o.verdict.verdict, summary).toBe('MLE')
+    expect(o.stdout).toBe('')
   })
 })
