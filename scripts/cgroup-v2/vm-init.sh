@@ -16,6 +16,9 @@ share proj "$PROJECT" && share toolchains /var/lib/arbiter/toolchains ,ro && sha
   echo "V2CHECK-RESULT 90 (9p shares)"; echo o >/proc/sysrq-trigger; sleep 60
 }
 ip link set lo up
+# an address other than loopback (the VM has no network): the containment test checks that the jail
+# cannot reach the host on it
+modprobe dummy && ip link add arb0 type dummy && ip addr add 10.213.0.1/24 dev arb0 && ip link set arb0 up
 echo "V2CHECK kernel $(uname -r); /sys/fs/cgroup is $(stat -f -c %T /sys/fs/cgroup); controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 cd "$PROJECT"
 export ARBITER_DATA=/tmp/arbiter-data CI=1  # CI: a plain, line-by-line test report on the serial console

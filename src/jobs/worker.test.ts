@@ -1,9 +1,12 @@
 // The jail, for real: nsjail + supervisor + provisioned toolchains, over a table of hostile and
 // limit-testing programs per language. Each case is a whole job (compile + run) through the worker.
-import { createServer, type Server } from 'node:net'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { connect, createServer, type Server } from 'node:net'
 import { networkInterfaces } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../config.ts'
+import { dataDirFromEnv, loadConfig } from '../config.ts'
 import { verdictOf, type Verdict } from '../evaluation/verdict.ts'
 import { isProvisioned, loadLanguages } from '../languages.ts'
 import { workerSettings } from './pool.ts'
@@ -15,9 +18,30 @@ const langs = loadLanguages()
 const settings = workerSettings(config)
 // short wall caps keep the sleeping and looping cases quick: wall = 2 x time + 0.5 s
 settings.limits.wallExtraSec = 0.5
-settings.limits.outputCapBytes = 65536
+const OUTPUT_CAP = 65536
+settings.limits.outputCapBytes = OUTPUT_CAP
+/** The run's wall-clock cap, as worker.ts derives it from the time limit and the settings. */
+const wallCapSec = (timeLimitSec: number) => timeLimitSec * 2 + settings.limits.wallExtraSec
+/** nsjail's own --time_limit, a backstop well past the cap (src/sandbox/nsjail-args.ts). */
+const wallBackstopSec = (timeLimitSec: number) => Math.ceil(wallCapSec(timeLimitSec)) + 2
+const SLOT = `test-${process.pid}`
+/** Where the supervisor puts the run's stdout/stderr files on the host (src/sandbox/run.ts). */
+const ioFileSize = (name: 'stdout' | 'stderr') => statSync(join(settings.sandbox.runs, SLOT, 'io', name)).size
 
-type Expect = { verdict: Verdict['verdict']; detail?: string; stdout?: string | RegExp; compile?: RegExp }
+type Expect = {
+  verdict: Verdict['verdict']
+  detail?: string
+  stdout?: string | RegExp
+  compile?: RegExp
+  /** The result's exit code (null when a signal ended the program). */
+  exitCode?: number | null
+  /** The result's signal ('OTHER' when none ended the program). */
+  signal?: string
+  /** Stopped by the wall clock: its wall figure must be the configured cap, not nsjail's backstop. */
+  wallCapped?: boolean
+  /** The stream the program floods: the file on the host must stop at the cap. */
+  flood?: 'stdout' | 'stderr'
+}
 interface Case {
   name: string
   source: string
@@ -28,12 +52,25 @@ interface Case {
 }
 
 const echo = (source: string): Case => ({ name: 'echo', source, input: 'hello jail\n', expect: { verdict: 'AC', stdout: 'hello jail\n' } })
+const sleep30 = (source: string): Case => ({ name: 'sleep(30)', source, timeLimitSec: 1, expect: { verdict: 'TLE', wallCapped: true } })
+const exit3 = (source: string): Case => ({ name: 'exit(3)', source, expect: { verdict: 'RE', detail: 'NZEC', exitCode: 3, signal: 'OTHER' } })
+/** An uncaught exception in a managed runtime: the runtime exits 1, no signal. */
+const thrown = (name: string, source: string): Case => ({ name, source, expect: { verdict: 'RE', detail: 'NZEC', exitCode: 1, signal: 'OTHER' } })
+const killedBy = (name: string, source: string, signal: string): Case => ({ name, source, expect: { verdict: 'RE', detail: signal, exitCode: null, signal } })
+/** Floods one stream past the cap. Runtimes that ignore SIGXFSZ (CPython, node, the JVM) see EFBIG. */
+const flood = (stream: 'stdout' | 'stderr', source: string, extra: Partial<Expect> = {}, timeLimitSec?: number): Case => ({
+  name: `${stream} past the cap`,
+  source,
+  ...(timeLimitSec ? { timeLimitSec } : {}),
+  expect: { verdict: 'RE', detail: 'SIGXFSZ', flood: stream, ...extra },
+})
 
+// C and the four C++ dialects share these (see cpp() below)
 const C_CASES: Case[] = [
   echo('#include <stdio.h>\nint main(void){char b[256];if(fgets(b,sizeof b,stdin))fputs(b,stdout);return 0;}'),
   { name: 'compile error', source: 'int main(void){ return 0 }', expect: { verdict: 'CE', compile: /error: expected .;./ } },
   { name: 'infinite loop', source: 'int main(void){for(;;){}}', timeLimitSec: 1, expect: { verdict: 'TLE' } },
-  { name: 'sleep(30)', source: '#include <unistd.h>\nint main(void){sleep(30);return 0;}', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('#include <unistd.h>\nint main(void){sleep(30);return 0;}'),
   {
     name: '300 MB under 64 MB',
     // volatile: gcc would otherwise see through malloc + memset and allocate nothing
@@ -41,29 +78,28 @@ const C_CASES: Case[] = [
     memoryLimitKb: 65536,
     expect: { verdict: 'MLE' },
   },
-  { name: 'null dereference', source: 'int main(void){volatile int*p=0;return *p;}', expect: { verdict: 'RE', detail: 'SIGSEGV' } },
-  { name: 'division by zero', source: 'int main(void){volatile int z=0;return 7/z;}', expect: { verdict: 'RE', detail: 'SIGFPE' } },
-  { name: 'abort()', source: '#include <stdlib.h>\nint main(void){abort();}', expect: { verdict: 'RE', detail: 'SIGABRT' } },
-  { name: 'exit(3)', source: '#include <stdlib.h>\nint main(void){exit(3);}', expect: { verdict: 'RE', detail: 'NZEC' } },
-  {
-    name: 'output past the cap',
-    source: '#include <stdio.h>\nint main(void){for(int i=0;i<1000000;i++)puts("flooding the output file with lines");return 0;}',
-    expect: { verdict: 'RE', detail: 'SIGXFSZ' },
-  },
+  killedBy('null dereference', 'int main(void){volatile int*p=0;return *p;}', 'SIGSEGV'),
+  killedBy('division by zero', 'int main(void){volatile int z=0;return 7/z;}', 'SIGFPE'),
+  killedBy('abort()', '#include <stdlib.h>\nint main(void){abort();}', 'SIGABRT'),
+  exit3('#include <stdlib.h>\nint main(void){exit(3);}'),
+  // C keeps SIGXFSZ's default action: RLIMIT_FSIZE itself must end the program
+  flood('stdout', '#include <stdio.h>\nint main(void){for(int i=0;i<1000000;i++)puts("flooding the output file with lines");return 0;}', { signal: 'SIGXFSZ' }),
+  flood('stderr', '#include <stdio.h>\nint main(void){for(int i=0;i<1000000;i++)fputs("flooding the error file with lines\\n",stderr);return 0;}', { signal: 'SIGXFSZ' }),
 ]
 
 const PY_CASES: Case[] = [
   echo('print(input())'),
-  { name: 'syntax error', source: 'print("unclosed"', expect: { verdict: 'RE', detail: 'NZEC' } },
+  { name: 'syntax error', source: 'print("unclosed"', expect: { verdict: 'RE', detail: 'NZEC', exitCode: 1 } },
   { name: 'infinite loop', source: 'while True:\n    pass', timeLimitSec: 1, expect: { verdict: 'TLE' } },
-  { name: 'sleep(30)', source: 'import time\ntime.sleep(30)', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('import time\ntime.sleep(30)'),
   { name: '300 MB under 64 MB', source: 'b = b"x" * (300 << 20)\nprint(len(b))', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
-  { name: 'null dereference', source: 'import ctypes\nctypes.string_at(0)', expect: { verdict: 'RE', detail: 'SIGSEGV' } },
+  killedBy('null dereference', 'import ctypes\nctypes.string_at(0)', 'SIGSEGV'),
   // Python raises ZeroDivisionError rather than trapping: a non-zero exit, as on HackerEarth
-  { name: 'division by zero', source: 'print(7 // 0)', expect: { verdict: 'RE', detail: 'NZEC' } },
-  { name: 'abort()', source: 'import os\nos.abort()', expect: { verdict: 'RE', detail: 'SIGABRT' } },
-  { name: 'exit(3)', source: 'import sys\nsys.exit(3)', expect: { verdict: 'RE', detail: 'NZEC' } },
-  { name: 'output past the cap', source: 'while True:\n    print("flooding the output file with lines")', expect: { verdict: 'RE', detail: 'SIGXFSZ' } },
+  thrown('division by zero', 'print(7 // 0)'),
+  killedBy('abort()', 'import os\nos.abort()', 'SIGABRT'),
+  exit3('import sys\nsys.exit(3)'),
+  flood('stdout', 'while True:\n    print("flooding the output file with lines")'),
+  flood('stderr', 'import sys\nwhile True:\n    sys.stderr.write("flooding the error file with lines\\n")'),
 ]
 
 const JS_CASES: Case[] = [
@@ -74,59 +110,67 @@ const JS_CASES: Case[] = [
     input: 'via the link\n',
     expect: { verdict: 'AC', stdout: 'via the link\n' },
   },
-  { name: 'syntax error', source: "console.log('unclosed'", expect: { verdict: 'RE', detail: 'NZEC' } },
+  { name: 'syntax error', source: "console.log('unclosed'", expect: { verdict: 'RE', detail: 'NZEC', exitCode: 1 } },
   { name: 'infinite loop', source: 'for (;;) {}', timeLimitSec: 1, expect: { verdict: 'TLE' } },
-  { name: 'sleep(30)', source: 'setTimeout(() => {}, 30000)', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('setTimeout(() => {}, 30000)'),
   { name: '300 MB under 64 MB', source: 'const b = Buffer.alloc(300 << 20, 1); console.log(b.length)', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
-  { name: 'abort()', source: 'process.abort()', expect: { verdict: 'RE', detail: 'SIGABRT' } },
-  { name: 'exit(3)', source: 'process.exit(3)', expect: { verdict: 'RE', detail: 'NZEC' } },
-  {
-    name: 'output past the cap',
-    source: "const fs = require('fs'); const line = 'flooding the output file with lines\\n'.repeat(1000); for (;;) fs.writeSync(1, line)",
-    expect: { verdict: 'RE', detail: 'SIGXFSZ' },
-  },
+  // JavaScript has no pointers: the natural null dereference is a property read, a TypeError
+  thrown('null dereference', 'const o = null; console.log(o.x)'),
+  // Number division by zero is Infinity, not an error, so no SIGFPE exists in JS; BigInt is its
+  // integer division and throws a RangeError
+  thrown('division by zero', 'console.log(7n / 0n)'),
+  killedBy('abort()', 'process.abort()', 'SIGABRT'),
+  exit3('process.exit(3)'),
+  flood('stdout', "const fs = require('fs'); const line = 'flooding the output file with lines\\n'.repeat(1000); for (;;) fs.writeSync(1, line)"),
+  flood('stderr', "const fs = require('fs'); const line = 'flooding the error file with lines\\n'.repeat(1000); for (;;) fs.writeSync(2, line)"),
 ]
 
 const javaMain = (body: string, imports = '') =>
   `${imports}\npublic class Solution {\n  public static void main(String[] args) throws Exception {\n    ${body}\n  }\n}\n`
+// JAVA, JAVA8 and JAVA14 share these. No abort() row: Java has no abort (Runtime.halt is an exit
+// status), and the JVM's own SIGABRT (a crash report) is not something a program can ask for.
 const JAVA_CASES: Case[] = [
   echo(javaMain('System.out.println(new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine());')),
   { name: 'compile error', source: javaMain('System.out.println("x")'), expect: { verdict: 'CE', compile: /';' expected/ } },
   { name: 'infinite loop', source: javaMain('long i = 0; while (true) { i++; }'), timeLimitSec: 1, expect: { verdict: 'TLE' } },
-  { name: 'sleep(30)', source: javaMain('Thread.sleep(30000);'), timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30(javaMain('Thread.sleep(30000);')),
   {
     name: '300 MB under 64 MB',
     source: javaMain('byte[] b = new byte[300 << 20]; java.util.Arrays.fill(b, (byte) 1); System.out.println(b.length);'),
     memoryLimitKb: 65536,
     expect: { verdict: 'MLE' },
   },
-  { name: 'exit(3)', source: javaMain('System.exit(3);'), expect: { verdict: 'RE', detail: 'NZEC' } },
-  {
-    name: 'output past the cap',
-    source: javaMain('while (true) System.out.println("flooding the output file with lines");'),
-    expect: { verdict: 'RE', detail: 'SIGXFSZ' },
-  },
+  // the JVM turns the SIGSEGV of a null access into a NullPointerException
+  thrown('null dereference', javaMain('String s = args.length > 99 ? "x" : null; System.out.println(s.length());')),
+  // integer division traps (SIGFPE) inside the JVM, which raises an ArithmeticException
+  thrown('division by zero', javaMain('int z = args.length; System.out.println(7 / z);')),
+  exit3(javaMain('System.exit(3);')),
+  // PrintStream swallows EFBIG and carries on: the CPU limit ends it, the full file decides the verdict
+  flood('stdout', javaMain('while (true) System.out.println("flooding the output file with lines");'), {}, 1),
+  flood('stderr', javaMain('while (true) System.err.println("flooding the error file with lines");'), {}, 1),
 ]
 
 // the C programs are C++ too, but for malloc's void* (C++ wants a cast)
 const cpp = (c: Case): Case => ({ ...c, source: c.source.replace('#include <stdio.h>', '#include <cstdio>').replace('=malloc(n)', '=(char*)malloc(n)') })
+const CPP_CASES = C_CASES.map(cpp)
+// every language of issue 2 gets every row its language has
 const TABLE: Record<string, Case[]> = {
   C: C_CASES,
-  CPP: C_CASES.map(cpp),
-  CPP11: C_CASES.slice(0, 3).map(cpp),
-  CPP14: C_CASES.slice(0, 3).map(cpp),
-  CPP17: C_CASES.slice(0, 3).map(cpp),
+  CPP: CPP_CASES,
+  CPP11: CPP_CASES,
+  CPP14: CPP_CASES,
+  CPP17: CPP_CASES,
   PYTHON3: PY_CASES,
   JAVASCRIPT_NODE: JS_CASES,
-  JAVASCRIPT: JS_CASES.slice(0, 3),
+  JAVASCRIPT: JS_CASES,
   JAVA: JAVA_CASES,
-  JAVA8: JAVA_CASES.slice(0, 3),
-  JAVA14: JAVA_CASES.slice(0, 3),
+  JAVA8: JAVA_CASES,
+  JAVA14: JAVA_CASES,
 }
 
 let runner: JobRunner
 beforeAll(() => {
-  runner = createJobRunner(settings, `test-${process.pid}`)
+  runner = createJobRunner(settings, SLOT)
 })
 afterAll(async () => {
   await runner?.close()
@@ -141,7 +185,9 @@ async function judge(language: string, c: Omit<Case, 'name' | 'expect'>) {
     memoryLimitKb: c.memoryLimitKb ?? 262144,
   }
   const result = await runner.run(job)
-  return { result, verdict: verdictOf(result, job) }
+  // the step's files stay on the host until the next step: their size is what reached the disk
+  const files = result.run ? { stdout: ioFileSize('stdout'), stderr: ioFileSize('stderr') } : undefined
+  return { job, result, files, verdict: verdictOf(result, job) }
 }
 
 for (const [code, cases] of Object.entries(TABLE)) {
@@ -151,13 +197,38 @@ for (const [code, cases] of Object.entries(TABLE)) {
     it('is provisioned', () => expect(!!lang && isProvisioned(config.paths.toolchains, lang)).toBe(true))
     for (const c of cases) {
       it(c.name, { timeout: 60_000 }, async () => {
-        const { verdict: v } = await judge(code, c)
-        const summary = { verdict: v.verdict, detail: v.statusDetail, compile: v.compileStatus.slice(0, 300), stderr: v.stderr.slice(0, 300) }
-        expect(summary.verdict, JSON.stringify(summary)).toBe(c.expect.verdict)
-        if (c.expect.detail) expect(v.statusDetail, JSON.stringify(summary)).toBe(c.expect.detail)
+        const { job, result, files, verdict: v } = await judge(code, c)
+        const summary = {
+          verdict: v.verdict,
+          detail: v.statusDetail,
+          exitCode: v.exitCode,
+          signal: v.signal,
+          wallSec: result.run?.wallSec,
+          files,
+          compile: v.compileStatus.slice(0, 300),
+          stderr: v.stderr.slice(0, 300),
+        }
+        const why = JSON.stringify(summary)
+        expect(summary.verdict, why).toBe(c.expect.verdict)
+        if (c.expect.detail) expect(v.statusDetail, why).toBe(c.expect.detail)
+        if (c.expect.exitCode !== undefined) expect(v.exitCode, why).toBe(c.expect.exitCode)
+        if (c.expect.signal !== undefined) expect(v.signal, why).toBe(c.expect.signal)
         if (c.expect.stdout !== undefined) expect(v.stdout).toEqual(c.expect.stdout)
         if (c.expect.compile) expect(v.compileStatus).toMatch(c.expect.compile)
-        if (c.name.startsWith('sleep')) expect(v.timeUsedSec).toBeLessThan(0.5) // caught by the wall clock
+        if (c.expect.wallCapped) {
+          expect(v.timeUsedSec, why).toBeLessThan(0.5) // asleep: the CPU limit cannot have caught it
+          // stopped at the configured cap, not by nsjail's backstop; the upper bound is halfway to
+          // the backstop, to allow for a loaded machine
+          const cap = wallCapSec(job.timeLimitSec)
+          expect(result.run!.wallSec, why).toBeGreaterThanOrEqual(cap)
+          expect(result.run!.wallSec, why).toBeLessThan((cap + wallBackstopSec(job.timeLimitSec)) / 2)
+        }
+        if (c.expect.flood) {
+          // RLIMIT_FSIZE stopped the file on the host at the cap, whatever the program did after
+          const other = c.expect.flood === 'stdout' ? 'stderr' : 'stdout'
+          expect(files![c.expect.flood], why).toBe(OUTPUT_CAP)
+          expect(files![other], why).toBeLessThan(OUTPUT_CAP)
+        }
       })
     }
   })
@@ -165,13 +236,47 @@ for (const [code, cases] of Object.entries(TABLE)) {
 
 // ── containment: what a program must not reach, whatever its language ────────────────────────────
 
+/** Runs a command on the host, outside any jail, as the uid/gid jailed programs get (65534). */
+const bareAsNobody = (argv: string[]) => spawnSync(argv[0], argv.slice(1), { uid: 65534, gid: 65534, encoding: 'utf8' })
+
+const fsProgram = `
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(void){
+  char op[8], path[512];
+  while (scanf("%7s %511s", op, path) == 2) {
+    int fd = op[0] == 'w' ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open(path, O_RDONLY);
+    char buf[64]; ssize_t n = fd >= 0 && op[0] == 'r' ? read(fd, buf, sizeof buf) : 0;
+    printf("%s %s %s\\n", op, path, fd >= 0 && n >= 0 ? "OK" : strerror(errno));
+    if (fd >= 0) close(fd);
+  }
+  return 0;
+}`
+
+/** Runs fsProgram over "op path" probes; answers probe -> "OK" or the strerror of the failure. */
+async function probeFiles(probes: string[]): Promise<Record<string, string>> {
+  const { verdict: v } = await judge('C', { source: fsProgram, input: probes.join('\n') + '\n' })
+  expect(v.verdict, v.stderr).toBe('AC')
+  const lines = v.stdout.trim().split('\n')
+  expect(lines, v.stdout).toHaveLength(probes.length)
+  return Object.fromEntries(lines.map((l) => [l.split(' ').slice(0, 2).join(' '), l.split(' ').slice(2).join(' ')]))
+}
+
+const ABSENT = 'No such file or directory'
+/** The path resolves to nothing: ENOENT, or ENOTDIR when a prefix is a file of the jail's own (a
+ * checkout at /work/main meets the compiled /work/main of the job's work directory). */
+const ABSENT_PATH = /^(No such file or directory|Not a directory)$/
+
 describe('the jail contains a C program', () => {
   let server: Server
   let port = 0
-  const hostAddress =
-    Object.values(networkInterfaces())
-      .flat()
-      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.1'
+  // an address of this host other than loopback: reaching it would mean the jail has the host's network
+  const hostAddress = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address
 
   beforeAll(async () => {
     // a server the host itself can reach on loopback and on its own interface address
@@ -180,6 +285,17 @@ describe('the jail contains a C program', () => {
     port = (server.address() as { port: number }).port
   })
   afterAll(() => new Promise<void>((r) => server.close(() => r())))
+
+  /** The host's own connection to the listener: the control that the port is open. */
+  const reachFromHost = (ip: string) =>
+    new Promise<string>((resolve, reject) => {
+      let got = ''
+      const s = connect(port, ip)
+      s.setEncoding('utf8')
+      s.on('data', (d) => (got += d))
+      s.on('end', () => resolve(got))
+      s.on('error', reject)
+    })
 
   const connectProgram = `
 #include <arpa/inet.h>
@@ -200,53 +316,73 @@ int main(void){
   return 0;
 }`
 
-  it('cannot open a TCP connection to 127.0.0.1 or to the host address', async () => {
-    const input = `127.0.0.1 ${port}\n${hostAddress} ${port}\n`
-    const { verdict: v } = await judge('C', { source: connectProgram, input })
+  it('cannot open a TCP connection to 127.0.0.1 or to the host address that the host itself reaches', async () => {
+    expect(hostAddress, 'this host has a non-loopback IPv4 address').toBeDefined()
+    // control: a listener on 0.0.0.0 that the host reaches on both addresses
+    expect(await reachFromHost('127.0.0.1')).toBe('reached\n')
+    expect(await reachFromHost(hostAddress!)).toBe('reached\n')
+
+    const { verdict: v } = await judge('C', { source: connectProgram, input: `127.0.0.1 ${port}\n${hostAddress} ${port}\n` })
     expect(v.verdict).toBe('AC')
     const lines = v.stdout.trim().split('\n')
     expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/^127\.0\.0\.1 /)
+    expect(lines[1].startsWith(`${hostAddress} `)).toBe(true)
     for (const line of lines) expect(line).not.toContain('CONNECTED')
   })
 
-  const fsProgram = `
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-int main(void){
-  char op[8], path[512];
-  while (scanf("%7s %511s", op, path) == 2) {
-    int fd = op[0] == 'w' ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open(path, O_RDONLY);
-    char buf[64]; ssize_t n = fd >= 0 && op[0] == 'r' ? read(fd, buf, sizeof buf) : 0;
-    printf("%s %s %s\\n", op, path, fd >= 0 && n >= 0 ? "OK" : strerror(errno));
-    if (fd >= 0) close(fd);
-  }
-  return 0;
-}`
-
-  it('cannot write to /, /usr, /etc or devices, nor read the host /etc/shadow or the data directory', async () => {
-    const probes = [
-      'w /evil',
-      'w /usr/evil',
-      'w /etc/passwd',
-      'w /etc/evil',
-      'r /etc/shadow',
-      'w /dev/console',
-      'w /dev/tty',
-      'w /dev/ptmx',
-      `r ${config.dataDir}/config.toml`,
-      `r ${config.paths.toolchains}/versions.json`,
-      'w /work/allowed', // the job's own work directory is writable
-      'w /tmp/allowed',
-    ]
-    const { verdict: v } = await judge('C', { source: fsProgram, input: probes.join('\n') + '\n' })
-    expect(v.verdict).toBe('AC')
-    const results = Object.fromEntries(v.stdout.trim().split('\n').map((l) => [l.split(' ').slice(0, 2).join(' '), l.split(' ').slice(2).join(' ')]))
-    for (const p of probes.slice(0, -2)) expect(results[p], p).not.toBe('OK')
+  it('cannot write to /, /usr, /etc or devices', async () => {
+    const denied = ['w /evil', 'w /usr/evil', 'w /etc/passwd', 'w /etc/evil', 'r /etc/shadow', 'w /dev/console', 'w /dev/tty', 'w /dev/ptmx']
+    const results = await probeFiles([...denied, 'w /work/allowed', 'w /tmp/allowed'])
+    for (const p of denied) expect(results[p], p).not.toBe('OK')
+    // the job's own work directory and /tmp are writable
     expect(results['w /work/allowed']).toBe('OK')
     expect(results['w /tmp/allowed']).toBe('OK')
+  })
+
+  describe('cannot see host files that uid 65534 reads bare', () => {
+    // /etc/shadow proves nothing (0640 root:shadow on the host and in the root alike): a
+    // world-readable marker does. Not under /tmp: the jail mounts its own tmpfs there, which would
+    // hide the marker even if the chroot were gone.
+    let markerDir = ''
+    let marker = ''
+    beforeAll(() => {
+      markerDir = mkdtempSync('/var/tmp/arbiter-marker-')
+      chmodSync(markerDir, 0o755)
+      marker = join(markerDir, 'secret.txt')
+      writeFileSync(marker, 'host secret\n')
+      chmodSync(marker, 0o644)
+    })
+    afterAll(() => rmSync(markerDir, { recursive: true, force: true }))
+
+    it('a world-readable file outside the toolchain root', async () => {
+      const bare = bareAsNobody(['cat', marker])
+      expect(bare.status, bare.stderr).toBe(0)
+      expect(bare.stdout).toBe('host secret\n')
+      const results = await probeFiles([`r ${marker}`, `r ${markerDir}`])
+      expect(results[`r ${marker}`]).toMatch(ABSENT_PATH)
+      expect(results[`r ${markerDir}`]).toMatch(ABSENT_PATH)
+    })
+
+    it("the project's data directory and its database", async () => {
+      // the directory the server uses without ARBITER_DATA (src/config.ts): the checkout's data/
+      const dataDir = dataDirFromEnv({})
+      // data/.gitkeep is in git, so it exists on any checkout; config.toml and arbiter.db may not yet.
+      // (The control is existence, not uid 65534 reading it: a checkout under /root is not readable
+      // by that uid bare, and in the jail a permission error would not count as absent anyway.)
+      for (const p of [dataDir, join(dataDir, '.gitkeep')]) expect(existsSync(p), p).toBe(true)
+      const paths = [dataDir, join(dataDir, '.gitkeep'), join(dataDir, 'config.toml'), join(dataDir, 'arbiter.db'), join(config.dataDir, 'config.toml')]
+      const results = await probeFiles(paths.map((p) => `r ${p}`))
+      for (const p of paths) expect(results[`r ${p}`], p).toMatch(ABSENT_PATH)
+    })
+  })
+
+  it('keeps /tmp, /dev/shm and /work private to one run', async () => {
+    const left = ['/tmp', '/dev/shm', '/work'].map((d) => `${d}/left-behind-${process.pid}`)
+    const first = await probeFiles(left.flatMap((p) => [`w ${p}`, `r ${p}`]))
+    for (const p of left) expect(first[`r ${p}`], p).toBe('OK') // written and read back in the first run
+    const next = await probeFiles(left.map((p) => `r ${p}`))
+    for (const p of left) expect(next[`r ${p}`], p).toBe(ABSENT)
   })
 
   it('contains a fork bomb, and the next job still runs', async () => {
@@ -256,6 +392,46 @@ int main(void){
     const next = await judge('C', { source: C_CASES[0].source, input: 'still alive\n' })
     expect(next.verdict.verdict).toBe('AC')
     expect(next.verdict.stdout).toBe('still alive\n')
+  })
+
+  // reads a ceiling N from stdin, tries N times, prints how many succeeded and why the next failed
+  const untilFailure = (attempt: string, headers: string) => `
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+${headers}
+int main(void){
+  int max, n = 0, err = 0;
+  if (scanf("%d", &max) != 1) return 2;
+  while (n < max) { ${attempt} n++; }
+  printf("%d %s\\n", n, err ? strerror(err) : "no failure");
+  fflush(stdout);
+  return 0;
+}`
+
+  it('stops forking at the configured process limit', async () => {
+    const limit = settings.limits.processes
+    // children wait in pause(); the jail's init takes them all down when the program exits
+    const src = untilFailure('pid_t p = fork(); if (p < 0) { err = errno; break; } if (p == 0) { pause(); _exit(0); }', '#include <unistd.h>')
+    const { verdict: v } = await judge('C', { source: src, input: `${limit * 4}\n` })
+    expect(v.verdict, v.stderr).toBe('AC')
+    const [count, ...why] = v.stdout.trim().split(' ')
+    // the jail's init and the program itself count too
+    expect(Number(count), v.stdout).toBeLessThanOrEqual(limit - 2)
+    expect(Number(count), v.stdout).toBeGreaterThanOrEqual(limit - 4)
+    expect(why.join(' ')).toBe('Resource temporarily unavailable') // EAGAIN
+  })
+
+  it('stops opening files at the configured open-files limit', async () => {
+    const limit = settings.limits.openFiles
+    const src = untilFailure('if (open("/dev/null", O_RDONLY) < 0) { err = errno; break; }', '#include <fcntl.h>')
+    const { verdict: v } = await judge('C', { source: src, input: `${limit * 4}\n` })
+    expect(v.verdict, v.stderr).toBe('AC')
+    const [count, ...why] = v.stdout.trim().split(' ')
+    // stdin, stdout and stderr are open already
+    expect(Number(count), v.stdout).toBeLessThanOrEqual(limit - 3)
+    expect(Number(count), v.stdout).toBeGreaterThanOrEqual(limit - 6)
+    expect(why.join(' ')).toBe('Too many open files') // EMFILE
   })
 
   it('runs as an unprivileged user without capabilities', async () => {
