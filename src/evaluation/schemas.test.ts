@@ -1,16 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { AppError } from '../errors.ts'
 import { parseRequest, V3Request, V4Request } from './schemas.ts'
+import { thrownAppError } from './test-support.ts'
 
-const fails = (fn: () => unknown): AppError => {
-  try {
-    fn()
-  } catch (e) {
-    if (e instanceof AppError) return e
-    throw e
-  }
-  throw new Error('did not throw')
-}
+const fails = thrownAppError
 
 describe('V3Request', () => {
   test('numbers as strings, async as "1", unknown fields dropped', () => {

@@ -1,13 +1,12 @@
 import { eq } from 'drizzle-orm'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { AppError } from '../errors.ts'
 import { okRun } from '../jobs/fake-pool.ts'
 import { clients, outbox, submissions } from '../storage/schema.ts'
 import { findClientBySecret } from './clients.ts'
 import { claimNext } from './dispatcher.ts'
 import { acceptSubmission, completeSubmission, failAttempt, getByCodeId, getSubmission, markCompiled, type SubmissionInput } from './submissions.ts'
 import { PROVISIONED_TTL_MS } from '../languages.ts'
-import { addClient, createTestDeps, fakeProvision, tempDir, testConfig, type TestDeps } from './test-support.ts'
+import { addClient, createTestDeps, fakeProvision, tempDir, testConfig, thrownAppError, type TestDeps } from './test-support.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -21,15 +20,7 @@ function setup(config = testConfig()) {
 
 const v4 = (over: Partial<SubmissionInput> = {}): SubmissionInput => ({ api: 'v4', lang: 'PYTHON3', source: 'print(1)', ...over })
 
-const rejects = (fn: () => unknown): AppError => {
-  try {
-    fn()
-  } catch (e) {
-    if (e instanceof AppError) return e
-    throw e
-  }
-  throw new Error('did not throw')
-}
+const rejects = thrownAppError
 
 describe('acceptSubmission', () => {
   test('stores a queued row with the canonical code and the code as sent', () => {

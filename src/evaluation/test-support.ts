@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import { parseConfig, type Config } from '../config.ts'
+import { AppError } from '../errors.ts'
 import type { Deps } from '../deps.ts'
 import { createFakePool, type FakePool } from '../jobs/fake-pool.ts'
 import { createOutbox, type OutboxRow, type Sender } from '../jobs/outbox.ts'
@@ -59,6 +60,17 @@ export function fakeProvision(dir: string, langs: Iterable<Language>): void {
     mkdirSync(join(stamp, '..'), { recursive: true })
     writeFileSync(stamp, JSON.stringify({ toolchain: l.toolchain, root: l.root, packages: l.packages, prepareKey: '', provisionedAt: new Date().toISOString() }))
   }
+}
+
+/** The AppError fn throws (anything else is rethrown; not throwing fails the test). */
+export function thrownAppError(fn: () => unknown): AppError {
+  try {
+    fn()
+  } catch (e) {
+    if (e instanceof AppError) return e
+    throw e
+  }
+  throw new Error('did not throw')
 }
 
 const madeDirs: string[] = []
