@@ -326,9 +326,9 @@ export function isProvisioned(toolchainsDir: string, lang: Language): boolean {
 // ── what this server offers ───────────────────────────────────────────────────────────────────────
 
 /**
- * How long one provisioning check is trusted. isProvisioned costs ~20 µs of synchronous file system
- * calls (measured over the manifest), too much for every request but nothing once per few seconds: a
- * language provisioned (or removed) while the server runs is offered (or refused) within this, no restart.
+ * How long one provisioning check is trusted. isProvisioned reads and parses a stamp file (~20 µs,
+ * synchronous, on the main thread): a burst of submissions reads it once, and a language provisioned
+ * (or removed) while the server runs is offered (or refused) within this, no restart.
  */
 export const PROVISIONED_TTL_MS = 5_000
 const provisionedSeen = new Map<string, { at: number; ok: boolean }>()
