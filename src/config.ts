@@ -1,6 +1,6 @@
 // The admin's config: one zod schema that validates data/config.toml, writes its commented default,
 // and renders the README table. The only module that reads process.env.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { validate as validateCron } from 'node-cron'
@@ -59,6 +59,14 @@ export const ConfigSchema = z
           .max(64)
           .default(availableParallelism())
           .describe('Jobs run at once (default: number of cores).'),
+        jail_socket: z
+          .string()
+          .default('')
+          .describe('Unix socket of the root jail daemon (`src/jobs/jail-daemon.ts`) that runs the jobs, so this server needs no privileges; empty = run the pool in this process (needs root; tests, development).'),
+        jail_group: z
+          .string()
+          .default('arbiter')
+          .describe("Group (name or gid) the jail daemon gives its socket directory (0750) and socket (0660): the only one that may submit jobs; the server's."),
       },
       'The evaluation worker pool.'
     ),
@@ -212,6 +220,40 @@ export const ConfigSchema = z
       },
       'The interview room behind the links: shared editor, runs in the sandbox, feedback.'
     ),
+    retention: section(
+      {
+        submissions_days: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe('Completed submissions older than this many days are deleted by the nightly sweep; 0 = keep forever.'),
+        outputs_days: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe("Days a completed submission keeps its program's stdout/stderr (the verdict stays); 0 = forever."),
+        resumes_days: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe('Days after its interview ended that a stored resume file is kept; 0 = forever.'),
+        interviews_days: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe('Finished (ended or deleted) interviews older than this many days are deleted with their participants, feedback and room; 0 = keep forever.'),
+        sweep_cron: z
+          .string()
+          .refine((v) => validateCron(v), 'not a cron expression')
+          .default('17 3 * * *')
+          .describe('node-cron schedule of the retention sweep (default nightly at 03:17).'),
+      },
+      'How long data is kept (applied by a nightly sweep; changes apply on SIGHUP).'
+    ),
     smtp: section(
       {
         host: z
@@ -263,6 +305,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${file}: not valid TOML: ${(err as Error).message}`)
   }
   return parseConfig(raw, env, dataDir, file)
+}
+
+/**
+ * The root jail daemon's reading of <dataDir>/config.toml: the file must already exist, be a regular file
+ * (not a link) owned by root and writable by no one else. The data directory belongs to the unprivileged
+ * server, which must not be able to choose the binaries (paths.*) that root runs.
+ */
+export function loadRootOwnedConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = dataDirFromEnv(env)
+  const file = join(dataDir, 'config.toml')
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot open (${(err as NodeJS.ErrnoException).code}); the jail daemon needs a root-owned config file`)
+  }
+  let text: string
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0)
+      throw new ConfigError(`${file}: must be a regular file owned by root and writable only by root (chown root: and chmod 0640)`)
+    text = readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+  let raw: Record<string, unknown>
+  try {
+    raw = parseToml(text) as Record<string, unknown>
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid TOML: ${(err as Error).message}`)
+  }
+  return parseConfig(raw, {}, dataDir, file)
 }
 
 export function parseConfig(

@@ -3,18 +3,21 @@
 import { serve } from '@hono/node-server'
 import { join } from 'node:path'
 import { loadConfig } from './config.ts'
+import { applyLiveConfig } from './config-reload.ts'
 import type { Deps } from './deps.ts'
 import { createDispatcher } from './evaluation/dispatcher.ts'
 import { createApp } from './http/app.ts'
 import { EMAIL_KIND, REPORT_KIND, reportSecret } from './interviews/interviews.ts'
 import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
+import { createJailPool } from './jobs/jail-pool.ts'
 import { createPool } from './jobs/pool.ts'
 import { signedCallbackSender } from './jobs/signature.ts'
 import { compileOverridesByCode, loadLanguages } from './languages.ts'
 import { createLog } from './log.ts'
 import { startSchedule } from './schedule.ts'
 import { openDb } from './storage/db.ts'
+import { releasePidFile, writePidFile } from './storage/pid-file.ts'
 
 async function main() {
   const config = loadConfig()
@@ -23,7 +26,8 @@ async function main() {
   const languages = loadLanguages()
   // a misspelt code in languages.compile_overrides stops the start here, not in a worker thread
   compileOverridesByCode(languages, config.languages.compile_overrides)
-  const pool = createPool(config)
+  // with a jail daemon the jobs run in a root process and this one needs no privileges (README: Operating Arbiter)
+  const pool = config.pool.jail_socket ? createJailPool(config) : createPool(config)
   const base = { config, db, log, languages, pool, now: () => new Date() }
   // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)
   const mail = smtpConfigured(config)
@@ -44,7 +48,21 @@ async function main() {
 
   const app = createApp(deps)
   const server = serve({ fetch: app.fetch, hostname: config.server.host, port: config.server.port }, (info) => {
-    log.info('listening', { port: info.port, public_url: config.server.public_url, data: config.dataDir })
+    log.info('listening', { port: info.port, public_url: config.server.public_url, data: config.dataDir, uid: process.getuid?.() })
+  })
+  // `cli restore` refuses to replace the data of a running server
+  writePidFile(config.dataDir, config.server.port)
+
+  // SIGHUP: re-read config.toml; live keys apply now, the others are logged as needing a restart
+  process.on('SIGHUP', () => {
+    try {
+      const report = applyLiveConfig(config, loadConfig())
+      if (report.applied.some((k) => k.startsWith('limits.') || k === 'pool.size')) pool.reconfigure?.(config)
+      log.info('config reloaded', { applied: report.applied, needs_restart: report.needsRestart })
+      if (report.needsRestart.length) log.warn('config keys changed that apply only after a restart', { keys: report.needsRestart })
+    } catch (err) {
+      log.error('config reload failed; keeping the running config', { err: (err as Error).message })
+    }
   })
 
   let stopping = false
@@ -58,6 +76,7 @@ async function main() {
     await outbox.stop()
     await pool.close()
     db.$client.close()
+    releasePidFile(config.dataDir)
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

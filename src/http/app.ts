@@ -11,6 +11,7 @@ import { AppError } from '../errors.ts'
 import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
+import { cachedDiskUsage } from '../storage/disk-usage.ts'
 
 export function createApp(deps: Deps): Hono {
   const app = new Hono({ strict: false })
@@ -26,13 +27,17 @@ export function createApp(deps: Deps): Hono {
 
   // GET /health
   const cgroup = detectCgroups().version // which hierarchy the jails use: v1 or v2
-  app.get('/health', (c) => c.json({ status: 'ok', cgroup, pool: { size: deps.pool.size, busy: deps.pool.busy } }))
+  const disk = cachedDiskUsage(deps.config.dataDir)
+  app.get('/health', (c) => c.json({ status: 'ok', cgroup, pool: { size: deps.pool.size, busy: deps.pool.busy }, disk: disk() }))
 
   // ── code evaluation (v3, v4) ──
   // Browser clients call v4 directly: preflights for client-secret + content-type from the allowed origins.
-  const origins = deps.config.server.cors_origins
+  // read per request: cors_origins changes live on SIGHUP
   const evaluationCors = cors({
-    origin: origins.includes('*') ? '*' : origins,
+    origin: (origin) => {
+      const origins = deps.config.server.cors_origins
+      return origins.includes('*') ? '*' : origins.includes(origin) ? origin : null
+    },
     allowMethods: ['GET', 'POST', 'OPTIONS'],
     allowHeaders: ['client-secret', 'content-type'],
     maxAge: 600,

@@ -1,4 +1,5 @@
 // The contract of the worker pool as the rest of the app sees it (tests pass a fake).
+import type { Config } from '../config.ts'
 import type { CompileOutcome, Job, JobResult } from './types.ts'
 
 export interface RunHooks {
@@ -11,5 +12,7 @@ export interface Pool {
   /** Jobs running now. */
   readonly busy: number
   readonly size: number
+  /** A reloaded config (SIGHUP): later jobs use its limits; jobs in flight finish as they started. */
+  reconfigure?(config: Config): void
   close(): Promise<void>
 }

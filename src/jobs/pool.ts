@@ -23,21 +23,27 @@ export function workerSettings(config: Config): WorkerSettings {
   }
 }
 
-export function createPool(config: Config): Pool {
-  const size = config.pool.size
-  const piscina = new Piscina<WorkerTask, JobResult>({
+const startPiscina = (config: Config) =>
+  new Piscina<WorkerTask, JobResult>({
     filename: new URL('./worker.ts', import.meta.url).href,
     // tsx runs the TypeScript sources in the worker threads too
     execArgv: ['--import', 'tsx'],
-    minThreads: size,
-    maxThreads: size,
+    minThreads: config.pool.size,
+    maxThreads: config.pool.size,
     // a worker owns a supervisor process and cgroups: keep it rather than recreate it
     idleTimeout: Number.MAX_SAFE_INTEGER,
     workerData: workerSettings(config),
   })
+
+export function createPool(config: Config): Pool {
+  let size = config.pool.size
+  let piscina = startPiscina(config)
+  const retiring = new Set<Promise<void>>()
   let busy = 0
   return {
-    size,
+    get size() {
+      return size
+    },
     get busy() {
       return busy
     },
@@ -54,6 +60,18 @@ export function createPool(config: Config): Pool {
         port1.close()
       }
     },
-    close: () => piscina.destroy(),
+    // a worker reads its settings once: new limits take a fresh set of threads; the old ones finish
+    // their jobs (and stop their supervisors) in the background
+    reconfigure(next: Config) {
+      const old = piscina
+      piscina = startPiscina(next)
+      size = next.pool.size
+      const closing: Promise<void> = old.close().finally(() => retiring.delete(closing))
+      retiring.add(closing)
+    },
+    async close() {
+      await Promise.allSettled([...retiring])
+      await piscina.destroy()
+    },
   }
 }

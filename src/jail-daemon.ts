@@ -1,0 +1,42 @@
+// The root jail daemon's composition root (`node --import tsx src/jail-daemon.ts`, as root): the
+// root-owned config → the local pool → the socket (jobs/jail-daemon.ts). SIGHUP re-reads the config;
+// SIGTERM/SIGINT stop it. The HTTP server runs elsewhere, unprivileged, with pool.jail_socket set.
+import { loadRootOwnedConfig } from './config.ts'
+import { startJailDaemon } from './jobs/jail-daemon.ts'
+import { createPool } from './jobs/pool.ts'
+import { compileOverridesByCode, loadLanguages } from './languages.ts'
+import { createLog } from './log.ts'
+
+async function main() {
+  const log = createLog({ svc: 'arbiter-jail' })
+  if (process.getuid?.() !== 0) throw new Error('the jail daemon runs as root (nsjail needs it)')
+  const config = loadRootOwnedConfig()
+  compileOverridesByCode(loadLanguages(), config.languages.compile_overrides)
+  const daemon = await startJailDaemon(config, createPool(config), log)
+
+  process.on('SIGHUP', () => {
+    try {
+      const next = loadRootOwnedConfig()
+      compileOverridesByCode(loadLanguages(), next.languages.compile_overrides)
+      daemon.reconfigure(next)
+      log.info('config reloaded')
+    } catch (err) {
+      log.error('config reload failed; keeping the running config', { err: (err as Error).message })
+    }
+  })
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('stopping', { signal })
+    await daemon.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`arbiter-jail: ${err.message}\n`)
+  process.exit(1)
+})
