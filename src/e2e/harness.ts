@@ -33,6 +33,8 @@ export interface ServerOptions {
   configToml?: string
   dataDir?: string
   port?: number
+  /** A command the server is started through, e.g. setpriv to drop to another user (then node is found on PATH). */
+  launcher?: string[]
 }
 
 export interface RunningServer {
@@ -69,7 +71,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const launch = async () => {
     // node itself (not the tsx CLI wrapper), so that a signal reaches the server and nothing in between;
     // with the flags of `npm start` (package.json)
-    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const argv = [process.execPath, ...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/main.ts']
+    const [cmd, ...args] = [...(opts.launcher ?? []), ...argv]
+    child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     child.stdout!.on('data', (d) => (out += d))
     child.stderr!.on('data', (d) => (out += d))
     const deadline = Date.now() + 30_000

@@ -55,8 +55,8 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log): Pr
     }
     const refuse = (why: string) => {
       log.warn('job request refused', { why })
-      send({ type: 'error', message: `jail daemon: request refused: ${why}` })
-      socket.end()
+      // destroyed, not ended: a client still writing an oversized request would keep it open
+      socket.write(frame({ type: 'error', message: `jail daemon: request refused: ${why}` }), () => socket.destroy())
     }
     socket.on('error', () => {})
     if (connections.size >= maxConnections()) return refuse('too many connections')
