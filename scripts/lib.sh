@@ -45,3 +45,42 @@ node_modules() {
 provision() {
   (cd "$here" && npx tsx scripts/provision.ts "$@")
 }
+
+# The `arbiter` system user (no login, no home of its own) and its data directory. The data belongs to
+# arbiter; config.toml stays root:arbiter 0640 because the root jail daemon reads it too (it refuses a
+# file the server could have written). pool.jail_socket is set so the server hands jobs to the daemon.
+service_user() {
+  local data=$1 sock=/run/arbiter/jail.sock
+  if ! id -u arbiter >/dev/null 2>&1; then
+    useradd --system --user-group --home-dir "$data" --no-create-home --shell /usr/sbin/nologin arbiter
+    echo "created system user arbiter"
+  fi
+  if ! runuser -u arbiter -- test -r "$here/package.json"; then
+    echo "the arbiter user cannot read $here: put the checkout where others may read it (e.g. /opt/arbiter)" >&2
+    exit 1
+  fi
+  mkdir -p "$data"
+  local cfg="$data/config.toml"
+  if [ ! -f "$cfg" ]; then
+    (cd "$here" && ARBITER_DATA="$data" node --import tsx --input-type=module -e "await import('./src/config.ts').then((m) => m.loadConfig())")
+  fi
+  if grep -q '^jail_socket = ""' "$cfg"; then
+    sed -i "s|^jail_socket = \"\"|jail_socket = \"$sock\"|" "$cfg"
+  elif ! grep -q '^jail_socket' "$cfg"; then
+    if grep -q '^\[pool\]' "$cfg"; then sed -i "/^\[pool\]/a jail_socket = \"$sock\"" "$cfg"
+    else printf '\n[pool]\njail_socket = "%s"\n' "$sock" >>"$cfg"; fi
+  fi
+  chown root:arbiter "$cfg"
+  chmod 0640 "$cfg"
+  chown arbiter:arbiter "$data"
+  chmod 0750 "$data"
+  find "$data" -mindepth 1 ! -path "$cfg" ! -user arbiter -exec chown -h arbiter:arbiter {} +
+  echo "data: $data (arbiter, 0750); config: $cfg (root:arbiter, 0640); jail socket: $sock"
+}
+
+install_units() {
+  local data=$1 unit
+  for unit in arbiter.service arbiter-jail.service; do
+    sed -e "s|@ROOT@|$here|g" -e "s|@DATA@|$data|g" "$here/scripts/systemd/$unit" >"/etc/systemd/system/$unit"
+  done
+}

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Sets up Arbiter on a Debian 12 machine (as root) and starts the service in the foreground:
-# nsjail and the supervisor, node modules, every toolchain of the manifest, then `npm start`.
-# Pass --no-start to set up only. Re-running it is quick: each step skips what is done.
+# Sets up Arbiter on a Debian 12 machine (as root): nsjail and the supervisor, node modules (and the
+# build, when package.json has one), every toolchain of the manifest, a self-check, the `arbiter`
+# system user owning the data directory, then the service: with systemd as PID 1 the units
+# arbiter.service (server, as arbiter, no capabilities) + arbiter-jail.service (root jail daemon),
+# enabled and (re)started; without systemd (a container, CI) the same two processes in the foreground
+# under scripts/run-service.sh. Pass --no-start to set up without starting. Re-running it is quick
+# (each step skips what is done) and is also how an upgrade is applied.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -12,6 +16,10 @@ step "nsjail and the jail supervisor"
 bash "$here/scripts/install-nsjail.sh"
 step "node modules"
 node_modules
+if (cd "$here" && npm run | grep -q '^  build$'); then
+  step "build (dist/)"
+  (cd "$here" && npm run -s build)
+fi
 step "toolchains"
 provision --langs "${ARBITER_LANGS:-all}"
 step "self-check"
@@ -25,6 +33,20 @@ else
   echo "doctor: the self-check failed (report above); not starting Arbiter" >&2
   exit 1
 fi
+data=${ARBITER_DATA:-$here/data}
+step "the arbiter user and its data directory ($data)"
+service_user "$data"
 [ "${1:-}" = "--no-start" ] && exit 0
-step "starting Arbiter (Ctrl-C stops it)"
-cd "$here" && exec npm start
+if [ -d /run/systemd/system ] && [ "$(ps -p 1 -o comm=)" = systemd ]; then
+  step "systemd units arbiter.service + arbiter-jail.service"
+  install_units "$data"
+  systemctl daemon-reload
+  systemctl enable --quiet arbiter-jail.service arbiter.service
+  # restart, not start: a re-run after `git pull` is the upgrade
+  systemctl restart arbiter.service
+  systemctl --no-pager --lines=5 status arbiter.service arbiter-jail.service || true
+  echo "Arbiter runs as a service: journalctl -u arbiter -u arbiter-jail -f  (logs), systemctl reload arbiter (config)"
+else
+  step "starting Arbiter in the foreground: no systemd here (PID 1 is $(ps -p 1 -o comm=)); Ctrl-C stops it"
+  ARBITER_DATA=$data exec bash "$here/scripts/run-service.sh"
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Starts one of Arbiter's two processes in the foreground (exec: the caller's pid becomes node's, so
+# systemd's $MAINPID and signals reach it): `server` (HTTP, database, outbox, room; run it unprivileged)
+# or `jail` (the root jail daemon). From the build in dist/ when there is one (`npm run build`), else
+# from the TypeScript sources through tsx.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+case "${1:-}" in
+  server) entry=main ;;
+  jail) entry=jail-daemon ;;
+  *) echo "usage: $0 server|jail" >&2; exit 2 ;;
+esac
+# the V8 flags of `npm start` (see src/e2e/harness.ts SERVER_NODE_FLAGS)
+flags=(--max-semi-space-size=2 --optimize-for-size)
+if [ -f "dist/$entry.js" ]; then
+  exec node "${flags[@]}" "dist/$entry.js"
+fi
+exec node "${flags[@]}" --import tsx "src/$entry.ts"

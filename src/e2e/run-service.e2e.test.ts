@@ -1,0 +1,101 @@
+// scripts/run-service.sh, the service without systemd (what setup.sh starts in a container or CI): the
+// jail daemon as root, the server dropped to another uid; a `kill -9` of the server is survived (it is
+// started again and the job it was running completes); SIGHUP reaches both; SIGTERM stops everything.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { execa } from 'execa'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { api, freePort, json, waitUntil } from './harness.ts'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const SERVER_ID = 61_000
+const PATH = '/v4/partner/code-evaluation/submissions/'
+
+let base: string
+let dataDir: string
+let url: string
+let env: NodeJS.ProcessEnv
+let service: ChildProcess
+let out = ''
+
+const pidOf = () => (JSON.parse(readFileSync(join(dataDir, 'arbiter.pid'), 'utf8')) as { pid: number }).pid
+const uidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)![1])
+const healthy = async () => {
+  try {
+    return (await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })).ok
+  } catch {
+    return false
+  }
+}
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'arbiter-service-'))
+  chmodSync(base, 0o755)
+  dataDir = join(base, 'data')
+  mkdirSync(dataDir, { mode: 0o750 })
+  chownSync(dataDir, SERVER_ID, SERVER_ID)
+  const port = await freePort()
+  url = `http://127.0.0.1:${port}`
+  writeFileSync(join(dataDir, 'config.toml'), `[server]\nhost = "127.0.0.1"\n[pool]\nsize = 1\njail_socket = "${join(base, 'run', 'jail.sock')}"\njail_group = "${SERVER_ID}"\n`)
+  env = { ...process.env, ARBITER_DATA: dataDir, ARBITER_USER: String(SERVER_ID), PORT: String(port), ARBITER_PUBLIC_URL: url }
+  service = spawn('bash', ['scripts/run-service.sh'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  service.stdout!.on('data', (d) => (out += d))
+  service.stderr!.on('data', (d) => (out += d))
+  await waitUntil(healthy, 60_000, 'the service to answer /health')
+}, 120_000)
+
+afterAll(async () => {
+  if (service && service.exitCode === null) {
+    service.kill('SIGTERM')
+    await new Promise((r) => service.once('exit', r))
+  }
+  rmSync(base, { recursive: true, force: true })
+})
+
+test('kill -9 of the server: it is started again, unprivileged, and the job it was running completes', { timeout: 120_000 }, async () => {
+  const cli = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'clients', 'create', '--name', 'svc', '--json'], { cwd: ROOT, env })
+  const secret = (JSON.parse(cli.stdout) as { client_secret: string }).client_secret
+  const http = api(url)
+  const q = await json(await http.post(PATH, JSON.stringify({ lang: 'PYTHON3', source: 'import time\ntime.sleep(2)\nprint(input())', input: 'survived' }), { 'client-secret': secret, 'content-type': 'application/json' }))
+  const db = new Database(join(dataDir, 'arbiter.db'), { readonly: true })
+  const state = () => (db.prepare('select state from submissions where he_id = ?').get(q.he_id) as { state: string }).state
+  await waitUntil(() => state() === 'running' || state() === 'compiled', 30_000, 'the job to run')
+
+  const first = pidOf()
+  expect(uidOf(first)).toBe(SERVER_ID)
+  process.kill(first, 'SIGKILL')
+  await waitUntil(async () => (await healthy()) && pidOf() !== first, 60_000, 'a new server')
+  const second = pidOf()
+  expect(uidOf(second)).toBe(SERVER_ID)
+  expect(out).toMatch(/the server exited; starting it again/)
+
+  let r: { request_status: { code: string }; result: { run_status: { status: string; output: string } } }
+  await waitUntil(async () => (r = await json(await http.get(`${PATH}${q.he_id}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 60_000, 'the job to complete')
+  expect(r!.result.run_status.status).toBe('AC')
+  expect(await (await fetch(r!.result.run_status.output)).text()).toBe('survived\n')
+  db.close()
+})
+
+test('SIGHUP reaches the server and the jail daemon; SIGTERM stops both', { timeout: 60_000 }, async () => {
+  const before = out.length
+  service.kill('SIGHUP')
+  await waitUntil(() => (out.slice(before).match(/config reloaded/g) ?? []).length >= 2, 20_000, 'both to reload')
+  expect(out.slice(before)).toMatch(/"svc":"arbiter-jail".*"msg":"config reloaded"|"msg":"config reloaded".*"svc":"arbiter-jail"/)
+
+  const server = pidOf()
+  service.kill('SIGTERM')
+  await new Promise((r) => service.once('exit', r))
+  const gone = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return false
+    } catch {
+      return true
+    }
+  }
+  await waitUntil(() => gone(server), 20_000, 'the server to stop')
+  expect(await healthy()).toBe(false)
+})
