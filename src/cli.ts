@@ -7,6 +7,9 @@ import { runCommands } from './evaluation/cli-run.ts'
 import { interviewCommands } from './interviews/cli-commands.ts'
 import { jobCommands } from './jobs/cli-commands.ts'
 import { outboxCommands } from './jobs/outbox-commands.ts'
+import { dataDirFromEnv } from './config.ts'
+import { repairOwnership } from './storage/backup.ts'
+import { storageCommands } from './storage/cli-commands.ts'
 
 export interface CliCommand {
   /** One line for `cli help`. */
@@ -24,6 +27,7 @@ const commands: CliCommands = {
   ...runCommands,
   ...evaluationCommands,
   ...outboxCommands,
+  ...storageCommands,
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -38,7 +42,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const rest = argv.slice(name.split(' ').length)
   const { values, positionals } = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true })
-  const out = await command.run({ values, positionals })
+  let out: unknown
+  try {
+    out = await command.run({ values, positionals })
+  } finally {
+    // run as root on the service's data: leave no root-owned database side files behind
+    repairOwnership(dataDirFromEnv())
+  }
   if (out !== undefined) process.stdout.write(JSON.stringify(out, null, 2) + '\n')
   return exitCodeOf(out)
 }

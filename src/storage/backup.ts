@@ -1,0 +1,142 @@
+// `cli backup` / `cli restore`: one .tar.gz of the data directory. The database is copied with SQLite's
+// online backup (better-sqlite3 `backup()`), a consistent snapshot taken while the server keeps writing;
+// the stored files (config.toml, resumes/, …) are added after it, so every file the snapshot names is
+// there. Restore refuses to touch the data of a running server, checks the archive before extracting
+// (plain files and folders only, no absolute or `..` paths) and keeps the replaced data aside.
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { execa } from 'execa'
+import { runningServer } from './pid-file.ts'
+
+const DB = 'arbiter.db'
+const MANIFEST = 'arbiter-backup.json'
+/** Never archived: the live database (copied by the backup API instead), its side files, our pid file, temp files. */
+const EXCLUDE = [`./${DB}`, `./${DB}-wal`, `./${DB}-shm`, `./${DB}-journal`, './arbiter.pid', '.tmp-*', `./${MANIFEST}`]
+
+export interface BackupReport {
+  file: string
+  bytes: number
+  db_bytes: number
+  /** tar saw a file change or vanish while it read it (a resume written or swept meanwhile). */
+  files_changed_meanwhile: boolean
+}
+
+/**
+ * A root-run CLI must not leave root-owned files in a data directory that belongs to the server's user
+ * (SQLite's -wal/-shm especially: the server could no longer open the database).
+ */
+export function repairOwnership(dataDir: string): void {
+  if (process.getuid?.() !== 0 || !existsSync(dataDir)) return
+  const { uid, gid } = statSync(dataDir)
+  if (uid === 0) return
+  for (const name of readdirSync(dataDir)) {
+    if (name === 'config.toml') continue // root:<group> on purpose (the jail daemon reads it)
+    const p = join(dataDir, name)
+    if (lstatSync(p).uid === 0) chownSync(p, uid, gid)
+  }
+}
+
+export async function backupDataDir(dataDir: string, to: string): Promise<BackupReport> {
+  const target = resolve(to)
+  if (!existsSync(join(dataDir, DB))) throw new Error(`no database at ${join(dataDir, DB)}`)
+  const staging = mkdtempSync(join(dirname(target), '.arbiter-backup-'))
+  try {
+    const src = new Database(join(dataDir, DB), { fileMustExist: true })
+    try {
+      // after the first step, copy everything left in one step: one read transaction, one snapshot
+      await src.backup(join(staging, DB), { progress: () => 1 << 30 })
+    } finally {
+      src.close()
+      repairOwnership(dataDir)
+    }
+    writeFileSync(join(staging, MANIFEST), JSON.stringify({ format: 1, created_at: new Date().toISOString(), data_dir: dataDir }, null, 2) + '\n')
+    const partial = `${target}.partial`
+    const tar = await execa(
+      'tar',
+      ['-czf', partial, '--warning=no-file-changed', '--warning=no-file-removed', ...EXCLUDE.map((e) => `--exclude=${e}`), '-C', staging, MANIFEST, DB, '-C', dataDir, '.'],
+      { reject: false }
+    )
+    // GNU tar: 1 = some file changed while being read (still archived as read), 2 = failure
+    if (tar.exitCode !== 0 && tar.exitCode !== 1) {
+      rmSync(partial, { force: true })
+      throw new Error(`tar failed: ${tar.stderr}`)
+    }
+    renameSync(partial, target)
+    return { file: target, bytes: statSync(target).size, db_bytes: statSync(join(staging, DB)).size, files_changed_meanwhile: tar.exitCode === 1 }
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
+}
+
+/** Entries of the archive; refuses anything but plain files and folders under a relative path. */
+async function checkArchive(file: string): Promise<string[]> {
+  const listing = await execa('tar', ['-tvzf', file, '--numeric-owner'])
+  const names: string[] = []
+  for (const line of listing.stdout.split('\n').filter(Boolean)) {
+    const type = line[0]
+    // `tar -tv`: type, mode, owner/group, size, date, time, name
+    const name = line.split(/\s+/).slice(5).join(' ')
+    if (type !== '-' && type !== 'd') throw new Error(`refusing the archive: ${name} is not a plain file or folder`)
+    const parts = name.replace(/^\.\//, '').split('/')
+    if (name.startsWith('/') || parts.includes('..')) throw new Error(`refusing the archive: unsafe path ${name}`)
+    names.push(name.replace(/^\.\//, '').replace(/\/$/, ''))
+  }
+  for (const must of [MANIFEST, DB]) if (!names.includes(must)) throw new Error(`not an Arbiter backup: ${must} is missing`)
+  return names
+}
+
+export interface RestoreReport {
+  restored: string
+  /** Where the replaced data went (delete it once the restored server runs well). */
+  previous: string | null
+  entries: number
+}
+
+export async function restoreDataDir(dataDir: string, from: string): Promise<RestoreReport> {
+  const live = runningServer(dataDir)
+  if (live) throw new Error(`refusing to restore: a server (pid ${live.pid}, port ${live.port}) is running on ${dataDir}; stop it first (systemctl stop arbiter)`)
+  const entries = await checkArchive(resolve(from))
+  mkdirSync(dataDir, { recursive: true })
+  const parent = dirname(resolve(dataDir))
+  const staging = mkdtempSync(join(parent, `.${basename(dataDir)}-restore-`))
+  try {
+    await execa('tar', ['-xzf', resolve(from), '-C', staging, '--no-same-owner', '--no-same-permissions'])
+    // the copy must be a healthy database before anything is replaced
+    const db = new Database(join(staging, DB), { fileMustExist: true })
+    try {
+      const check = db.pragma('integrity_check', { simple: true })
+      if (check !== 'ok') throw new Error(`the archived database fails its integrity check: ${String(check)}`)
+    } finally {
+      db.close()
+    }
+    rmSync(join(staging, MANIFEST))
+
+    // the replaced data goes aside entry by entry (the data directory itself may be a mount point)
+    const owner = statSync(dataDir)
+    const oldConfig = existsSync(join(dataDir, 'config.toml')) ? statSync(join(dataDir, 'config.toml')) : undefined
+    let previous: string | null = null
+    const current = readdirSync(dataDir)
+    if (current.length) {
+      previous = join(parent, `${basename(dataDir)}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`)
+      mkdirSync(previous, { mode: 0o700 })
+      for (const name of current) renameSync(join(dataDir, name), join(previous, name))
+    }
+    for (const name of readdirSync(staging)) renameSync(join(staging, name), join(dataDir, name))
+    // files belong to the data directory's owner; config.toml keeps the owner it had here
+    if (process.getuid?.() === 0) {
+      const chownTree = (p: string) => {
+        chownSync(p, owner.uid, owner.gid)
+        if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n))
+      }
+      for (const name of readdirSync(dataDir)) if (name !== 'config.toml') chownTree(join(dataDir, name))
+      if (existsSync(join(dataDir, 'config.toml'))) {
+        chownSync(join(dataDir, 'config.toml'), oldConfig?.uid ?? 0, oldConfig?.gid ?? owner.gid)
+        chmodSync(join(dataDir, 'config.toml'), (oldConfig?.mode ?? 0o640) & 0o777)
+      }
+    }
+    return { restored: dataDir, previous, entries: entries.length }
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
+}
