@@ -1,8 +1,10 @@
 // The clock table (node-cron), wiring only: the interview sweep (lifecycle, reports) with the room's
-// and the outbox's housekeeping. main.ts starts it and stops it.
+// and the outbox's housekeeping, and the nightly retention sweep. main.ts starts it and stops it.
 import cron from 'node-cron'
 import type { Deps } from './deps.ts'
+import { pruneSubmissions } from './evaluation/retention.ts'
 import { concludeDueInterviews } from './interviews/interviews.ts'
+import { pruneInterviews } from './interviews/retention.ts'
 import { redactSentMail } from './jobs/mailer.ts'
 import { pruneSessions } from './room/sessions.ts'
 
@@ -20,6 +22,13 @@ export function sweep(deps: Deps): void {
   if (started || completed || pruned || redacted) deps.log.info('sweep', { started, completed, pruned, redacted })
 }
 
+/** The retention pass (config `retention`, read at each run so a SIGHUP applies to the next one). */
+export async function retentionSweep(deps: Deps): Promise<Record<string, number>> {
+  const counts = { ...pruneSubmissions(deps), ...(await pruneInterviews(deps)) }
+  if (Object.values(counts).some((n) => n > 0)) deps.log.info('retention sweep', counts)
+  return counts
+}
+
 export function startSchedule(deps: Deps): Schedule {
   const safely = () => {
     try {
@@ -31,9 +40,15 @@ export function startSchedule(deps: Deps): Schedule {
   // once at start: the server may have been down while interviews ended
   safely()
   const task = cron.schedule(deps.config.interviews.sweep_cron, safely, { name: 'interview-sweep', noOverlap: true })
+  const retention = cron.schedule(
+    deps.config.retention.sweep_cron,
+    () => retentionSweep(deps).catch((err: unknown) => deps.log.error('retention sweep failed', { err: String(err) })),
+    { name: 'retention-sweep', noOverlap: true }
+  )
   return {
     async stop() {
       await task.destroy()
+      await retention.destroy()
     },
   }
 }

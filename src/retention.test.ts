@@ -1,0 +1,116 @@
+// The nightly retention sweep (schedule.ts retentionSweep) with a movable clock: what each key removes,
+// when, and that 0 keeps everything.
+import { existsSync, writeFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { describe, expect, it } from 'vitest'
+import { createClient } from './evaluation/clients.ts'
+import { createBody, seedCompany, testApp, testDeps, type TestDeps } from './interviews/test-fixtures.ts'
+import { retentionSweep, sweep } from './schedule.ts'
+import { interviewParticipants, interviews, submissions } from './storage/schema.ts'
+
+const DAY = 86_400_000
+const MIN = 60_000
+
+function addSubmission(deps: TestDeps, clientId: number, completedAt: Date | null, n: number) {
+  deps.db
+    .insert(submissions)
+    .values({
+      heId: `he${n}`,
+      codeId: `code${n}`,
+      clientId,
+      api: 'v4',
+      language: 'C',
+      langRequested: 'C',
+      source: 'int main(){}',
+      timeLimitSec: 1,
+      memoryLimitKb: 65536,
+      state: completedAt ? 'completed' : 'queued',
+      verdict: completedAt ? 'AC' : null,
+      stdout: completedAt ? 'out' : null,
+      stderr: completedAt ? 'err' : null,
+      createdAt: completedAt ?? deps.now(),
+      completedAt,
+    })
+    .run()
+}
+
+const subs = (deps: TestDeps) => deps.db.select({ heId: submissions.heId, stdout: submissions.stdout, verdict: submissions.verdict }).from(submissions).all()
+
+describe('retention sweep', () => {
+  it('keeps everything with the defaults (0 = forever)', async () => {
+    const deps = testDeps()
+    const client = createClient(deps.db, deps.now(), { name: 'c' })
+    addSubmission(deps, client.client.id, new Date(deps.now().getTime() - 3650 * DAY), 1)
+    expect(await retentionSweep(deps)).toEqual({ submissions: 0, outputs: 0, resumes: 0, interviews: 0 })
+    expect(subs(deps)).toHaveLength(1)
+  })
+
+  it('clears outputs after outputs_days and deletes submissions after submissions_days; never a queued one', async () => {
+    const deps = testDeps()
+    Object.assign(deps.config.retention, { outputs_days: 7, submissions_days: 30 })
+    const client = createClient(deps.db, deps.now(), { name: 'c' })
+    const t0 = deps.now().getTime()
+    addSubmission(deps, client.client.id, new Date(t0), 1)
+    addSubmission(deps, client.client.id, new Date(t0 + 2 * DAY), 2)
+    addSubmission(deps, client.client.id, null, 3)
+
+    deps.advance(7 * DAY) // he1 is 7 days old exactly: not yet past
+    await retentionSweep(deps)
+    expect(subs(deps).map((s) => s.stdout)).toEqual(['out', 'out', null])
+    deps.advance(1)
+    expect(await retentionSweep(deps)).toMatchObject({ outputs: 1, submissions: 0 })
+    expect(subs(deps)).toEqual([
+      { heId: 'he1', stdout: null, verdict: 'AC' },
+      { heId: 'he2', stdout: 'out', verdict: 'AC' },
+      { heId: 'he3', stdout: null, verdict: null },
+    ])
+
+    deps.advance(30 * DAY)
+    expect(await retentionSweep(deps)).toMatchObject({ submissions: 2 })
+    expect(subs(deps).map((s) => s.heId)).toEqual(['he3']) // still queued: kept whatever its age
+  })
+
+  it('removes a resume resumes_days after the interview ended, then the interview itself after interviews_days', async () => {
+    const deps = testDeps({ max_duration_min: 60 })
+    Object.assign(deps.config.retention, { resumes_days: 2, interviews_days: 10 })
+    const seed = seedCompany(deps)
+    const { call } = testApp(deps)
+    const created = await call('POST', '/partner/service/interviews/', createBody(seed.admin, deps.now()))
+    expect(created.status).toBe(201)
+    const id: string = created.json.interview_id
+    // a stored resume, as B1 with resume_url leaves it
+    const file = `${'b'.repeat(32)}.pdf`
+    mkdirSync(join(deps.config.dataDir, 'resumes'), { recursive: true })
+    writeFileSync(join(deps.config.dataDir, 'resumes', file), '%PDF')
+    deps.db.update(interviews).set({ resumeFile: file }).where(eq(interviews.id, id)).run()
+    const row = () => deps.db.select().from(interviews).where(eq(interviews.id, id)).get()
+
+    deps.advance(120 * MIN) // start in one hour + 60 min max duration
+    sweep(deps)
+    expect(row()?.endedAt).toBeTruthy()
+    deps.advance(2 * DAY)
+    await retentionSweep(deps)
+    expect(existsSync(join(deps.config.dataDir, 'resumes', file))).toBe(true) // exactly 2 days: kept
+    deps.advance(MIN)
+    expect(await retentionSweep(deps)).toMatchObject({ resumes: 1, interviews: 0 })
+    expect(existsSync(join(deps.config.dataDir, 'resumes', file))).toBe(false)
+    expect(row()?.resumeFile).toBeNull()
+
+    deps.advance(8 * DAY)
+    expect(await retentionSweep(deps)).toMatchObject({ interviews: 1 })
+    expect(row()).toBeUndefined()
+    expect(deps.db.select().from(interviewParticipants).where(eq(interviewParticipants.interviewId, id)).all()).toEqual([])
+  })
+
+  it('leaves an interview that has not ended, however old', async () => {
+    const deps = testDeps({ max_duration_min: 60 })
+    Object.assign(deps.config.retention, { resumes_days: 1, interviews_days: 1 })
+    const seed = seedCompany(deps)
+    const { call } = testApp(deps)
+    const created = await call('POST', '/partner/service/interviews/', createBody(seed.admin, deps.now()))
+    deps.advance(400 * DAY) // no sweep ran: never marked ended
+    expect(await retentionSweep(deps)).toMatchObject({ interviews: 0 })
+    expect(deps.db.select().from(interviews).where(eq(interviews.id, created.json.interview_id)).get()).toBeTruthy()
+  })
+})
