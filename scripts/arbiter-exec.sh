@@ -8,7 +8,15 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 case "${1:-}" in
   server) entry=main ;;
-  jail) entry=jail-daemon ;;
+  jail)
+    entry=jail-daemon
+    # root's own temp folder: tsx keeps transpiled code in $TMPDIR/tsx-<uid>, and a shared /tmp would let
+    # the unprivileged server plant code there before root's first start
+    export TMPDIR=/run/arbiter-jail-tmp
+    mkdir -p -m 0700 "$TMPDIR"
+    chown root:root "$TMPDIR"
+    chmod 0700 "$TMPDIR"
+    ;;
   *) echo "usage: $0 server|jail" >&2; exit 2 ;;
 esac
 # the V8 flags of `npm start` (see src/e2e/harness.ts SERVER_NODE_FLAGS)

@@ -1,6 +1,6 @@
 // `cli backup` while the real server takes a stream of submissions, then `cli restore`: refused while the
 // server runs, accepted once it is stopped; the restored server answers for what was backed up.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -64,7 +64,13 @@ test('backup under concurrent writes is consistent; restore is refused while the
   expect(server.query<{ n: number }>('select count(*) n from submissions')[0].n).toBeGreaterThanOrEqual(countAfter)
 
   // into a fresh directory: a consistent snapshot from within the backup's window
+  // (owned by another uid, as the service's data directory is: the restored files become that uid's,
+  // config.toml keeps root:<group> 0640)
   const fresh = join(work, 'restored')
+  mkdirSync(fresh)
+  chownSync(fresh, 61_000, 61_000)
+  writeFileSync(join(fresh, 'config.toml'), '# the old one\n', { mode: 0o640 })
+  chownSync(join(fresh, 'config.toml'), 0, 61_000)
   const restored = await cli(fresh, ['restore', '--from', archive])
   expect(restored.exitCode, restored.stderr).toBe(0)
   const db = new Database(join(fresh, 'arbiter.db'), { readonly: true })
@@ -78,6 +84,12 @@ test('backup under concurrent writes is consistent; restore is refused while the
   const live = server.query<{ id: number; heId: string; source: string }>('select id, he_id heId, source from submissions order by id limit ?', rows.length)
   expect(rows).toEqual(live)
   expect(readFileSync(join(fresh, 'resumes', `${'a'.repeat(32)}.pdf`), 'utf8')).toBe('%PDF-1.4 test')
+  for (const f of ['arbiter.db', 'resumes', `resumes/${'a'.repeat(32)}.pdf`]) expect(statSync(join(fresh, f)).uid, f).toBe(61_000)
+  const cfg = statSync(join(fresh, 'config.toml'))
+  expect([cfg.uid, cfg.gid, cfg.mode & 0o777]).toEqual([0, 61_000, 0o640])
+  expect(readFileSync(join(fresh, 'config.toml'), 'utf8')).toMatch(/host = "127.0.0.1"/) // the archived one
+  const aside = JSON.parse(restored.stdout) as { previous: string }
+  expect(readFileSync(join(aside.previous, 'config.toml'), 'utf8')).toBe('# the old one\n')
 
   // over the stopped server's own data: allowed; the old data is kept aside; the server comes back with the snapshot
   await server.stop()

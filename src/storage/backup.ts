@@ -3,7 +3,7 @@
 // the stored files (config.toml, resumes/, …) are added after it, so every file the snapshot names is
 // there. Restore refuses to touch the data of a running server, checks the archive before extracting
 // (plain files and folders only, no absolute or `..` paths) and keeps the replaced data aside.
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
@@ -33,7 +33,8 @@ export function repairOwnership(dataDir: string): void {
   for (const name of readdirSync(dataDir)) {
     if (name === 'config.toml') continue // root:<group> on purpose (the jail daemon reads it)
     const p = join(dataDir, name)
-    if (lstatSync(p).uid === 0) chownSync(p, uid, gid)
+    // lchown: the server's user could swap the file for a link to a file of root's meanwhile
+    if (lstatSync(p).uid === 0) lchownSync(p, uid, gid)
   }
 }
 
@@ -112,9 +113,25 @@ export async function restoreDataDir(dataDir: string, from: string): Promise<Res
     }
     rmSync(join(staging, MANIFEST))
 
-    // the replaced data goes aside entry by entry (the data directory itself may be a mount point)
+    // ownership is settled in the staging folder, which only root can enter: inside the data directory
+    // the server's user could swap a path for a link while root changes owners
     const owner = statSync(dataDir)
-    const oldConfig = existsSync(join(dataDir, 'config.toml')) ? statSync(join(dataDir, 'config.toml')) : undefined
+    const oldConfig = existsSync(join(dataDir, 'config.toml')) ? lstatSync(join(dataDir, 'config.toml')) : undefined
+    if (process.getuid?.() === 0) {
+      const chownTree = (p: string) => {
+        lchownSync(p, owner.uid, owner.gid)
+        if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n))
+      }
+      for (const name of readdirSync(staging)) if (name !== 'config.toml') chownTree(join(staging, name))
+      const cfg = join(staging, 'config.toml')
+      if (existsSync(cfg)) {
+        // config.toml keeps the owner and mode it had here (root:<group> 0640 under the service)
+        lchownSync(cfg, oldConfig?.uid ?? 0, oldConfig?.gid ?? owner.gid)
+        chmodSync(cfg, (oldConfig?.mode ?? 0o640) & 0o777)
+      }
+    }
+
+    // the replaced data goes aside entry by entry (the data directory itself may be a mount point)
     let previous: string | null = null
     const current = readdirSync(dataDir)
     if (current.length) {
@@ -123,18 +140,6 @@ export async function restoreDataDir(dataDir: string, from: string): Promise<Res
       for (const name of current) renameSync(join(dataDir, name), join(previous, name))
     }
     for (const name of readdirSync(staging)) renameSync(join(staging, name), join(dataDir, name))
-    // files belong to the data directory's owner; config.toml keeps the owner it had here
-    if (process.getuid?.() === 0) {
-      const chownTree = (p: string) => {
-        chownSync(p, owner.uid, owner.gid)
-        if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n))
-      }
-      for (const name of readdirSync(dataDir)) if (name !== 'config.toml') chownTree(join(dataDir, name))
-      if (existsSync(join(dataDir, 'config.toml'))) {
-        chownSync(join(dataDir, 'config.toml'), oldConfig?.uid ?? 0, oldConfig?.gid ?? owner.gid)
-        chmodSync(join(dataDir, 'config.toml'), (oldConfig?.mode ?? 0o640) & 0o777)
-      }
-    }
     return { restored: dataDir, previous, entries: entries.length }
   } finally {
     rmSync(staging, { recursive: true, force: true })
