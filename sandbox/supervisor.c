@@ -18,6 +18,8 @@
  * Reply: one line
  *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
  *   error ID MESSAGE
+ * stdin/stdout/stderr/status are opened through a detached copy of their directory's mount, so
+ * the jail's /proc/self/fd shows no host path (open_io_tree).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -44,6 +46,13 @@
 #define LINE_MAX_LEN 8192
 #define CG_ROOT "/sys/fs/cgroup"
 #define FAVOR_MNT "/run/arbiter/cgroup-favordynmods"
+/* An empty file nobody may read, bind-mounted by jail.cfg over what a program must not read in /proc */
+#define MASKED_FILE "/run/arbiter/masked"
+/* Per-jail share of quotas the kernel also counts to the user that created the jail's user
+ * namespace (root): queued signals and POSIX timers, message-queue bytes, locked memory. */
+#define JAIL_SIGPENDING 1024
+#define JAIL_MSGQUEUE_BYTES 0
+#define JAIL_MEMLOCK_BYTES (64 * 1024)
 
 static int cg_version; /* 1 or 2 */
 static char slot[128];
@@ -279,9 +288,61 @@ static uint64_t cpu_used_us(void) {
 	return read_keyed(p, "usage_usec");
 }
 
+/* The mask jail.cfg mounts over /proc/cmdline, boot_id, diskstats ...: reading it fails (EACCES). */
+static void setup_masked_file(void) {
+	mkdir_p("/run/arbiter");
+	int fd = open(MASKED_FILE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0 || fchmod(fd, 0) != 0 || ftruncate(fd, 0) != 0)
+		die("cannot make %s: %s", MASKED_FILE, strerror(errno));
+	close(fd);
+}
+
+/*
+ * The step's io directory seen through a detached copy of its mount (open_tree(OPEN_TREE_CLONE)):
+ * a descriptor opened through it reads back, in the jail's /proc/self/fd, as "/stdout" rather than
+ * the host path of the runs directory. Made per run (the directory may be a fresh mount per step)
+ * and closed after the reply, so the copy's release costs the run nothing.
+ */
+static int io_tree_fd = -1;
+static char io_tree_dir[512];
+
+static void open_io_tree(const char* any_io_path) {
+	snprintf(io_tree_dir, sizeof io_tree_dir, "%s", any_io_path);
+	char* slash = strrchr(io_tree_dir, '/');
+	if (!slash || slash == io_tree_dir) {
+		io_tree_dir[0] = 0;
+		return;
+	}
+	*slash = 0;
+	io_tree_fd = (int)syscall(SYS_open_tree, AT_FDCWD, io_tree_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+}
+
+static void close_io_tree(void) {
+	if (io_tree_fd >= 0) close(io_tree_fd);
+	io_tree_fd = -1;
+}
+
 static int open_io(const char* path, int flags) {
 	/* O_NOFOLLOW: never follow a link a jailed program could have planted */
-	return open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+	flags |= O_NOFOLLOW | O_CLOEXEC;
+	size_t dl = strlen(io_tree_dir);
+	if (io_tree_fd >= 0 && dl && strncmp(path, io_tree_dir, dl) == 0 && path[dl] == '/' &&
+	    !strchr(path + dl + 1, '/'))
+		return openat(io_tree_fd, path + dl + 1, flags, 0600);
+	return open(path, flags, 0600);
+}
+
+/*
+ * Bounds, before nsjail starts, the quotas a jail could otherwise take from root: the jail's user
+ * namespace records these limits when nsjail creates it, and the kernel checks root's own count
+ * against them too, so one run holds at most this much (RLIMIT_SIGPENDING has no nsjail option).
+ */
+static int limit_host_quotas(void) {
+	struct rlimit sig = {JAIL_SIGPENDING, JAIL_SIGPENDING};
+	struct rlimit mq = {JAIL_MSGQUEUE_BYTES, JAIL_MSGQUEUE_BYTES};
+	struct rlimit lock = {JAIL_MEMLOCK_BYTES, JAIL_MEMLOCK_BYTES};
+	return setrlimit(RLIMIT_SIGPENDING, &sig) || setrlimit(RLIMIT_MSGQUEUE, &mq) ||
+	    setrlimit(RLIMIT_MEMLOCK, &lock);
 }
 
 static void child_exec(struct request* r) {
@@ -298,6 +359,7 @@ static void child_exec(struct request* r) {
 	if (in < 0 || out < 0 || err < 0 || status < 0) _exit(122);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(status, 3) < 0) _exit(123);
 	for (int fd = 0; fd <= 3; fd++) fcntl(fd, F_SETFD, 0); /* dup2 onto itself keeps CLOEXEC */
+	if (!r->chroot[0] && limit_host_quotas() != 0) _exit(126);
 	/* nsjail keeps this with --rlimit_fsize soft: byte-exact output cap (its own flag is in MiB) */
 	if (r->fsize) {
 		struct rlimit rl = {r->fsize, r->fsize};
@@ -337,10 +399,12 @@ static void run(struct request* r) {
 		write_file(p, "+memory +pids +cpu");
 	}
 
+	open_io_tree(r->out);
 	uint64_t start = now_us();
 	pid_t pid = fork();
 	if (pid < 0) {
 		printf("error %s fork: %s\n", r->id, strerror(errno));
+		close_io_tree();
 		return;
 	}
 	if (pid == 0) child_exec(r);
@@ -412,6 +476,7 @@ static void run(struct request* r) {
 	       "maxrss_kb=%ld\n",
 	    r->id, code, sig, (unsigned long long)cpu, (unsigned long long)wall,
 	    (unsigned long long)(mem / 1024u), (unsigned long long)oom, limit, ru.ru_maxrss);
+	close_io_tree();
 }
 
 int main(int argc, char** argv) {
@@ -422,6 +487,7 @@ int main(int argc, char** argv) {
 	if (!cg_version) die("no cgroup memory controller found (neither v1 nor v2)");
 	signal(SIGPIPE, SIG_IGN);
 	favor_dynmods();
+	setup_masked_file();
 	setup_cgroups();
 	setup_netns();
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -1,9 +1,9 @@
 // The jail, for real: nsjail + supervisor + provisioned toolchains, over a table of hostile and
 // limit-testing programs per language. Each case is a whole job (compile + run) through the worker.
-import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Server } from 'node:net'
-import { networkInterfaces } from 'node:os'
+import { constants, networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dataDirFromEnv, loadConfig } from '../config.ts'
@@ -81,6 +81,9 @@ const C_CASES: Case[] = [
   killedBy('null dereference', 'int main(void){volatile int*p=0;return *p;}', 'SIGSEGV'),
   killedBy('division by zero', 'int main(void){volatile int z=0;return 7/z;}', 'SIGFPE'),
   killedBy('abort()', '#include <stdlib.h>\nint main(void){abort();}', 'SIGABRT'),
+  // the stack is 64 MiB (sandbox/jail.cfg), far under the 256 MB memory limit: a stack overflow is
+  // a SIGSEGV, not an OOM kill (MLE) as with the host's unlimited stack
+  killedBy('unbounded recursion', 'int f(int d){volatile char pad[256];pad[0]=(char)d;return f(d+1)+pad[0];}\nint main(void){return f(0);}', 'SIGSEGV'),
   exit3('#include <stdlib.h>\nint main(void){exit(3);}'),
   // C keeps SIGXFSZ's default action: RLIMIT_FSIZE itself must end the program
   flood('stdout', '#include <stdio.h>\nint main(void){for(int i=0;i<1000000;i++)puts("flooding the output file with lines");return 0;}', { signal: 'SIGXFSZ' }),
@@ -455,5 +458,273 @@ int main(void){
     expect(mem.verdict.verdict).toBe('AC')
     expect(mem.verdict.memoryUsedKb).toBeGreaterThanOrEqual(102400 * 0.9)
     expect(mem.verdict.memoryUsedKb).toBeLessThanOrEqual(102400 * 1.1)
+  })
+})
+
+// ── hostile system calls (issue 9): what the seccomp allow-list, the init and the rlimits refuse ──
+
+const errnoName = (n: number) => Object.entries(constants.errno).find(([, v]) => v === n)?.[0] ?? `E${n}`
+/** Parses "name OK" / "name <errno>" lines into name -> 'OK' | 'EPERM' | ... */
+const attempts = (stdout: string) =>
+  Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .filter((l) => / (OK|-?\d+)$/.test(l))
+      .map((l) => {
+        const at = l.lastIndexOf(' ')
+        const r = l.slice(at + 1)
+        return [l.slice(0, at), r === 'OK' ? 'OK' : errnoName(Number(r))]
+      })
+  )
+
+const ATTEMPT_HEADER = `#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void attempt(const char* name, long r) { if (r >= 0) printf("%s OK\\n", name); else printf("%s %d\\n", name, errno); fflush(stdout); }
+`
+
+describe('the jail contains hostile system calls', () => {
+  it('a program cannot forge its verdict through the init report (pidfd_getfd, /proc/1/fd, ptrace): SIGSEGV stays RE', async () => {
+    const src = `${ATTEMPT_HEADER}
+int main(void){
+  const char* ok = "exit 0\\n";
+  long pidfd = syscall(SYS_pidfd_open, 1, 0);
+  attempt("pidfd_open(1)", pidfd);
+  long fd = pidfd >= 0 ? syscall(SYS_pidfd_getfd, pidfd, 3, 0) : -1;
+  if (pidfd >= 0) attempt("pidfd_getfd(init, 3)", fd);
+  if (fd >= 0) write((int)fd, ok, strlen(ok));
+  int viaProc = open("/proc/1/fd/3", O_WRONLY);
+  attempt("open(/proc/1/fd/3)", viaProc);
+  if (viaProc >= 0) write(viaProc, ok, strlen(ok));
+  attempt("open(/proc/1/mem)", open("/proc/1/mem", O_RDWR));
+  attempt("ptrace(ATTACH, 1)", ptrace(PTRACE_ATTACH, 1, 0, 0));
+  *(volatile int*)0 = 1;
+  return 0;
+}`
+    const { verdict: v } = await judge('C', { source: src })
+    const got = attempts(v.stdout)
+    expect(v.verdict, JSON.stringify({ got, stderr: v.stderr })).toBe('RE')
+    expect(v.signal).toBe('SIGSEGV')
+    expect(got['pidfd_open(1)']).toBe('EPERM')
+    expect(got['open(/proc/1/fd/3)']).toBe('EACCES')
+    expect(got['open(/proc/1/mem)']).toBe('EACCES')
+    expect(got['ptrace(ATTACH, 1)']).toBe('EPERM')
+  })
+
+  it('refuses every call outside the allow-list with EPERM (clone3: ENOSYS), and allows the ordinary ones', async () => {
+    const src = `${ATTEMPT_HEADER}
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <sys/personality.h>
+struct clone_args_v0 { uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls; };
+static long clone_ns(long flags) {
+  long r = syscall(SYS_clone, flags | SIGCHLD, 0, 0, 0, 0);
+  if (r == 0) _exit(0);
+  if (r > 0) waitpid((pid_t)r, 0, 0);
+  return r;
+}
+int main(void){
+  /* a new user namespace would hold every capability in its own namespaces */
+  attempt("clone(NEWUSER)", clone_ns(CLONE_NEWUSER));
+  attempt("clone(NEWUSER|NEWNS)", clone_ns(CLONE_NEWUSER | CLONE_NEWNS));
+  attempt("clone(NEWUSER|NEWNET)", clone_ns(CLONE_NEWUSER | CLONE_NEWNET));
+  attempt("clone(NEWUSER|NEWPID)", clone_ns(CLONE_NEWUSER | CLONE_NEWPID));
+  attempt("clone(NEWUSER|NEWIPC)", clone_ns(CLONE_NEWUSER | CLONE_NEWIPC));
+  attempt("clone(NEWUSER|NEWUTS)", clone_ns(CLONE_NEWUSER | CLONE_NEWUTS));
+  attempt("clone(NEWUSER|NEWCGROUP)", clone_ns(CLONE_NEWUSER | CLONE_NEWCGROUP));
+  struct clone_args_v0 ca = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+  long c3 = syscall(SYS_clone3, &ca, sizeof ca);
+  if (c3 == 0) _exit(0);
+  attempt("clone3(NEWUSER)", c3);
+  attempt("unshare(NEWUSER)", unshare(CLONE_NEWUSER));
+  attempt("setns", setns(0, 0));
+  /* the new mount API */
+  attempt("fsopen", syscall(SYS_fsopen, "tmpfs", 0));
+  attempt("fspick", syscall(SYS_fspick, AT_FDCWD, "/tmp", 0));
+  attempt("fsconfig", syscall(SYS_fsconfig, 0, 0, 0, 0, 0));
+  attempt("fsmount", syscall(SYS_fsmount, 0, 0, 0));
+  attempt("move_mount", syscall(SYS_move_mount, 0, "", AT_FDCWD, "/tmp", 0));
+  attempt("open_tree", syscall(SYS_open_tree, AT_FDCWD, "/tmp", 1));
+  attempt("mount_setattr", syscall(SYS_mount_setattr, AT_FDCWD, "/tmp", 0, 0, 0));
+  /* sockets: netlink (nf_tables), packet and raw sockets */
+  attempt("socket(NETLINK, ROUTE)", socket(AF_NETLINK, SOCK_RAW, 0));
+  attempt("socket(NETLINK, NETFILTER)", socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 12));
+  attempt("socket(PACKET)", socket(AF_PACKET, SOCK_RAW, 0));
+  attempt("socket(INET, RAW)", socket(AF_INET, SOCK_RAW, 1));
+  attempt("socket(INET6, RAW)", socket(AF_INET6, SOCK_RAW, 58));
+  attempt("socket(VSOCK)", socket(40, SOCK_STREAM, 0));
+  /* processes, memory and the kernel's other doors */
+  attempt("pidfd_open(self)", syscall(SYS_pidfd_open, getpid(), 0));
+  attempt("pidfd_getfd", syscall(SYS_pidfd_getfd, 0, 0, 0));
+  attempt("memfd_secret", syscall(SYS_memfd_secret, 0));
+  attempt("personality(ADDR_NO_RANDOMIZE)", personality(ADDR_NO_RANDOMIZE));
+  char ldt[16];
+  attempt("modify_ldt", syscall(SYS_modify_ldt, 0, ldt, sizeof ldt));
+  unsigned action = 0x7fff0000u;
+  attempt("seccomp(GET_ACTION_AVAIL)", syscall(SYS_seccomp, 2, 0, &action));
+  attempt("prctl(PR_SET_SECCOMP)", prctl(PR_SET_SECCOMP, 2, 0, 0, 0));
+  attempt("landlock_create_ruleset", syscall(SYS_landlock_create_ruleset, 0, 0, 1));
+  attempt("bpf", syscall(SYS_bpf, BPF_MAP_CREATE, 0, 0));
+  attempt("keyctl", syscall(SYS_keyctl, 0, -3, 1));
+  attempt("add_key", syscall(SYS_add_key, "user", "k", "v", 1, -2));
+  char params[120] = {0};
+  attempt("io_uring_setup", syscall(SYS_io_uring_setup, 1, params));
+  unsigned long aio = 0;
+  attempt("io_setup", syscall(SYS_io_setup, 1, &aio));
+  attempt("userfaultfd", syscall(SYS_userfaultfd, 0));
+  struct perf_event_attr pe = { .type = PERF_TYPE_SOFTWARE, .size = sizeof pe, .config = PERF_COUNT_SW_CPU_CLOCK };
+  attempt("perf_event_open", syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0));
+  attempt("ptrace(TRACEME)", ptrace(PTRACE_TRACEME, 0, 0, 0));
+  attempt("process_vm_readv", syscall(SYS_process_vm_readv, getppid(), 0, 0, 0, 0, 0));
+  attempt("kcmp", syscall(SYS_kcmp, getpid(), getpid(), 0, 0, 0));
+  /* what ordinary programs and runtimes do must still work */
+  attempt("socket(INET, STREAM)", socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  attempt("socket(INET6, DGRAM)", socket(AF_INET6, SOCK_DGRAM, 0));
+  int sv[2];
+  attempt("socketpair(UNIX)", socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+  attempt("personality(query)", personality(0xffffffff));
+  attempt("memfd_create", memfd_create("x", MFD_CLOEXEC));
+  long child = clone_ns(0);
+  attempt("fork via clone", child);
+  return 0;
+}`
+    const { verdict: v } = await judge('C', { source: src })
+    expect(v.verdict, v.compileStatus + v.stderr).toBe('AC')
+    const got = attempts(v.stdout)
+    const allowed = ['socket(INET, STREAM)', 'socket(INET6, DGRAM)', 'socketpair(UNIX)', 'personality(query)', 'memfd_create', 'fork via clone']
+    expect(Object.keys(got).length, v.stdout).toBe(47)
+    for (const [name, result] of Object.entries(got)) {
+      const want = allowed.includes(name) ? 'OK' : name.startsWith('clone3') ? 'ENOSYS' : 'EPERM'
+      expect(`${name} ${result}`).toBe(`${name} ${want}`)
+    }
+  })
+})
+
+describe('the jail contains what /proc tells about the host', () => {
+  it('/proc/cmdline, boot_id and diskstats are unreadable (the host reads them; /proc/meminfo stays)', async () => {
+    const masked = ['/proc/cmdline', '/proc/sys/kernel/random/boot_id', '/proc/diskstats']
+    for (const p of masked) expect(readFileSync(p, 'utf8').length, p).toBeGreaterThan(0) // control
+    const results = await probeFiles([...masked, '/proc/meminfo'].map((p) => `r ${p}`))
+    for (const p of masked) expect(results[`r ${p}`], p).toBe('Permission denied')
+    expect(results['r /proc/meminfo']).toBe('OK')
+  })
+
+  it("the program's stdin, stdout and stderr links show no host path", async () => {
+    const src = '#include <stdio.h>\n#include <unistd.h>\nint main(void){char b[512];for(int i=0;i<3;i++){char p[32];snprintf(p,sizeof p,"/proc/self/fd/%d",i);ssize_t n=readlink(p,b,sizeof b-1);if(n<0)return 1;b[n]=0;fprintf(stdout,"%d %s\\n",i,b);}return 0;}'
+    const { verdict: v } = await judge('C', { source: src })
+    expect(v.verdict, v.stderr).toBe('AC')
+    const links = v.stdout.trim().split('\n')
+    expect(links, v.stdout).toHaveLength(3)
+    for (const l of links) {
+      expect(l).not.toContain(settings.sandbox.runs)
+      expect(l).not.toContain(SLOT)
+    }
+  })
+})
+
+// ── host quotas (issue 9, point 4): a run may hold only a bounded share of what the kernel counts to root ──
+
+describe('the jail contains quota grabs charged to the host', () => {
+  let helper = ''
+  let helperDir = ''
+  beforeAll(() => {
+    // the host's own use, as root: one inotify instance, one POSIX timer, one queued signal, one queue
+    helperDir = mkdtempSync('/var/tmp/arbiter-quota-')
+    writeFileSync(
+      join(helperDir, 'probe.c'),
+      `#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+static void say(const char* what, int ok) { printf("%s %s\\n", what, ok ? "OK" : strerror(errno)); }
+int main(void){
+  say("inotify_init", inotify_init1(0) >= 0);
+  struct sigevent ev = {0}; ev.sigev_notify = SIGEV_SIGNAL; ev.sigev_signo = SIGRTMIN; timer_t t;
+  say("timer_create", timer_create(CLOCK_MONOTONIC, &ev, &t) == 0);
+  sigset_t s; sigemptyset(&s); sigaddset(&s, SIGRTMIN + 1); sigprocmask(SIG_BLOCK, &s, 0);
+  union sigval v = {0};
+  say("sigqueue", sigqueue(getpid(), SIGRTMIN + 1, v) == 0);
+  char n[64]; snprintf(n, sizeof n, "/arbiter-quota-probe-%d", getpid());
+  struct mq_attr a = {0}; a.mq_maxmsg = 10; a.mq_msgsize = 8192;
+  mqd_t q = mq_open(n, O_CREAT | O_RDWR, 0600, &a);
+  say("mq_open", q != (mqd_t)-1);
+  if (q != (mqd_t)-1) mq_unlink(n);
+  return 0;
+}`
+    )
+    helper = join(helperDir, 'probe')
+    execFileSync('gcc', ['-O2', '-o', helper, join(helperDir, 'probe.c'), '-lrt'])
+  })
+  afterAll(() => rmSync(helperDir, { recursive: true, force: true }))
+
+  const hostUse = () => Object.fromEntries(execFileSync(helper, { encoding: 'utf8' }).trim().split('\n').map((l) => [l.split(' ')[0], l.split(' ').slice(1).join(' ')]))
+
+  it('inotify, POSIX timers, queued signals, message queues and locked memory: bounded while the program holds all it got', async () => {
+    expect(hostUse()).toEqual({ inotify_init: 'OK', timer_create: 'OK', sigqueue: 'OK', mq_open: 'OK' }) // control
+    const src = `${ATTEMPT_HEADER}
+#include <mqueue.h>
+#include <sys/inotify.h>
+#include <time.h>
+int main(void){
+  int n = 0; while (n < 1000 && inotify_init1(0) >= 0) n++;
+  printf("inotify instances %d\\n", n);
+  struct sigevent ev = {0}; ev.sigev_notify = SIGEV_SIGNAL; ev.sigev_signo = SIGRTMIN;
+  long t = 0; timer_t id; while (t < 200000 && timer_create(CLOCK_MONOTONIC, &ev, &id) == 0) t++;
+  printf("timers %ld\\n", t);
+  sigset_t s; sigemptyset(&s); sigaddset(&s, SIGRTMIN + 1); sigprocmask(SIG_BLOCK, &s, 0);
+  union sigval v = {0}; long q = 0; while (q < 200000 && sigqueue(getpid(), SIGRTMIN + 1, v) == 0) q++;
+  printf("queued signals %ld\\n", q);
+  struct mq_attr a = {0}; a.mq_maxmsg = 10; a.mq_msgsize = 8192;
+  int m = 0; char name[32]; while (m < 1000) { snprintf(name, sizeof name, "/q%d", m); if (mq_open(name, O_CREAT | O_RDWR, 0600, &a) == (mqd_t)-1) break; m++; }
+  printf("message queues %d\\n", m);
+  static char lockme[1 << 20];
+  attempt("mlock 1 MiB", mlock(lockme, sizeof lockme));
+  printf("ready\\n");
+  fflush(stdout);
+  sleep(3);
+  return 0;
+}`
+    const stdoutFile = join(settings.sandbox.runs, SLOT, 'io', 'stdout')
+    rmSync(stdoutFile, { force: true })
+    const running = judge('C', { source: src, timeLimitSec: 2 })
+    // while the program holds everything it could take, the host (root) still gets its own
+    let seen = ''
+    for (let i = 0; i < 600 && !seen.includes('ready'); i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      try {
+        seen = readFileSync(stdoutFile, 'utf8')
+      } catch {
+        // not created yet (the compile step runs first)
+      }
+    }
+    expect(seen, 'the program reached its holding point').toContain('ready')
+    const host = hostUse()
+    const { verdict: v } = await running
+    expect(v.verdict, v.stderr).toBe('AC')
+    expect(host, v.stdout).toEqual({ inotify_init: 'OK', timer_create: 'OK', sigqueue: 'OK', mq_open: 'OK' })
+    const count = (what: string) => Number(new RegExp(`^${what} (\\d+)$`, 'm').exec(v.stdout)?.[1])
+    expect(count('inotify instances'), v.stdout).toBe(0) // refused by the allow-list
+    expect(count('message queues'), v.stdout).toBe(0) // refused by the allow-list (and RLIMIT_MSGQUEUE 0)
+    expect(count('timers') + count('queued signals'), v.stdout).toBeLessThanOrEqual(1024) // RLIMIT_SIGPENDING
+    expect(attempts(v.stdout)['mlock 1 MiB']).toMatch(/^(ENOMEM|EPERM|EAGAIN)$/) // RLIMIT_MEMLOCK 64 KiB
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classify, jailFailure, parseInitReport, toRunResult } from './outcome.ts'
+import { checkedEnd, classify, jailFailure, parseInitReport, toRunResult } from './outcome.ts'
 import type { SupervisorReply } from './supervisor.ts'
 import type { Limits } from './types.ts'
 
@@ -48,7 +48,7 @@ describe('evidence parsing', () => {
 
   it('names signals canonically and reports internal failures as such', () => {
     const out = { stdout: '', stderr: '' }
-    expect(toRunResult(reply(), { log: '', status: 'signal 6', outputCapped: false }, limits, out).signal).toBe('SIGABRT')
+    expect(toRunResult(reply({ exit: 134 }), { log: '', status: 'signal 6', outputCapped: false }, limits, out).signal).toBe('SIGABRT')
     const broken = toRunResult(reply(), { log: '[E][t] boom', status: '', outputCapped: false }, limits, out)
     expect(broken.status).toBe('internal')
     expect(broken.message).toBe('boom')
@@ -65,5 +65,35 @@ describe('evidence parsing', () => {
     expect(toRunResult(reply({ exit: 124 }), { log: '', status: 'exit 124', outputCapped: false }, limits, out)).toMatchObject({ status: 'exit', exitCode: 124 })
     // killed by our limit before the init reported: still the limit
     expect(toRunResult(reply({ exit: 124, limit: 'cpu' }), { log: '', status: '', outputCapped: false }, limits, out).status).toBe('time')
+  })
+})
+
+describe('a forged init report is told from a real one', () => {
+  const out = { stdout: '', stderr: '' }
+  const judged = (r: SupervisorReply, status: string) => toRunResult(r, { log: '', status, outputCapped: false }, limits, out)
+
+  it('trusts a report that agrees with nsjail\'s exit status (the init\'s: code, or 128 + signal)', () => {
+    expect(checkedEnd(reply({ exit: 0 }), exited(0))).toEqual(exited(0))
+    expect(checkedEnd(reply({ exit: 3 }), exited(3))).toEqual(exited(3))
+    expect(checkedEnd(reply({ exit: 139 }), signaled(11))).toEqual(signaled(11))
+  })
+
+  it('a success record written by a program that then died of SIGSEGV is RE SIGSEGV, never AC', () => {
+    const forged = judged(reply({ exit: 139 }), 'exit 0\n')
+    expect(forged).toMatchObject({ status: 'signal', signal: 'SIGSEGV', exitCode: null })
+  })
+
+  it('a success record from a program that exited 1 is its exit 1', () => {
+    expect(judged(reply({ exit: 1 }), 'exit 0\n')).toMatchObject({ status: 'exit', exitCode: 1 })
+  })
+
+  it('a forged record when our limit stopped the jail counts as killed, and the limit decides', () => {
+    expect(checkedEnd(reply({ exit: 137, limit: 'cpu' }), exited(0))).toBeNull()
+    expect(judged(reply({ exit: 137, limit: 'cpu' }), 'exit 0\n').status).toBe('time')
+    expect(judged(reply({ exit: 0, signal: 9 }), 'exit 0\n').status).not.toBe('ok')
+  })
+
+  it('a record that forges a signal is read from the exit status', () => {
+    expect(judged(reply({ exit: 0 }), 'signal 11\n')).toMatchObject({ status: 'ok', exitCode: 0 })
   })
 })

@@ -42,6 +42,23 @@ export function parseInitReport(status: string): ProgramEnd | null {
   return m[1] === 'exit' ? { exitCode: Number(m[2]), signal: null } : { exitCode: null, signal: Number(m[2]) }
 }
 
+/**
+ * The init's report, if what the supervisor saw itself agrees with it: nsjail exits with the init's
+ * status, which is the program's exit code or 128 + its signal (sandbox/jail-init.c). A report that
+ * disagrees was not written by the init (a program that reached the report descriptor wrote it):
+ * it is ignored and the end is read from the exit status alone (when a limit stopped the jail,
+ * that status is ours, so the program counts as killed).
+ */
+export function checkedEnd(reply: SupervisorReply, report: ProgramEnd | null): ProgramEnd | null {
+  if (!report) return null
+  const expected = report.signal === null ? report.exitCode : 128 + report.signal
+  if (reply.signal === 0 && reply.exit === expected) return report
+  // not the init's: with a limit (or a signal) ending nsjail, its status is ours, not the program's
+  if (reply.limit !== 'none' || reply.signal !== 0) return null
+  const signal = reply.exit - 128
+  return signal > 0 && signal <= 64 ? { exitCode: null, signal } : { exitCode: reply.exit, signal: null }
+}
+
 export function classify(reply: SupervisorReply, end: ProgramEnd, outputCapped: boolean, limits: Limits, memoryHeadroomKb = 0): RunStatus {
   const memoryCapKb = limits.memoryKb + memoryHeadroomKb
   const killed = end.signal === constants.signals.SIGKILL
@@ -58,7 +75,7 @@ export function classify(reply: SupervisorReply, end: ProgramEnd, outputCapped: 
 }
 
 /**
- * The supervisor's child exits 120-125 when it could not start nsjail at all (network namespace,
+ * The supervisor's child exits 120-126 when it could not start nsjail at all (network namespace,
  * cgroup, stdio files, the exec itself, chroot; see child_exec in sandbox/supervisor.c). With no
  * report from the jail's init and no log from nsjail, that exit is ours, not the program's.
  */
@@ -69,6 +86,7 @@ const SUPERVISOR_SETUP_FAILURES: Record<number, string> = {
   123: 'could not set up the step stdio',
   124: 'could not execute nsjail',
   125: 'could not enter the chroot',
+  126: 'could not bound the jail\'s share of host quotas',
 }
 
 export function supervisorSetupFailure(reply: SupervisorReply, initReported: boolean, log: string): string | null {
@@ -85,7 +103,7 @@ export function toRunResult(
   memoryHeadroomKb = 0
 ): RunResult {
   const figures = { cpuSec: reply.cpuUs / 1e6, wallSec: reply.wallUs / 1e6, memoryKb: reply.memKb, ...out }
-  const report = parseInitReport(evidence.status)
+  const report = checkedEnd(reply, parseInitReport(evidence.status))
   const failure = jailFailure(evidence.log, report !== null) ?? supervisorSetupFailure(reply, report !== null, evidence.log)
   // our own limit kill may interrupt nsjail before the init reports: that is still the verdict
   if (failure && reply.limit === 'none') {
