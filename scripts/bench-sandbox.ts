@@ -1,17 +1,22 @@
 // Benchmark: the cost of one jailed run (C hello reading stdin; `python3 -c pass`) against the same
 // programs run bare by the same supervisor (fork + exec, no nsjail), 2 slots in parallel.
-// Usage: npx tsx scripts/bench-sandbox.ts [--runs 1000] [--json]
+// With --baseline REV it also builds REV's supervisor, jail init and jail.cfg (sandbox/ at that git
+// revision, e.g. the commit before a hardening step) and measures both policies in the same run, in
+// alternating rounds, so the cost of the change is read against the same machine load.
+// Usage: npx tsx scripts/bench-sandbox.ts [--runs 1000] [--baseline REV] [--json]
 import { execFileSync } from 'node:child_process'
 import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.ts'
 import { detectCgroups } from '../src/sandbox/cgroups.ts'
-import { openSandbox, type Sandbox } from '../src/sandbox/run.ts'
+import { openSandbox, type Sandbox, type SandboxPaths } from '../src/sandbox/run.ts'
 import { Supervisor } from '../src/sandbox/supervisor.ts'
 import type { Limits } from '../src/sandbox/types.ts'
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000' }, json: { type: 'boolean', default: false } } })
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '1000' }, json: { type: 'boolean', default: false }, baseline: { type: 'string' } },
+})
 const RUNS = Number(values.runs)
 const PARALLEL = 2
 const config = loadConfig()
@@ -35,25 +40,46 @@ interface Stats {
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 
-async function measure(lanes: (() => Promise<unknown>)[]): Promise<Stats> {
-  const times: number[] = []
-  const perLane = Math.ceil(RUNS / lanes.length)
+/** Times runs over parallel lanes; `times`/`seconds` accumulate over rounds (see alternate()). */
+async function timeRuns(lanes: (() => Promise<unknown>)[], runs: number, acc: { times: number[]; seconds: number }) {
+  const perLane = Math.ceil(runs / lanes.length)
   const started = performance.now()
   await Promise.all(
     lanes.map(async (once) => {
       for (let i = 0; i < perLane; i++) {
         const t = performance.now()
         await once()
-        times.push(performance.now() - t)
+        acc.times.push(performance.now() - t)
       }
     })
   )
-  const total = (performance.now() - started) / 1000
-  times.sort((a, b) => a - b)
-  return { median: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, perSec: times.length / total }
+  acc.seconds += (performance.now() - started) / 1000
 }
 
-async function jailed(sandboxes: Sandbox[], argv: string[], stdin: string) {
+function stats({ times, seconds }: { times: number[]; seconds: number }): Stats {
+  times.sort((a, b) => a - b)
+  return { median: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, perSec: times.length / seconds }
+}
+
+async function measure(lanes: (() => Promise<unknown>)[]): Promise<Stats> {
+  const acc = { times: [], seconds: 0 }
+  await timeRuns(lanes, RUNS, acc)
+  return stats(acc)
+}
+
+/** Two setups measured in 4 alternating rounds, so that a change in machine load hits both alike. */
+async function alternate(a: (() => Promise<unknown>)[], b: (() => Promise<unknown>)[]): Promise<[Stats, Stats]> {
+  const accA = { times: [], seconds: 0 }
+  const accB = { times: [], seconds: 0 }
+  for (let round = 0; round < 4; round++) {
+    await timeRuns(a, RUNS / 4, accA)
+    await timeRuns(b, RUNS / 4, accB)
+  }
+  return [stats(accA), stats(accB)]
+}
+
+/** The lanes of jailed runs of one program, after a checked warm-up run per slot. */
+async function jailedLanes(sandboxes: Sandbox[], argv: string[], stdin: string) {
   const boxes = sandboxes.map((sb) => {
     const box = join(sb.slotDir, 'box')
     rmSync(box, { recursive: true, force: true })
@@ -68,7 +94,7 @@ async function jailed(sandboxes: Sandbox[], argv: string[], stdin: string) {
     const r = await sb.runStep({ root, argv, env, workDir: boxes[i], stdin, limits })
     if (r.status !== 'ok') throw new Error(`jailed ${argv.join(' ')}: ${r.status} ${r.message ?? r.stderr}`)
   }
-  return measure(sandboxes.map((sb, i) => () => sb.runStep({ root, argv, env, workDir: boxes[i], stdin, limits })))
+  return sandboxes.map((sb, i) => () => sb.runStep({ root, argv, env, workDir: boxes[i], stdin, limits }))
 }
 
 async function bare(sups: Supervisor[], exec: string, argv: string[], chroot?: string) {
@@ -85,25 +111,43 @@ async function bare(sups: Supervisor[], exec: string, argv: string[], chroot?: s
   return measure(sups.map((s, i) => once(s, i)))
 }
 
-const paths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }
+/** REV's supervisor, jail init and jail.cfg, built into the scratch directory. */
+function buildBaseline(rev: string): SandboxPaths {
+  const dir = join(scratch, 'baseline')
+  mkdirSync(dir, { recursive: true })
+  for (const f of ['supervisor.c', 'jail-init.c', 'jail.cfg'])
+    writeFileSync(join(dir, f), execFileSync('git', ['show', `${rev}:sandbox/${f}`], { cwd: join(import.meta.dirname, '..') }))
+  const cc = (out: string, src: string, ...flags: string[]) =>
+    execFileSync('gcc', ['-O2', '-Wno-format-truncation', ...flags, '-o', join(dir, out), join(dir, src)])
+  cc('arbiter-supervisor', 'supervisor.c')
+  cc('arbiter-jail-init', 'jail-init.c', '-static', '-s')
+  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: join(dir, 'arbiter-jail-init'), runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg') }
+}
+
+const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }
 const sandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox(paths, `bench-jail-${i}`))
+const basePaths = values.baseline ? buildBaseline(values.baseline) : null
+const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${i}`)) : []
 const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.paths.supervisor, `bench-bare-${i}`))
 
+async function row(program: string, bareStats: Stats, argv: string[], stdin: string) {
+  const current = await jailedLanes(sandboxes, argv, stdin)
+  if (!basePaths) return { program, bare: bareStats, jailed: await measure(current) }
+  const [baseline, jailed] = await alternate(await jailedLanes(baseSandboxes, argv, stdin), current)
+  return { program, bare: bareStats, baseline, jailed }
+}
+
 const rows = [
-  { program: 'C hello (reads stdin)', bare: await bare(sups, join(scratch, 'hello'), ['hello']), jailed: await jailed(sandboxes, ['/work/hello'], 'hello\n') },
-  {
-    program: 'python3 -c pass',
-    bare: await bare(sups, '/usr/bin/python3', ['python3', '-c', 'pass'], root),
-    jailed: await jailed(sandboxes, ['/usr/bin/python3', '-c', 'pass'], ''),
-  },
+  await row('C hello (reads stdin)', await bare(sups, join(scratch, 'hello'), ['hello']), ['/work/hello'], 'hello\n'),
+  await row('python3 -c pass', await bare(sups, '/usr/bin/python3', ['python3', '-c', 'pass'], root), ['/usr/bin/python3', '-c', 'pass'], ''),
 ]
-await Promise.all([...sandboxes.map((s) => s.close()), ...sups.map((s) => s.stop())])
+await Promise.all([...sandboxes.map((s) => s.close()), ...baseSandboxes.map((s) => s.close()), ...sups.map((s) => s.stop())])
 rmSync(scratch, { recursive: true, force: true })
 
 const cg = detectCgroups()
 const ms = (n: number) => n.toFixed(2)
 if (values.json) {
-  console.log(JSON.stringify({ runs: RUNS, parallel: PARALLEL, cgroup: cg.version, rows }, null, 2))
+  console.log(JSON.stringify({ runs: RUNS, parallel: PARALLEL, cgroup: cg.version, baseline: values.baseline ?? null, rows }, null, 2))
 } else {
   console.log(`bench-sandbox: ${RUNS} runs per program and mode, ${PARALLEL} in parallel, cgroup ${cg.version} (${cg.detail})`)
   console.log('program                 | bare median / p99 ms | jailed median / p99 / max ms | jailed/bare median | p99/median | runs/s bare -> jailed')
@@ -112,5 +156,16 @@ if (values.json) {
     console.log(
       `${r.program.padEnd(23)} | ${`${ms(r.bare.median)} / ${ms(r.bare.p99)}`.padEnd(20)} | ${`${ms(r.jailed.median)} / ${ms(r.jailed.p99)} / ${ms(r.jailed.max)}`.padEnd(28)} | ${`${(r.jailed.median / r.bare.median).toFixed(2)}x`.padEnd(18)} | ${`${(r.jailed.p99 / r.jailed.median).toFixed(2)}x`.padEnd(10)} | ${r.bare.perSec.toFixed(0)} -> ${r.jailed.perSec.toFixed(0)}`
     )
+  }
+  if (values.baseline) {
+    console.log(`\npolicy of ${values.baseline} (baseline) against this checkout's, same run, alternating rounds`)
+    console.log('program                 | baseline median / p99 ms | current median / p99 ms | current/baseline median')
+    console.log('------------------------|--------------------------|-------------------------|------------------------')
+    for (const r of rows) {
+      if (!('baseline' in r) || !r.baseline) continue
+      console.log(
+        `${r.program.padEnd(23)} | ${`${ms(r.baseline.median)} / ${ms(r.baseline.p99)}`.padEnd(24)} | ${`${ms(r.jailed.median)} / ${ms(r.jailed.p99)}`.padEnd(23)} | ${((r.jailed.median / r.baseline.median - 1) * 100).toFixed(1)}%`
+      )
+    }
   }
 }

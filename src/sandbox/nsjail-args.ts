@@ -17,6 +17,8 @@ export interface SlotLayout {
   logFile: string
   /** Host path of the static init (sandbox/jail-init.c) run as PID 1 of the jail. */
   jailInit: string
+  /** The base policy; JAIL_CONFIG unless a benchmark compares another (scripts/bench-sandbox.ts). */
+  jailConfig?: string
 }
 
 export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0): string[] {
@@ -24,7 +26,7 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
   const memBytes = (limits.memoryKb + memoryHeadroomKb) * 1024
   const args = [
     'nsjail',
-    '--config', JAIL_CONFIG,
+    '--config', layout.jailConfig ?? JAIL_CONFIG,
     '--log', layout.logFile,
     '--quiet', // warnings and errors only: the init reports how the program ended
     '--chroot', step.root,

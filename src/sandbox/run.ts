@@ -15,6 +15,8 @@ export interface SandboxPaths {
   jailInit: string
   /** Scratch root; this slot uses <runs>/<slot>/. Never visible inside a jail but for /work. */
   runs: string
+  /** The base policy, when not the checkout's sandbox/jail.cfg (the benchmark's baseline only). */
+  jailConfig?: string
 }
 
 export interface Sandbox {
@@ -88,6 +90,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
         swapAccounting: cg.swapAccounting,
         logFile: file('nsjail.log'),
         jailInit: paths.jailInit,
+        jailConfig: paths.jailConfig,
       }
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
       const reply = await supervisor.run({
