@@ -643,9 +643,9 @@ describe('the jail contains quota grabs charged to the host', () => {
   beforeAll(() => {
     // the host's own use, as root: one inotify instance, one POSIX timer, one queued signal, one queue
     helperDir = mkdtempSync('/var/tmp/arbiter-quota-')
-    writeFileSync(
-      join(helperDir, 'probe.c'),
-      `#define _GNU_SOURCE
+    // built statically with the C toolchain's own gcc (the v2 check's VM has no compiler of its
+    // own), chrooted as root in a private mount namespace with a scratch /tmp; it runs on the host
+    const source = `#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
@@ -670,9 +670,14 @@ int main(void){
   if (q != (mqd_t)-1) mq_unlink(n);
   return 0;
 }`
-    )
+    const build = 'mount -t tmpfs none "$1/tmp" && exec chroot "$1" /bin/sh -c "gcc -O2 -static -x c -o /tmp/probe - && cat /tmp/probe"'
+    const binary = execFileSync('unshare', ['-m', 'sh', '-c', build, 'sh', join(config.paths.toolchains, langs.get('C')!.root)], {
+      input: source,
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+      maxBuffer: 64 << 20,
+    })
     helper = join(helperDir, 'probe')
-    execFileSync('gcc', ['-O2', '-o', helper, join(helperDir, 'probe.c'), '-lrt'])
+    writeFileSync(helper, binary, { mode: 0o755 })
   })
   afterAll(() => rmSync(helperDir, { recursive: true, force: true }))
 
