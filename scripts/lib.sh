@@ -50,7 +50,7 @@ provision() {
 # arbiter; config.toml stays root:arbiter 0640 because the root jail daemon reads it too (it refuses a
 # file the server could have written). pool.jail_socket is set so the server hands jobs to the daemon.
 service_user() {
-  local data=$1 sock=/run/arbiter/jail.sock
+  local data=$1 sock=/run/arbiter-jail/jail.sock
   if ! id -u arbiter >/dev/null 2>&1; then
     useradd --system --user-group --home-dir "$data" --no-create-home --shell /usr/sbin/nologin arbiter
     echo "created system user arbiter"

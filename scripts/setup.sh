@@ -33,20 +33,4 @@ else
   echo "doctor: the self-check failed (report above); not starting Arbiter" >&2
   exit 1
 fi
-data=${ARBITER_DATA:-$here/data}
-step "the arbiter user and its data directory ($data)"
-service_user "$data"
-[ "${1:-}" = "--no-start" ] && exit 0
-if [ -d /run/systemd/system ] && [ "$(ps -p 1 -o comm=)" = systemd ]; then
-  step "systemd units arbiter.service + arbiter-jail.service"
-  install_units "$data"
-  systemctl daemon-reload
-  systemctl enable --quiet arbiter-jail.service arbiter.service
-  # restart, not start: a re-run after `git pull` is the upgrade
-  systemctl restart arbiter.service
-  systemctl --no-pager --lines=5 status arbiter.service arbiter-jail.service || true
-  echo "Arbiter runs as a service: journalctl -u arbiter -u arbiter-jail -f  (logs), systemctl reload arbiter (config)"
-else
-  step "starting Arbiter in the foreground: no systemd here (PID 1 is $(ps -p 1 -o comm=)); Ctrl-C stops it"
-  ARBITER_DATA=$data exec bash "$here/scripts/run-service.sh"
-fi
+ARBITER_DATA=${ARBITER_DATA:-$here/data} exec bash "$here/scripts/install-service.sh" "$@"
