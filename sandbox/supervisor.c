@@ -300,26 +300,40 @@ static void setup_masked_file(void) {
 /*
  * The step's io directory seen through a detached copy of its mount (open_tree(OPEN_TREE_CLONE)):
  * a descriptor opened through it reads back, in the jail's /proc/self/fd, as "/stdout" rather than
- * the host path of the runs directory. Made per run (the directory may be a fresh mount per step)
- * and closed after the reply, so the copy's release costs the run nothing.
+ * the host path of the runs directory. The copy is kept while the directory stays the same one
+ * (same path, device and inode): releasing a copy waits for an RCU grace period, which would
+ * otherwise delay every next run. A new directory (or a new mount on it) gets a new copy.
  */
 static int io_tree_fd = -1;
 static char io_tree_dir[512];
-
-static void open_io_tree(const char* any_io_path) {
-	snprintf(io_tree_dir, sizeof io_tree_dir, "%s", any_io_path);
-	char* slash = strrchr(io_tree_dir, '/');
-	if (!slash || slash == io_tree_dir) {
-		io_tree_dir[0] = 0;
-		return;
-	}
-	*slash = 0;
-	io_tree_fd = (int)syscall(SYS_open_tree, AT_FDCWD, io_tree_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-}
+static dev_t io_tree_dev;
+static ino_t io_tree_ino;
 
 static void close_io_tree(void) {
 	if (io_tree_fd >= 0) close(io_tree_fd);
 	io_tree_fd = -1;
+	io_tree_dir[0] = 0;
+}
+
+static void open_io_tree(const char* any_io_path) {
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s", any_io_path);
+	char* slash = strrchr(dir, '/');
+	struct stat now;
+	if (slash && slash != dir) *slash = 0;
+	if (!slash || slash == dir || stat(dir, &now) != 0) {
+		close_io_tree();
+		return;
+	}
+	if (io_tree_fd >= 0 && strcmp(dir, io_tree_dir) == 0 && now.st_dev == io_tree_dev &&
+	    now.st_ino == io_tree_ino)
+		return;
+	close_io_tree();
+	io_tree_fd = (int)syscall(SYS_open_tree, AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (io_tree_fd < 0) return;
+	snprintf(io_tree_dir, sizeof io_tree_dir, "%s", dir);
+	io_tree_dev = now.st_dev;
+	io_tree_ino = now.st_ino;
 }
 
 static int open_io(const char* path, int flags) {
@@ -404,7 +418,6 @@ static void run(struct request* r) {
 	pid_t pid = fork();
 	if (pid < 0) {
 		printf("error %s fork: %s\n", r->id, strerror(errno));
-		close_io_tree();
 		return;
 	}
 	if (pid == 0) child_exec(r);
@@ -476,7 +489,6 @@ static void run(struct request* r) {
 	       "maxrss_kb=%ld\n",
 	    r->id, code, sig, (unsigned long long)cpu, (unsigned long long)wall,
 	    (unsigned long long)(mem / 1024u), (unsigned long long)oom, limit, ru.ru_maxrss);
-	close_io_tree();
 }
 
 int main(int argc, char** argv) {
@@ -501,6 +513,7 @@ int main(int argc, char** argv) {
 			run(&r);
 		free_request(&r);
 	}
+	close_io_tree();
 	cleanup_cgroups();
 	return 0;
 }
