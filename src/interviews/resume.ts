@@ -1,74 +1,33 @@
 // Candidate resumes: download resume_url once (SSRF guard, deadline, 2 MB cap, PDF by its bytes), store it
 // atomically under <data>/resumes/, and sign the URLs B1 hands out for it.
 import { eq } from 'drizzle-orm'
-import type { LookupAddress } from 'node:dns'
-import { lookup as dnsLookup } from 'node:dns'
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
 import http from 'node:http'
 import https from 'node:https'
-import { BlockList, isIP } from 'node:net'
 import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { isRefusedAddress, outboundGuard, type OutboundGuard } from '../jobs/outbound-guard.ts'
 import { meta } from '../storage/schema.ts'
 
 export const RESUME_MAX_BYTES = 2 * 1024 * 1024
 const MAX_REDIRECTS = 3
 const PDF_MAGIC = Buffer.from('%PDF-')
 
-// Addresses a resume may not be fetched from unless interviews.allow_private_resume_hosts is on:
-// this host, the LAN, link-local (cloud metadata at 169.254.169.254), and special-purpose ranges.
-// (two lists: a BlockList also matches IPv4 addresses against ::ffff:0:0/96)
-const blocked4 = new BlockList()
-const blocked6 = new BlockList()
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked4.addSubnet(net, bits, 'ipv4')
-for (const [net, bits] of [
-  // v4-mapped, NAT64 and 6to4 embed IPv4 addresses: refused whole rather than decoded
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) blocked6.addSubnet(net, bits, 'ipv6')
-
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address)
-  if (family === 0) return true
-  return family === 4 ? blocked4.check(address, 'ipv4') : blocked6.check(address, 'ipv6')
-}
-
-class Blocked extends Error {}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
-
-/**
- * dns.lookup that refuses private answers. It is the lookup the socket connects with, so the address
- * checked is the address used (no window for DNS rebinding).
- */
-function guardedLookup(refused: (address: string) => boolean) {
-  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback) => {
-    dnsLookup(hostname, { family: options.family ?? 0, all: true }, (err, addresses) => {
-      if (err) return callback(err, [])
-      const bad = addresses.find((a) => refused(a.address))
-      if (bad || addresses.length === 0) return callback(new Blocked(`${hostname} resolves to ${bad?.address ?? 'nothing'}`), [])
-      if (options.all) callback(null, addresses)
-      else callback(null, addresses[0].address, addresses[0].family)
-    })
-  }
-}
-
 const invalidUrl = () => new AppError('INVALIDRESUMEURL')
 
-function get(url: URL, refused: (address: string) => boolean, signal: AbortSignal): Promise<http.IncomingMessage> {
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  // a literal address skips lookup entirely, so it is checked here
-  if (isIP(host) && refused(host)) return Promise.reject(new Blocked(host))
+function get(url: URL, guard: OutboundGuard | undefined, signal: AbortSignal): Promise<http.IncomingMessage> {
+  // a literal address skips lookup entirely, so it is checked here; a name through the guard's lookup
+  try {
+    guard?.checkLiteral(url)
+  } catch (err) {
+    return Promise.reject(err as Error)
+  }
   const lib = url.protocol === 'https:' ? https : http
   return new Promise((resolve, reject) => {
     const req = lib.get(url, {
-      lookup: guardedLookup(refused) as never,
+      ...(guard ? { lookup: guard.lookup as never } : {}),
       signal,
       agent: false,
       headers: { accept: 'application/pdf, */*', 'accept-encoding': 'identity', 'user-agent': 'Arbiter resume fetcher' },
@@ -81,7 +40,7 @@ function get(url: URL, refused: (address: string) => boolean, signal: AbortSigna
 export interface ResumeFetchOptions {
   /**
    * The SSRF guard's test of an address (literal or resolved), applied on every hop; default
-   * isPrivateAddress. Only tests pass another, to let one loopback hop through and refuse the next.
+   * isRefusedAddress (jobs/outbound-guard.ts). Only tests pass another, to let one loopback hop through and refuse the next.
    */
   isRefusedAddress?: (address: string) => boolean
 }
@@ -90,10 +49,10 @@ export interface ResumeFetchOptions {
 export async function downloadResume(
   deps: Pick<Deps, 'config'>,
   resumeUrl: string,
-  { isRefusedAddress = isPrivateAddress }: ResumeFetchOptions = {}
+  { isRefusedAddress: refusedAddress = isRefusedAddress }: ResumeFetchOptions = {}
 ): Promise<Buffer> {
   const { allow_private_resume_hosts: allowPrivate, resume_timeout_ms: timeoutMs } = deps.config.interviews
-  const refused = allowPrivate ? () => false : isRefusedAddress
+  const guard = allowPrivate ? undefined : outboundGuard({ refused: refusedAddress })
   const signal = AbortSignal.timeout(timeoutMs)
   let url: URL
   try {
@@ -105,7 +64,7 @@ export async function downloadResume(
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidUrl()
     let res: http.IncomingMessage
     try {
-      res = await get(url, refused, signal)
+      res = await get(url, guard, signal)
     } catch {
       // refused, unresolvable, private, TLS failure or too slow to answer: not downloadable
       throw invalidUrl()

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { isPrivateAddress, normaliseCallbackUrl, PermanentFailure, postCallback } from './callback.ts'
+import { normaliseCallbackUrl, PermanentFailure, postCallback } from './callback.ts'
+import { outboundGuard, type Resolver } from './outbound-guard.ts'
 
 let server: Server
 let base = ''
@@ -59,18 +60,36 @@ test('normaliseCallbackUrl', () => {
   expect(normaliseCallbackUrl('https://a.b/c')).toBe('https://a.b/c')
 })
 
-test.each([
-  ['127.0.0.1', true],
-  ['10.1.2.3', true],
-  ['172.20.0.1', true],
-  ['192.168.1.1', true],
-  ['169.254.169.254', true],
-  ['::1', true],
-  ['fd00::1', true],
-  ['::ffff:127.0.0.1', true],
-  ['8.8.8.8', false],
-  ['172.32.0.1', false],
-  ['2001:4860:4860::8888', false],
-])('isPrivateAddress(%s) = %s', (ip, want) => {
-  expect(isPrivateAddress(ip)).toBe(want)
+describe('the outbound guard on callbacks', () => {
+  // every spelling of this host: a literal is never looked up, so each must be caught by itself
+  test.each(['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '2130706433', '0177.0.0.1', '0x7f.1', '[::1]', '[::]', '0.0.0.0'])(
+    'http://%s:PORT/ is refused with block_private_addresses on',
+    async (host) => {
+      const port = base.split(':')[1]
+      const before = seen.length
+      await expect(postCallback({ url: `http://${host}:${port}/ok`, body: '', contentType: 'text/plain', timeoutMs: 2000, blockPrivate: true })).rejects.toBeInstanceOf(PermanentFailure)
+      expect(seen.length).toBe(before)
+    }
+  )
+
+  test('a name is resolved once, and the connection goes to the address that was checked (no rebinding)', async () => {
+    // 127.0.0.1 stands for "public" here and 127.0.0.2 for "private": the first answer passes the
+    // check, a second lookup would answer the refused one. Only one lookup may happen.
+    const other = createServer((req, res) => res.writeHead(204).end())
+    await new Promise<void>((r) => other.listen(Number(base.split(':')[1]), '127.0.0.2', r)).catch(() => undefined)
+    const answers = ['127.0.0.1', '127.0.0.2']
+    let lookups = 0
+    const resolve: Resolver = async () => [{ address: answers[Math.min(lookups++, 1)], family: 4 }]
+    const guard = outboundGuard({ refused: (a) => a === '127.0.0.2', resolve })
+    const before = seen.length
+    await postCallback({ url: `http://rebinding.test:${base.split(':')[1]}/pinned`, body: 'x', contentType: 'text/plain', timeoutMs: 2000, blockPrivate: true, guard })
+    expect(lookups).toBe(1)
+    expect(seen.slice(before).map((s) => s.url)).toEqual(['/pinned'])
+    // and a name whose (only) answer is refused never gets a connection
+    lookups = 1
+    await expect(postCallback({ url: `http://rebinding.test:${base.split(':')[1]}/never`, body: 'x', contentType: 'text/plain', timeoutMs: 2000, blockPrivate: true, guard })).rejects.toBeInstanceOf(PermanentFailure)
+    expect(seen.some((s) => s.url === '/never')).toBe(false)
+    await new Promise((r) => other.close(r))
+  })
 })
+

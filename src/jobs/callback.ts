@@ -1,9 +1,9 @@
-// One callback POST: a URL check (optionally refusing private addresses), a hard timeout, no redirects.
+// One callback POST: a URL check (optionally refusing private addresses through outbound-guard.ts), a
+// hard timeout, no redirects.
 // It never throws for a slow or dead receiver beyond its own promise: the outbox decides about retries.
-import { lookup } from 'node:dns/promises'
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import { isIP } from 'node:net'
+import { outboundGuard, RefusedAddress, type OutboundGuard } from './outbound-guard.ts'
 
 /** A delivery that can never succeed (bad URL, refused address): not retried. */
 export class PermanentFailure extends Error {}
@@ -15,6 +15,8 @@ export interface CallbackRequest {
   headers?: Record<string, string>
   timeoutMs: number
   blockPrivate?: boolean
+  /** The guard used when blockPrivate is on; the default one unless a test injects another. */
+  guard?: OutboundGuard
 }
 
 /** Clients write callbacks as "client.com/cb" or "127.0.0.1:8000": a missing scheme means http://. */
@@ -34,39 +36,33 @@ export function parseCallbackUrl(raw: string): URL {
   return url
 }
 
-export function isPrivateAddress(ip: string): boolean {
-  const v = isIP(ip)
-  if (v === 4) {
-    const [a, b] = ip.split('.').map(Number)
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224
-  }
-  if (v === 6) {
-    const s = ip.toLowerCase()
-    if (s.startsWith('::ffff:')) return isPrivateAddress(s.slice(7))
-    return s === '::1' || s === '::' || s.startsWith('fc') || s.startsWith('fd') || s.startsWith('fe8') || s.startsWith('fe9') || s.startsWith('fea') || s.startsWith('feb') || s.startsWith('ff')
-  }
-  return false
-}
-
-/** Resolves and throws PermanentFailure for a private address. Checked at send time (a name may move). */
-async function refusePrivate(url: URL): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  const addrs = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address)
-  const bad = addrs.find(isPrivateAddress)
-  if (bad) throw new PermanentFailure(`callback host ${host} resolves to a private address (${bad})`)
-}
-
 // node:http with keep-alive agents rather than fetch: every v4 job sends two callbacks from the main
 // thread that also serves the API, and fetch's web streams cost several times the CPU per request.
-const agents = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
-} as const
+// With the guard on, the agents connect through its lookup (the checked address is the one used);
+// a guard injected by a test gets agents of its own, without keep-alive.
+const agentsFor = (guard?: OutboundGuard, keepAlive = true) => {
+  const lookup = guard?.lookup as never
+  return {
+    'http:': new HttpAgent({ keepAlive, maxSockets: 64, ...(guard ? { lookup } : {}) }),
+    'https:': new HttpsAgent({ keepAlive, maxSockets: 64, ...(guard ? { lookup } : {}) }),
+  } as const
+}
+const defaultGuard = outboundGuard()
+const openAgents = agentsFor()
+const guardedAgents = agentsFor(defaultGuard)
 
 /** POSTs once. Resolves on 2xx; rejects with the reason otherwise. */
 export async function postCallback(req: CallbackRequest): Promise<void> {
   const url = parseCallbackUrl(req.url)
-  if (req.blockPrivate) await refusePrivate(url)
+  const guard = req.blockPrivate ? (req.guard ?? defaultGuard) : undefined
+  const agents = !guard ? openAgents : guard === defaultGuard ? guardedAgents : agentsFor(guard, false)
+  if (guard) {
+    try {
+      guard.checkLiteral(url)
+    } catch (err) {
+      throw new PermanentFailure(`callback refused: ${(err as Error).message}`)
+    }
+  }
   const protocol = url.protocol as keyof typeof agents
   const send = protocol === 'https:' ? httpsRequest : httpRequest
   const status = await new Promise<number>((resolve, reject) => {
@@ -95,7 +91,9 @@ export async function postCallback(req: CallbackRequest): Promise<void> {
       err.name = 'TimeoutError'
       r.destroy(err)
     }, req.timeoutMs)
-    r.on('error', reject)
+    r.on('error', (err) =>
+      reject(err instanceof RefusedAddress ? new PermanentFailure(`callback refused: ${err.message}`) : err)
+    )
     r.on('close', () => clearTimeout(timer))
     r.end(req.body)
   })
