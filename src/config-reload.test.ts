@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest'
+import { parseConfig } from './config.ts'
+import { applyLiveConfig } from './config-reload.ts'
+
+const cfg = (raw: Record<string, unknown>) => parseConfig(raw, {}, '/data')
+
+describe('applyLiveConfig', () => {
+  it('copies live keys into the running config object and reports the rest', () => {
+    const running = cfg({ server: { cors_origins: ['https://a.example'] } })
+    const limits = running.limits // services hold on to the sections: they must see the change
+    const report = applyLiveConfig(
+      running,
+      cfg({ server: { cors_origins: ['https://b.example'], port: 9999 }, limits: { max_time_sec: 2 }, languages: { enabled: ['C'] }, paths: { nsjail: '/x' } })
+    )
+    expect(report.applied.sort()).toEqual(['languages.enabled', 'limits.max_time_sec', 'server.cors_origins'])
+    expect(report.needsRestart.sort()).toEqual(['paths.nsjail', 'server.port'])
+    expect(limits.max_time_sec).toBe(2)
+    expect(running.server.cors_origins).toEqual(['https://b.example'])
+    expect(running.server.port).toBe(8080) // not applied
+    expect(running.paths.nsjail).toBe('/var/lib/arbiter/bin/nsjail')
+  })
+
+  it('reports nothing when nothing changed', () => {
+    expect(applyLiveConfig(cfg({}), cfg({}))).toEqual({ applied: [], needsRestart: [] })
+  })
+})
