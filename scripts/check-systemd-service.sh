@@ -41,6 +41,8 @@ UNIT
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
 ln -sf /etc/systemd/system/arbiter-vm-check.service "$root/etc/systemd/system/multi-user.target.wants/arbiter-vm-check.service"
 echo arbiter-vm >"$root/etc/hostname"
+# the serial console is the check's output: no login prompt there (its vhangup would cut the output off)
+for unit in serial-getty@ttyS0.service getty@tty1.service; do ln -sf /dev/null "$root/etc/systemd/system/$unit"; done
 # a fresh machine: no arbiter user, no units, no data from a previous boot
 chroot "$root" sh -c 'userdel arbiter 2>/dev/null; rm -rf /var/lib/arbiter-data /etc/systemd/system/arbiter.service /etc/systemd/system/arbiter-jail.service /etc/systemd/system/multi-user.target.wants/arbiter*.service; ln -sf /etc/systemd/system/arbiter-vm-check.service /etc/systemd/system/multi-user.target.wants/' || true
 img=$cache/disk.img
