@@ -76,6 +76,8 @@ describe('privilege split', () => {
       tle: await submit({ lang: 'C', source: 'int main(){for(;;);}', time_limit: 1 }),
       ce: await submit({ lang: 'C', source: 'int main(){ return }' }),
       re: await submit({ lang: 'PYTHON3', source: 'raise SystemExit(3)' }),
+      // the data directory (database, config) must stay out of the jail's view with the daemon too
+      peek: await submit({ lang: 'PYTHON3', source: `import os\nprint([os.path.exists(p) for p in ${JSON.stringify([server.dataDir, join(server.dataDir, 'arbiter.db'), base])}])` }),
     }
     // while jobs are running, look at the server process itself
     await waitUntil(() => server.query<{ n: number }>(`select count(*) n from submissions where state in ('running','compiled')`)[0].n > 0, 30_000, 'a running job')
@@ -99,6 +101,9 @@ describe('privilege split', () => {
     expect((await done(jobs.tle)).result.run_status.status).toBe('TLE')
     expect((await done(jobs.ce)).result.compile_status).not.toBe('OK')
     expect((await done(jobs.re)).result.run_status.status).toBe('RE')
+    const peek = await done(jobs.peek)
+    expect(peek.result.run_status.status).toBe('AC')
+    expect(await (await fetch(peek.result.run_status.output!)).text()).toBe('[False, False, False]\n')
 
     // what the server stores belongs to it, not to root
     expect(statSync(join(server.dataDir, 'arbiter.db')).uid).toBe(SERVER_ID)
