@@ -1,6 +1,7 @@
 // scripts/run-service.sh, the service without systemd (what setup.sh starts in a container or CI): the
 // jail daemon as root, the server dropped to another uid; a `kill -9` of the server is survived (it is
-// started again and the job it was running completes); SIGHUP reaches both; SIGTERM stops everything.
+// started again and the job it was running completes), and so is one of the jail daemon; SIGHUP
+// reaches both; SIGTERM stops everything.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -76,6 +77,26 @@ test('kill -9 of the server: it is started again, unprivileged, and the job it w
   await waitUntil(async () => (r = await json(await http.get(`${PATH}${q.he_id}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 60_000, 'the job to complete')
   expect(r!.result.run_status.status).toBe('AC')
   expect(await (await fetch(r!.result.run_status.output)).text()).toBe('survived\n')
+  db.close()
+})
+
+test('kill -9 of the jail daemon mid-job: it is started again and the job is run again to completion', { timeout: 120_000 }, async () => {
+  const cli = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'clients', 'create', '--name', 'svc2', '--json'], { cwd: ROOT, env })
+  const secret = (JSON.parse(cli.stdout) as { client_secret: string }).client_secret
+  const http = api(url)
+  const q = await json(await http.post(PATH, JSON.stringify({ lang: 'PYTHON3', source: 'import time\ntime.sleep(2)\nprint(input())', input: 'again' }), { 'client-secret': secret, 'content-type': 'application/json' }))
+  const db = new Database(join(dataDir, 'arbiter.db'), { readonly: true })
+  const state = () => (db.prepare('select state from submissions where he_id = ?').get(q.he_id) as { state: string }).state
+  await waitUntil(() => state() === 'running' || state() === 'compiled', 30_000, 'the job to run')
+  // run-service.sh's own child (we started it): the jail daemon, as root
+  const daemonPid = Number((await execa('pgrep', ['-P', String(service.pid), '-f', 'jail-daemon'])).stdout.trim())
+  expect(uidOf(daemonPid)).toBe(0)
+  process.kill(daemonPid, 'SIGKILL')
+  await waitUntil(() => /the jail daemon exited; starting it again/.test(out), 20_000, 'the restart')
+  let r: { request_status: { code: string }; result: { run_status: { status: string; output: string } } }
+  await waitUntil(async () => (r = await json(await http.get(`${PATH}${q.he_id}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 90_000, 'the job to complete')
+  expect(r!.result.run_status.status).toBe('AC')
+  expect(await (await fetch(r!.result.run_status.output)).text()).toBe('again\n')
   db.close()
 })
 
