@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { JAIL_CONFIG, JAIL_INIT_PATH, nsjailArgs, type SlotLayout } from './nsjail-args.ts'
 import type { Step } from './types.ts'
@@ -49,5 +50,34 @@ describe('nsjailArgs', () => {
     expect(after(a, '--cgroupv2_mount')).toBe('/sys/fs/cgroup/arbiter/s1/run')
     expect(after(a, '--cgroup_mem_swap_max')).toBe('0')
     expect(a).not.toContain('--cgroup_mem_parent')
+  })
+})
+
+describe('the base policy (sandbox/jail.cfg)', () => {
+  const cfg = readFileSync(JAIL_CONFIG, 'utf8')
+  const policy = [...cfg.matchAll(/^seccomp_string: "(.*)"$/gm)].map((m) => m[1]).join('\n')
+  const allowBlock = /ALLOW \{([\s\S]*?)\n {2}\}/.exec(policy)?.[1] ?? ''
+  const allowed = new Set(allowBlock.replace(/\{[^}]*\}/g, '').split(/[\s,]+/).filter(Boolean))
+
+  it('is an allow-list: EPERM by default, clone3 ENOSYS', () => {
+    expect(policy).toMatch(/USE arbiter DEFAULT ERRNO\(1\)\s*$/)
+    expect(policy).toMatch(/ERRNO\(38\) \{ clone3 \}/)
+    expect(allowed.size).toBeGreaterThan(150)
+  })
+
+  it('never allows the calls of issue 9', () => {
+    const refused = ['ptrace', 'process_vm_readv', 'process_vm_writev', 'kcmp', 'pidfd_open', 'pidfd_getfd', 'unshare', 'setns', 'mount', 'umount',
+      'pivot_root', 'chroot', 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'move_mount', 'open_tree', 'mount_setattr', 'memfd_secret', 'modify_ldt',
+      'seccomp', 'landlock_create_ruleset', 'landlock_add_rule', 'landlock_restrict_self', 'bpf', 'keyctl', 'add_key', 'request_key', 'io_uring_setup',
+      'io_uring_enter', 'io_uring_register', 'io_setup', 'userfaultfd', 'perf_event_open', 'inotify_init', 'inotify_init1', 'mq_open', 'clone3']
+    for (const name of refused) expect(allowed.has(name), name).toBe(false)
+  })
+
+  it('checks the arguments of clone, socket, socketpair, personality and prctl', () => {
+    expect(allowBlock).toContain('clone { (clone_flags & 0x7e020000) == 0 }')
+    expect(allowBlock).toMatch(/socket \{ family == 1 \|\| /)
+    expect(allowBlock).toContain('socketpair { family == 1 }')
+    expect(allowBlock).toContain('prctl { option != 22 }')
+    expect(allowBlock).toMatch(/personality \{ personality == 0 \|\|/)
   })
 })
