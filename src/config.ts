@@ -76,6 +76,13 @@ export const ConfigSchema = z
         default_time_sec: z.number().positive().default(5).describe('Run time limit when the request gives none.'),
         max_memory_kb: z.number().int().positive().default(262144).describe('Largest memory limit in KB; larger requests are clamped.'),
         default_memory_kb: z.number().int().positive().default(262144).describe('Memory limit when the request gives none.'),
+        min_time_sec: z.number().positive().default(0.1).describe('Smallest run time limit; smaller requests are raised to it.'),
+        min_memory_kb: z
+          .number()
+          .int()
+          .min(1024)
+          .default(16384)
+          .describe('Smallest memory limit in KB; smaller requests (0.4 rounds to 0, which the jail would read as "no limit") are raised to it.'),
         wall_extra_sec: z
           .number()
           .min(0)

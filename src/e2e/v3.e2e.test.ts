@@ -30,7 +30,7 @@ const run = async (fields: Record<string, string>, path = '/code/run/') => {
 describe('the spec error table (v3)', () => {
   test.each([
     ['client_secret missing', {}, 'ArgumentMissingError: client_secret is needed!', {}],
-    ['client_secret unknown', { client_secret: 'f'.repeat(40) }, 'UnregisteredClientError: Client does not exist', { client_secret: 'f'.repeat(40) }],
+    ['client_secret unknown', { client_secret: 'f'.repeat(40) }, 'UnregisteredClientError: Client does not exist', { client_secret: 'ffff…' }],
     ['source missing', { client_secret: '$', lang: 'PYTHON' }, 'ArgumentMissingError: source is needed!', {}],
     ['lang missing', { client_secret: '$', source: 'print 1' }, 'ArgumentMissingError: lang is needed!', {}],
   ])('%s: 400 with message and errors', async (_n, fields, message, errors) => {
@@ -73,7 +73,10 @@ describe('the other errors (README table, v3)', () => {
     await server.cli(['clients', 'revoke', 'v3-revoked'])
     const r = await http.post('/code/run/', form({ client_secret: gone, source: 'x', lang: 'C' }))
     expect(r.status).toBe(400)
-    expect(await json(r)).toEqual({ message: 'UnregisteredClientError: Client does not exist', errors: { client_secret: gone } })
+    const body = await json(r)
+    // the revoked secret is named, masked: it never travels back whole
+    expect(body).toEqual({ message: 'UnregisteredClientError: Client does not exist', errors: { client_secret: `${gone.slice(0, 4)}…` } })
+    expect(JSON.stringify(body)).not.toContain(gone)
   })
 
   test.each([

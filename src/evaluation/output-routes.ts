@@ -31,19 +31,21 @@ export function outputRoutes(deps: Deps): Hono {
     })
   })
 
+  // the code view and its 404 alike: nothing but inline styles
+  const VIEW_HEADERS = {
+    ...PRIVATE_HEADERS,
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  }
   // GET /view/<code_id>
   app.get('/view/:codeId', (c: Context) => {
     let row: Submission
     try {
       row = getByCodeId(deps, c.req.param('codeId') ?? '')
     } catch {
-      return c.html(page('Not found', '<p>No code with this link.</p>'), 404, PRIVATE_HEADERS)
+      return c.html(page('Not found', '<p>No code with this link.</p>'), 404, VIEW_HEADERS)
     }
     const language = resolveLanguage(deps.languages, row.language)?.name ?? row.language
-    return c.html(page(`Code ${row.codeId}`, codeView(row, language)), 200, {
-      ...PRIVATE_HEADERS,
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    })
+    return c.html(page(`Code ${row.codeId}`, codeView(row, language)), 200, VIEW_HEADERS)
   })
   return app
 }

@@ -88,6 +88,10 @@ describe('acceptSubmission', () => {
     [{ timeLimit: 99999, memoryLimit: 2463232 }, 5, 262144],
     [{ timeLimit: 1.5, memoryLimit: 65536 }, 1.5, 65536],
     [{ timeLimit: 0, memoryLimit: -3 }, 5, 262144],
+    // under the floors: raised to them, never rounded down to 0 (which the jail would read as no limit)
+    [{ timeLimit: 0.001, memoryLimit: 0.4 }, 0.1, 16384],
+    [{ timeLimit: 1e-9, memoryLimit: 0.49 }, 0.1, 16384],
+    [{ timeLimit: 0.05, memoryLimit: 1 }, 0.1, 16384],
   ] as [Partial<SubmissionInput>, number, number][])('limits %j → %s s, %s KB', (limits, t, m) => {
     const { client } = setup()
     expect(acceptSubmission(deps, client, v4(limits))).toMatchObject({ timeLimitSec: t, memoryLimitKb: m })

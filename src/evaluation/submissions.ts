@@ -80,10 +80,14 @@ export interface SubmissionInput {
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
 
-/** Missing, zero or negative → the default; larger than the cap → the cap (never refused). */
-export function clampLimit(value: number | undefined, fallback: number, max: number): number {
-  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.min(fallback, max)
-  return Math.min(value, max)
+/**
+ * Missing, zero or negative → the default; larger than the cap → the cap; smaller than the floor →
+ * the floor (never refused, as the spec sets a too-large value to the maximum). The floor matters: a
+ * limit rounded down to 0 would reach the jail as "no limit".
+ */
+export function clampLimit(value: number | undefined, fallback: number, max: number, min: number): number {
+  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
+  return Math.max(min, Math.min(value, max))
 }
 
 /** Validates (an offered language: languages.ts offeredLanguage) and stores a submission as queued, counting it against the client's quota. */
@@ -99,8 +103,8 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   const stdin = input.input ?? ''
   if (bytes(stdin) > limits.input_max_bytes)
     throw new AppError('PayloadTooLargeError', `input is larger than ${limits.input_max_bytes} bytes`, { input_max_bytes: limits.input_max_bytes })
-  const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, limits.max_memory_kb))
-  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, limits.max_time_sec)
+  const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, limits.max_memory_kb, limits.min_memory_kb))
+  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec)
   const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
   const async = input.api === 'v4' || !!input.async
   const now = deps.now()

@@ -17,7 +17,7 @@ const form = (fields: Record<string, string>) => ({ method: 'POST', body: new UR
 describe('v3 errors (spec table A)', () => {
   test.each([
     ['client_secret missing', {}, 'ArgumentMissingError: client_secret is needed!', {}],
-    ['client_secret unknown', { client_secret: 'nope' }, 'UnregisteredClientError: Client does not exist', { client_secret: 'nope' }],
+    ['client_secret unknown', { client_secret: 'nope' }, 'UnregisteredClientError: Client does not exist', { client_secret: '…' }],
     ['source missing', { client_secret: '$', lang: 'C' }, 'ArgumentMissingError: source is needed!', {}],
     ['lang missing', { client_secret: '$', source: 'x' }, 'ArgumentMissingError: lang is needed!', {}],
   ])('%s → 400', async (_n, fields, message, errors) => {

@@ -19,6 +19,8 @@ export function createApp(deps: Deps): Hono {
   app.use(async (c, next) => {
     const started = performance.now()
     await next()
+    // no reply is ever sniffed into another type (a JSON echo of client text must not become HTML)
+    c.res.headers.set('X-Content-Type-Options', 'nosniff')
     deps.log.debug('http', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) })
   })
 
@@ -60,7 +62,7 @@ export function createApp(deps: Deps): Hono {
   // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
   app.notFound((c) => {
     const notFound = new AppError('NotFoundError', 'no such endpoint')
-    const { status, body } = c.req.path.startsWith('/v4/') ? v4ErrorBody(notFound) : v3ErrorBody(notFound)
+    const { status, body } = /^\/v4(\/|$)/.test(c.req.path) ? v4ErrorBody(notFound) : v3ErrorBody(notFound)
     return c.json(body, status)
   })
   app.onError((err, c) => {

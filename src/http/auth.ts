@@ -31,10 +31,18 @@ export function clientSecret(deps: Pick<Deps, 'db'>, family: 'v3' | 'v4'): Middl
     }
     const client = findClientBySecret(deps.db, secret)
     if (!client) {
-      // v3 echoes the secret it was sent (spec table A); v4 answers with an empty errors object.
-      throw new AppError('UnregisteredClientError', 'Client does not exist', family === 'v3' ? { client_secret: body.client_secret ?? secret } : {})
+      // v3 names the secret it was sent (spec table A), masked; v4 answers with an empty errors object.
+      throw new AppError('UnregisteredClientError', 'Client does not exist', family === 'v3' ? { client_secret: masked(secret) } : {})
     }
     c.set('client', client)
     await next()
   }
+}
+
+/**
+ * The spec's v3 reply names the client_secret sent; it is shown masked (its first 4 characters), never
+ * whole: a revoked secret, or one meant for another server, must not travel back through logs and proxies.
+ */
+export function masked(secret: string): string {
+  return secret.length <= 4 ? '…' : `${secret.slice(0, 4)}…`
 }

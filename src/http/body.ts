@@ -33,7 +33,14 @@ export async function readCapped(req: Request, limit: number): Promise<Uint8Arra
   let size = 0
   const reader = req.body.getReader()
   for (;;) {
-    const { done, value } = await reader.read()
+    let chunk: Awaited<ReturnType<typeof reader.read>>
+    try {
+      chunk = await reader.read()
+    } catch {
+      // the client went away mid-upload: its fault, nobody left to answer, nothing to log as ours
+      throw new AppError('InvalidArgumentError', 'the request body was cut off before its end', {})
+    }
+    const { done, value } = chunk
     if (done) break
     size += value.byteLength
     if (size > limit) {
@@ -45,6 +52,25 @@ export async function readCapped(req: Request, limit: number): Promise<Uint8Arra
   return Buffer.concat(chunks)
 }
 
+/** Deepest nesting accepted in a JSON body: real requests nest 2-3 levels (an `id` or `context` a few more). */
+export const MAX_JSON_DEPTH = 32
+
+/**
+ * JSON.parse, then refuses a value nested deeper than MAX_JSON_DEPTH (counted without recursion): such
+ * a value could be accepted but not echoed back or stored, as JSON.stringify recurses.
+ */
+export function parseBoundedJson(text: string): unknown {
+  const value: unknown = JSON.parse(text)
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length) {
+    const [v, depth] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (depth > MAX_JSON_DEPTH) throw new AppError('InvalidArgumentError', `the body nests deeper than ${MAX_JSON_DEPTH} levels`, {})
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+  }
+  return value
+}
+
 export async function parseBody(raw: Uint8Array, contentType: string): Promise<Body> {
   if (/^multipart\/form-data/i.test(contentType)) return parseMultipart(raw, contentType)
   const text = new TextDecoder().decode(raw)
@@ -53,8 +79,9 @@ export async function parseBody(raw: Uint8Array, contentType: string): Promise<B
   if (trimmed.startsWith('{')) {
     let value: unknown
     try {
-      value = JSON.parse(text)
-    } catch {
+      value = parseBoundedJson(text)
+    } catch (err) {
+      if (err instanceof AppError) throw err
       throw new AppError('InvalidArgumentError', 'the body looks like JSON but does not parse', {})
     }
     return value as Body

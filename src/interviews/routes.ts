@@ -3,7 +3,7 @@
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { readCapped } from '../http/body.ts'
+import { parseBoundedJson, readCapped } from '../http/body.ts'
 import { envelopeError } from '../http/error-bodies.ts'
 import { consumeRate } from '../http/rate-limit.ts'
 import { authenticate, type ApiUser } from './accounts.ts'
@@ -20,9 +20,9 @@ async function readJsonObject(c: Context, limit: number): Promise<Record<string,
   if (text.trim() === '') return {}
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parseBoundedJson(text)
   } catch {
-    // includes RangeError from absurdly deep nesting
+    // unparseable, or nested deeper than any real request
     throw badData()
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badData()

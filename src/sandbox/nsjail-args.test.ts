@@ -81,3 +81,18 @@ describe('the base policy (sandbox/jail.cfg)', () => {
     expect(allowBlock).toMatch(/personality \{ personality == 0 \|\|/)
   })
 })
+
+describe('limits are checked again where the jail arguments are built', () => {
+  it.each([
+    ['memoryKb', 0], ['memoryKb', -1], ['memoryKb', 0.4], ['memoryKb', Number.NaN], ['memoryKb', Infinity],
+    ['cpuTimeSec', 0], ['cpuTimeSec', -5], ['cpuTimeSec', Number.NaN],
+    ['wallTimeSec', 0], ['processes', 0], ['processes', 1.5], ['openFiles', 0], ['fileSizeBytes', 0],
+    ['fileSizeBytes', -1], ['memoryKb', '65536'],
+  ] as const)('%s = %s never reaches nsjail', (key, value) => {
+    expect(() => nsjailArgs({ ...step, limits: { ...step.limits, [key]: value } }, v1)).toThrow(/refusing to start a jail/)
+  })
+
+  it('the memory limit reaches nsjail as the given bytes, never 0', () => {
+    expect(after(nsjailArgs(step, v1), '--cgroup_mem_max')).toBe(String(65536 * 1024))
+  })
+})

@@ -2,6 +2,7 @@
 // slot's cgroup layout. Everything a request influences arrives here as data, never as shell text.
 import { join } from 'node:path'
 import type { CgroupVersion } from './cgroups.ts'
+import { assertLimits } from './limits.ts'
 import type { Step } from './types.ts'
 
 export const JAIL_CONFIG = join(import.meta.dirname, '..', '..', 'sandbox', 'jail.cfg')
@@ -23,6 +24,7 @@ export interface SlotLayout {
 
 export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0): string[] {
   const { limits } = step
+  assertLimits(limits)
   const memBytes = (limits.memoryKb + memoryHeadroomKb) * 1024
   const args = [
     'nsjail',

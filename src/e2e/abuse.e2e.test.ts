@@ -1,0 +1,131 @@
+// Abusive requests against the real server (issue 9's HTTP findings): nesting that cannot be echoed,
+// uploads cut off mid-body, limits that would round to "no limit", and the headers every reply carries.
+// None may answer 500 or log an internal error with a stack.
+import { connect } from 'node:net'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+
+let server: RunningServer
+let secret: string
+let http: ReturnType<typeof api>
+
+beforeAll(async () => {
+  server = await startServer()
+  http = api(server.url)
+  secret = await server.createClient('abuse-e2e')
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  server?.cleanup()
+})
+
+const internalErrors = () => server.output().split('\n').filter((l) => /unhandled|"stack"|InternalServerError/.test(l))
+const V4 = '/v4/partner/code-evaluation/submissions/'
+const INTERVIEWS = '/partner/service/interviews/'
+
+/** A JSON text nesting `depth` arrays around a value (built as text: the value itself could not be stringified). */
+const nested = (depth: number) => '['.repeat(depth) + '1' + ']'.repeat(depth)
+
+describe('deeply nested JSON', () => {
+  const fields = ['source', 'lang', 'input', 'time_limit', 'memory_limit', 'id', 'callback', 'context', 'client_secret', 'async']
+  test.each([10_000, 100_000])('%d levels in any v3/v4 field: a 4xx in the area shape, never a 500', async (depth) => {
+    for (const field of fields) {
+      const base: Record<string, string> = { source: '"print(1)"', lang: '"PYTHON3"', client_secret: JSON.stringify(secret) }
+      const text = `{${Object.entries({ ...base, [field]: nested(depth) }).map(([k, v]) => `"${k}":${v}`).join(',')}}`
+      const v3 = await fetch(`${server.url}/code/run/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
+      expect([field, v3.status]).toEqual([field, 400])
+      const v3Body = await json(v3)
+      expect(v3Body.message).toMatch(/^InvalidArgumentError: /)
+      expect(JSON.stringify(v3Body).length).toBeLessThan(1000)
+      const v4 = await fetch(`${server.url}${V4}`, { method: 'POST', headers: { 'content-type': 'application/json', 'client-secret': secret }, body: text })
+      expect([field, v4.status]).toEqual([field, 400])
+      expect((await json(v4)).request_status).toEqual({ code: 'REQUEST_FAILED', message: expect.stringMatching(/^InvalidArgumentError: /) })
+    }
+    // interview bodies: the envelope's BADDATA
+    for (const [method, path] of [['POST', INTERVIEWS], ['PUT', `${INTERVIEWS}x/`], ['DELETE', `${INTERVIEWS}x/`], ['POST', `${INTERVIEWS}x/report/`]] as const) {
+      const r = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: `{"client_id":"a","client_secret":"b","title":${nested(depth)}}` })
+      expect([path, r.status]).toEqual([path, 400])
+      expect((await json(r)).ecode).toEqual(['BADDATA'])
+    }
+    // nothing was stored, nothing logged as our fault
+    expect(server.query<{ n: number }>('select count(*) n from submissions')[0].n).toBe(0)
+    expect(internalErrors()).toEqual([])
+  })
+
+  test('an id or context nested 32 levels is still accepted and echoed as sent', async () => {
+    const context = JSON.parse(nested(30))
+    const r = await http.post(V4, JSON.stringify({ source: 'print(1)', lang: 'PYTHON3', context }), { 'client-secret': secret, 'content-type': 'application/json' })
+    expect(r.status).toBe(200)
+    expect((await json(r)).context).toEqual(context)
+  })
+})
+
+test('an upload cut off mid-body is not our fault: no 500, nothing logged as internal', async () => {
+  for (const path of ['/code/run/', V4, INTERVIEWS]) {
+    await new Promise<void>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"source":"`)
+        setTimeout(() => socket.destroy(), 100)
+      })
+      socket.on('close', () => resolve())
+      socket.on('error', () => resolve())
+    })
+  }
+  // the server is still fine, and said nothing about an internal error
+  await waitUntil(async () => (await fetch(`${server.url}/health`)).ok)
+  await new Promise((r) => setTimeout(r, 300))
+  expect(internalErrors()).toEqual([])
+})
+
+describe('replies', () => {
+  test('every reply says nosniff (JSON, HTML, errors, text)', async () => {
+    for (const path of ['/', '/health', '/openapi.json', '/nope', '/v4/', '/view/nope', V4 + 'nope/']) {
+      const r = await fetch(`${server.url}${path}`, { headers: { 'client-secret': secret } })
+      expect([path, r.headers.get('x-content-type-options')]).toEqual([path, 'nosniff'])
+    }
+    const posted = await http.post('/code/run/', new URLSearchParams({ client_secret: 'x'.repeat(40), source: 'x', lang: 'C' }))
+    expect(posted.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+
+  test.each(['GET', 'POST'])('%s /v4/ answers the v4 error body with request_status', async (method) => {
+    for (const path of ['/v4/', '/v4']) {
+      const r = await fetch(`${server.url}${path}`, { method })
+      expect(r.status).toBe(404)
+      expect(await json(r)).toEqual({ message: 'NotFoundError: no such endpoint', errors: {}, request_status: { code: 'REQUEST_FAILED', message: 'NotFoundError: no such endpoint' } })
+    }
+  })
+
+  test('the 404 page of an unknown /view/<id> has the code view\'s Content-Security-Policy', async () => {
+    const r = await fetch(`${server.url}/view/does-not-exist`)
+    expect(r.status).toBe(404)
+    expect(r.headers.get('content-security-policy')).toMatch(/default-src 'none'/)
+  })
+
+  test('a v3 error never echoes the client_secret whole', async () => {
+    const sent = 'a1b2'.repeat(10)
+    const r = await http.post('/code/run/', new URLSearchParams({ client_secret: sent, source: 'x', lang: 'C' }))
+    const text = await r.text()
+    expect(text).not.toContain(sent)
+    expect(JSON.parse(text).errors).toEqual({ client_secret: 'a1b2…' })
+  })
+})
+
+test('memory_limit 0.4 (or "0.4", 0.49) cannot switch the memory limit off: 400 MB is MLE, not AC', async () => {
+  const source = 'b = bytearray(400 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\nprint(len(b))'
+  for (const memory_limit of ['0.4', '0.49']) {
+    const r = await http.post('/code/run/', new URLSearchParams({ client_secret: secret, source, lang: 'PYTHON3', memory_limit }))
+    const body = await json(r)
+    expect(body.run_status.memory_limit).toBe(16384)
+    expect(body.run_status.status).not.toBe('AC')
+    expect(body.run_status, JSON.stringify(body.run_status)).toMatchObject({ status: 'MLE' })
+  }
+  const v4 = await http.post(V4, JSON.stringify({ source, lang: 'PYTHON3', memory_limit: 0.4 }), { 'client-secret': secret, 'content-type': 'application/json' })
+  const { status_update_url } = await json(v4)
+  let done: any
+  await waitUntil(async () => {
+    done = await json(await fetch(status_update_url, { headers: { 'client-secret': secret } }))
+    return done.request_status.code === 'REQUEST_COMPLETED'
+  }, 60_000)
+  expect(done.result.run_status.status).toBe('MLE')
+}, 120_000)
