@@ -35,6 +35,8 @@ export interface ServerOptions {
   port?: number
   /** A command the server is started through, e.g. setpriv to drop to another user (then node is found on PATH). */
   launcher?: string[]
+  /** Run the build (`node dist/main.js`, after `npm run build`) instead of the sources through tsx. */
+  fromBuild?: boolean
 }
 
 export interface RunningServer {
@@ -71,7 +73,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const launch = async () => {
     // node itself (not the tsx CLI wrapper), so that a signal reaches the server and nothing in between;
     // with the flags of `npm start` (package.json)
-    const argv = [process.execPath, ...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/main.ts']
+    const argv = [process.execPath, ...SERVER_NODE_FLAGS, ...(opts.fromBuild ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'])]
     const [cmd, ...args] = [...(opts.launcher ?? []), ...argv]
     child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     child.stdout!.on('data', (d) => (out += d))

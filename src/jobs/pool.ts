@@ -25,9 +25,11 @@ export function workerSettings(config: Config): WorkerSettings {
 
 const startPiscina = (config: Config) =>
   new Piscina<WorkerTask, JobResult>({
-    filename: new URL('./worker.ts', import.meta.url).href,
-    // tsx runs the TypeScript sources in the worker threads too
-    execArgv: ['--import', 'tsx'],
+    // the worker beside this file: worker.js in the build (plain node), worker.ts from the sources,
+    // where tsx runs the worker threads too
+    ...(import.meta.url.endsWith('.ts')
+      ? { filename: new URL('./worker.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] }
+      : { filename: new URL('./worker.js', import.meta.url).href, execArgv: [] }),
     minThreads: config.pool.size,
     maxThreads: config.pool.size,
     // a worker owns a supervisor process and cgroups: keep it rather than recreate it
