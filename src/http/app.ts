@@ -11,6 +11,7 @@ import { AppError } from '../errors.ts'
 import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
+import { docsRoutes } from './docs.ts'
 import { cachedDiskUsage } from '../storage/disk-usage.ts'
 
 export function createApp(deps: Deps): Hono {
@@ -58,6 +59,8 @@ export function createApp(deps: Deps): Hono {
   // GET /openapi.json
   const openapi = buildOpenApi(deps.config)
   app.get('/openapi.json', (c) => c.json(openapi))
+  // GET /docs: the document above, browsable
+  app.route('/', docsRoutes())
 
   // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
   app.notFound((c) => {
