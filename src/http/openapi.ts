@@ -99,10 +99,53 @@ function registerInterviews(r: OpenAPIRegistry) {
       responses: { [e.status]: { description: 'success envelope plus the fields', content: json(e.reply) }, ...failures },
     })
   }
+  r.registerPath({
+    method: 'get',
+    path: '/partner/service/interviews/{interview_id}/resume/',
+    tags: ['interviews'],
+    summary: "The candidate's stored resume: the signed, expiring resume_url that B1 returns.",
+    request: { params: id, query: z.object({ expires: z.string(), signature: z.string() }) },
+    responses: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: z.string() } } }, ...failures },
+  })
 }
+
+// ── the server itself ──────────────────────────────────────────────────────────────────────────────
+
+function registerServer(r: OpenAPIRegistry) {
+  const text = (type: string) => ({ [type]: { schema: z.string() } })
+  r.registerPath({ method: 'get', path: '/', tags: ['server'], summary: 'Name and the health URL.', responses: { 200: { description: '{name, health}', content: { 'application/json': { schema: z.object({ name: z.string(), health: z.string() }) } } } } })
+  r.registerPath({ method: 'get', path: '/health', tags: ['server'], summary: 'Liveness: cgroup version the jails use, pool size and busy slots, data directory disk use.', responses: { 200: { description: 'status ok', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }).loose() } } } } })
+  r.registerPath({ method: 'get', path: '/openapi.json', tags: ['server'], summary: 'This document.', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).loose() } } } } })
+  r.registerPath({ method: 'get', path: '/docs', tags: ['server'], summary: 'This document, browsable (Swagger UI served by this server).', responses: { 200: { description: 'HTML page', content: text('text/html') } } })
+  r.registerPath({ method: 'get', path: '/view/{code_id}', tags: ['v3'], summary: 'The v3 web_link page: source, language, status, output (HTML-escaped). No credentials: the 128-bit id is the key.', request: { params: z.object({ code_id: z.string() }) }, responses: { 200: { description: 'HTML page', content: text('text/html') }, 404: { description: 'No such code', content: text('text/html') } } })
+}
+
+/**
+ * Routes of the app that are not part of the API and so not in the document, each with the reason.
+ * A test (openapi.test.ts) fails when a route of the app is neither documented nor listed here.
+ */
+export const NOT_IN_DOCUMENT: Record<string, string> = {
+  'GET /docs/assets/:file': "the docs page's own script and style files",
+  'GET /interviews/join/:token': 'the auto-login link a participant clicks (a browser redirect, not an API)',
+  'GET /interviews/room/:id': "the interview room's page",
+  'GET /interviews/room/:id/events': "the room page's event stream",
+  'POST /interviews/room/:id/code': "the room page's own calls (session cookie + CSRF token)",
+  'POST /interviews/room/:id/run': "the room page's own calls (session cookie + CSRF token)",
+  'POST /interviews/room/:id/feedback': "the room page's own calls (session cookie + CSRF token)",
+  'POST /interviews/room/:id/end': "the room page's own calls (session cookie + CSRF token)",
+  'GET /partner/service/interviews': 'B1 without an interview id: answers ARGMISSING (interview_id)',
+  'PUT /partner/service/interviews': 'B3 without an interview id: answers ARGMISSING (interview_id)',
+}
+
+/** Paths served under a second prefix too, documented once under the first. */
+export const PATH_ALIASES: [alias: string, documented: string][] = [
+  ['/v3/code/', '/code/'],
+  ['/partner/hackerearth/interviews', '/partner/service/interviews'],
+]
 
 export function buildOpenApi(config: Pick<Config, 'server'>) {
   const registry = new OpenAPIRegistry()
+  registerServer(registry)
   registerEvaluation(registry)
   registerInterviews(registry)
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
