@@ -15,6 +15,7 @@ export const LIVE_KEYS = [
   'retention.resumes_days',
   'retention.interviews_days',
   'pool.size',
+  'metrics',
 ] as const
 
 const isLive = (section: string, key: string) =>

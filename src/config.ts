@@ -261,6 +261,16 @@ export const ConfigSchema = z
       },
       'How long data is kept (applied by a nightly sweep; changes apply on SIGHUP).'
     ),
+    metrics: section(
+      {
+        enabled: z.boolean().default(true).describe('Serve GET /metrics (Prometheus text format); false = 404.'),
+        token: z
+          .string()
+          .default('')
+          .describe('When set, GET /metrics needs `Authorization: Bearer <token>` (401 otherwise); empty = open to whoever reaches the port.'),
+      },
+      'GET /metrics for Prometheus (changes apply on SIGHUP).'
+    ),
     smtp: section(
       {
         host: z

@@ -5,6 +5,7 @@ import type { Outbox } from './jobs/outbox.ts'
 import type { Pool } from './jobs/pool-types.ts'
 import type { Language } from './languages.ts'
 import type { Log } from './log.ts'
+import type { Metrics } from './metrics/metrics.ts'
 import type { Db } from './storage/db.ts'
 
 export interface Deps {
@@ -17,6 +18,8 @@ export interface Deps {
   dispatcher: Dispatcher
   /** Durable deliveries: callbacks, e-mails (jobs/outbox.ts). */
   outbox: Outbox
+  /** Prometheus metrics (GET /metrics); createApp makes its own when main.ts gave none (tests). */
+  metrics?: Metrics
   /** The clock, so tests can move time. */
   now: () => Date
 }

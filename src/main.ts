@@ -12,6 +12,7 @@ import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
 import { createJailPool } from './jobs/jail-pool.ts'
 import { createPool } from './jobs/pool.ts'
+import { createMetrics } from './metrics/metrics.ts'
 import { signedCallbackSender } from './jobs/signature.ts'
 import { compileOverridesByCode, loadLanguages } from './languages.ts'
 import { createLog } from './log.ts'
@@ -27,8 +28,12 @@ async function main() {
   // a misspelt code in languages.compile_overrides stops the start here, not in a worker thread
   compileOverridesByCode(languages, config.languages.compile_overrides)
   // with a jail daemon the jobs run in a root process and this one needs no privileges (README: Operating Arbiter)
-  const pool = config.pool.jail_socket ? createJailPool(config) : createPool(config)
-  const base = { config, db, log, languages, pool, now: () => new Date() }
+  const now = () => new Date()
+  const jobs = config.pool.jail_socket ? createJailPool(config) : createPool(config)
+  // the pool the queue sees is timed for /metrics (compile and run durations)
+  const metrics = createMetrics({ config, db, pool: jobs, now })
+  const pool = metrics.instrument(jobs)
+  const base = { config, db, log, languages, pool, metrics, now }
   // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)
   const mail = smtpConfigured(config)
   const outbox = createOutbox(

@@ -12,16 +12,23 @@ import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
 import { docsRoutes } from './docs.ts'
+import { createMetrics } from '../metrics/metrics.ts'
+import { metricsRoute } from '../metrics/route.ts'
 import { cachedDiskUsage } from '../storage/disk-usage.ts'
 
 export function createApp(deps: Deps): Hono {
   const app = new Hono({ strict: false })
+  const metrics = deps.metrics ?? createMetrics(deps)
 
   app.use(async (c, next) => {
-    const started = performance.now()
     await next()
     // no reply is ever sniffed into another type (a JSON echo of client text must not become HTML)
     c.res.headers.set('X-Content-Type-Options', 'nosniff')
+  })
+  app.use(metrics.http)
+  app.use(async (c, next) => {
+    const started = performance.now()
+    await next()
     deps.log.debug('http', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) })
   })
 
@@ -59,6 +66,8 @@ export function createApp(deps: Deps): Hono {
   // GET /openapi.json
   const openapi = buildOpenApi(deps.config)
   app.get('/openapi.json', (c) => c.json(openapi))
+  // GET /metrics (metrics.enabled, metrics.token)
+  app.route('/', metricsRoute(deps.config, metrics))
   // GET /docs: the document above, browsable
   app.route('/', docsRoutes())
 

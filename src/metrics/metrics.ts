@@ -1,0 +1,111 @@
+// GET /metrics in Prometheus' text format (prom-client). Counts that the database already holds
+// (submissions by state, verdict and language; queue depth and age; outbox backlog; interviews by status)
+// are read from it at scrape time, so they survive restarts and never drift; what only passes through
+// (step durations, HTTP requests) is counted as it happens.
+import type { MiddlewareHandler } from 'hono'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Config } from '../config.ts'
+import type { Db } from '../storage/db.ts'
+import type { Pool } from '../jobs/pool-types.ts'
+import { statusAt } from '../interviews/status.ts'
+import { interviews, outbox, submissions } from '../storage/schema.ts'
+import { count, eq, isNull, min } from 'drizzle-orm'
+
+export interface MetricsDeps {
+  config: Pick<Config, 'interviews'>
+  db: Db
+  pool: Pool
+  now: () => Date
+}
+
+export interface Metrics {
+  registry: Registry
+  /** Counts every HTTP request by its route pattern (not the raw path) and status. */
+  http: MiddlewareHandler
+  /** Wraps a pool so that each job's compile and run steps are timed. */
+  instrument(pool: Pool): Pool
+}
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+export function createMetrics(deps: MetricsDeps): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'arbiter_process_' })
+  const gauge = (name: string, help: string, labelNames: string[], collect: (g: Gauge) => void) =>
+    new Gauge({ name, help, labelNames, registers: [registry], collect() { this.reset(); collect(this) } })
+
+  gauge('arbiter_submissions', 'Submissions stored, by state, verdict (completed ones) and language.', ['state', 'verdict', 'language'], (g) => {
+    const rows = deps.db
+      .select({ state: submissions.state, verdict: submissions.verdict, language: submissions.language, n: count() })
+      .from(submissions)
+      .groupBy(submissions.state, submissions.verdict, submissions.language)
+      .all()
+    for (const r of rows) g.set({ state: r.state, verdict: r.verdict ?? '', language: r.language }, r.n)
+  })
+  gauge('arbiter_queue_depth', 'Submissions waiting for a pool slot.', [], (g) => {
+    g.set(deps.db.select({ n: count() }).from(submissions).where(eq(submissions.state, 'queued')).get()?.n ?? 0)
+  })
+  gauge('arbiter_queue_oldest_age_seconds', 'Age of the oldest queued submission (0 when none waits).', [], (g) => {
+    const oldest = deps.db.select({ t: min(submissions.createdAt) }).from(submissions).where(eq(submissions.state, 'queued')).get()?.t
+    g.set(oldest ? Math.max(0, (deps.now().getTime() - new Date(oldest).getTime()) / 1000) : 0)
+  })
+  gauge('arbiter_pool_busy_slots', 'Pool slots running a job now.', [], (g) => g.set(deps.pool.busy))
+  gauge('arbiter_pool_slots', 'Pool slots in all.', [], (g) => g.set(deps.pool.size))
+  gauge('arbiter_outbox_deliveries', 'Outbox deliveries by kind and state (pending = the backlog, failed = given up).', ['kind', 'state'], (g) => {
+    const rows = deps.db.select({ kind: outbox.kind, state: outbox.state, n: count() }).from(outbox).groupBy(outbox.kind, outbox.state).all()
+    for (const r of rows) g.set({ kind: r.kind, state: r.state }, r.n)
+  })
+  gauge('arbiter_interviews', 'Interviews (not deleted) by status.', ['status'], (g) => {
+    const maxMs = deps.config.interviews.max_duration_min * 60_000
+    const counts = { upcoming: 0, ongoing: 0, completed: 0 }
+    const rows = deps.db
+      .select({ startAt: interviews.startAt, startedAt: interviews.startedAt, endedAt: interviews.endedAt })
+      .from(interviews)
+      .where(isNull(interviews.deletedAt))
+      .all()
+    for (const r of rows) counts[statusAt(r, deps.now(), maxMs)]++
+    for (const [status, n] of Object.entries(counts)) g.set({ status }, n)
+  })
+
+  const steps = new Histogram({
+    name: 'arbiter_step_duration_seconds',
+    help: 'Wall-clock time of jailed steps, by kind (compile, run) and language.',
+    labelNames: ['step', 'language'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  })
+  const requests = new Counter({
+    name: 'arbiter_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  })
+
+  return {
+    registry,
+    http: async (c, next) => {
+      await next()
+      // the matched pattern (/v4/…/submissions/:heId), never the raw path: ids would explode the series
+      const route = c.req.routePath && c.res.status !== 404 ? c.req.routePath : 'unmatched'
+      requests.inc({ method: c.req.method, route, status: String(c.res.status) })
+    },
+    instrument(pool) {
+      return {
+        get busy() {
+          return pool.busy
+        },
+        get size() {
+          return pool.size
+        },
+        ...(pool.reconfigure && { reconfigure: (config: Config) => pool.reconfigure!(config) }),
+        close: () => pool.close(),
+        async run(job, hooks) {
+          const result = await pool.run(job, hooks)
+          if (result.compile.step) steps.observe({ step: 'compile', language: job.language }, result.compile.step.wallSec)
+          if (result.run) steps.observe({ step: 'run', language: job.language }, result.run.wallSec)
+          return result
+        },
+      }
+    },
+  }
+}

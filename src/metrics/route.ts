@@ -1,0 +1,26 @@
+// GET /metrics: off (404) or behind a bearer token, by config; read per request so SIGHUP applies it.
+import { Hono } from 'hono'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Config } from '../config.ts'
+import type { Metrics } from './metrics.ts'
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+export function metricsRoute(config: Pick<Config, 'metrics'>, metrics: Metrics): Hono {
+  const app = new Hono()
+  // GET /metrics
+  app.get('/metrics', async (c) => {
+    const { enabled, token } = config.metrics
+    if (!enabled) return c.json({ message: 'NotFoundError: no such endpoint', errors: {} }, 404)
+    if (token) {
+      const sent = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? ''
+      // hashed first: equal lengths for the constant-time comparison, whatever was sent
+      if (!timingSafeEqual(digest(sent), digest(token))) {
+        c.header('WWW-Authenticate', 'Bearer realm="metrics"')
+        return c.json({ message: 'Unauthorized: /metrics needs the token set in metrics.token', errors: {} }, 401)
+      }
+    }
+    return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' })
+  })
+  return app
+}
