@@ -7,7 +7,7 @@ import { applyLiveConfig } from './config-reload.ts'
 import type { Deps } from './deps.ts'
 import { createDispatcher } from './evaluation/dispatcher.ts'
 import { createApp } from './http/app.ts'
-import { EMAIL_KIND, REPORT_KIND, reportSecret } from './interviews/interviews.ts'
+import { reportSecret } from './interviews/interviews.ts'
 import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
 import { createJailPool } from './jobs/jail-pool.ts'
@@ -40,10 +40,10 @@ async function main() {
     base,
     {
       callback: callbackSender(config),
-      [REPORT_KIND]: signedCallbackSender(config, (row) => reportSecret(base, row)),
-      ...(mail && { [EMAIL_KIND]: emailSender(config) }),
+      interview_report: signedCallbackSender(config, (row) => reportSecret(base, row)),
+      email: mail ? emailSender(config) : undefined,
     },
-    { paused: mail ? [] : [EMAIL_KIND], maxAttempts: { [EMAIL_KIND]: config.smtp.max_attempts } }
+    { paused: mail ? [] : ['email'], maxAttempts: { email: config.smtp.max_attempts } }
   )
   const dispatcher = createDispatcher({ ...base, outbox })
   const deps: Deps = { ...base, dispatcher, outbox }

@@ -184,6 +184,7 @@ function enqueueV4Callback(deps: ServiceDeps, row: Submission, stage: 'compiled'
     deps.db,
     {
       kind: 'callback',
+      subjectId: String(row.id),
       target: row.callbackUrl,
       body: JSON.stringify(body),
       contentType: 'application/json',
@@ -280,6 +281,7 @@ function finish(deps: ServiceDeps, row: Submission, values: Completion): Submiss
         deps.db,
         {
           kind: 'callback',
+          subjectId: String(u.id),
           target: u.callbackUrl,
           body: v3CallbackBody(u, linksFor(deps.config)),
           contentType: 'application/x-www-form-urlencoded',

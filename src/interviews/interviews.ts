@@ -37,8 +37,6 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 type LifeDeps = Pick<Deps, 'config'>
 
 /** Outbox kinds this area enqueues (main.ts registers their senders). */
-export const REPORT_KIND = 'interview_report'
-export const EMAIL_KIND = 'email'
 
 export interface Links {
   interview_id: string
@@ -177,7 +175,8 @@ function enqueueMails(deps: LifeDeps, tx: Tx, row: Interview, mails: { kind: Mai
     enqueueDelivery(
       tx,
       {
-        kind: EMAIL_KIND,
+        kind: 'email',
+        subjectId: row.id,
         target: to.email,
         body: JSON.stringify(message),
         contentType: 'application/json',
@@ -209,7 +208,8 @@ function enqueueReport(deps: LifeDeps, tx: Tx, row: Interview, now: Date) {
   enqueueDelivery(
     tx,
     {
-      kind: REPORT_KIND,
+      kind: 'interview_report',
+      subjectId: row.id,
       target: normaliseCallbackUrl(row.callbackUrl),
       body: JSON.stringify(callbackReport(deps, tx, row)),
       contentType: 'application/json',
@@ -222,8 +222,8 @@ function enqueueReport(deps: LifeDeps, tx: Tx, row: Interview, now: Date) {
 }
 
 /** The signing key of a report delivery: its company's webhook secret (null once the interview is gone). */
-export function reportSecret(deps: Pick<Deps, 'db'>, row: Pick<OutboxRow, 'groupKey'>): string | null {
-  const id = /^report:([0-9a-f]{32})$/.exec(row.groupKey ?? '')?.[1]
+export function reportSecret(deps: Pick<Deps, 'db'>, row: Pick<OutboxRow, 'subjectId'>): string | null {
+  const id = row.subjectId
   if (!id) return null
   return (
     deps.db

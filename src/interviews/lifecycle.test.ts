@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { sweep } from '../schedule.ts'
 import { interviews, outbox, roomSessions } from '../storage/schema.ts'
-import { endInterview, REPORT_KIND, submitFeedback } from './interviews.ts'
+import { endInterview, reportSecret, submitFeedback } from './interviews.ts'
 import { createBody, seedCompany, testApp, testDeps } from './test-fixtures.ts'
 import { openSession } from '../room/sessions.ts'
 
@@ -23,7 +23,7 @@ async function setup(over: Record<string, unknown> = { callback_url: HOOK }) {
   expect(created.status).toBe(201)
   const id: string = created.json.interview_id
   const row = () => deps.db.select().from(interviews).where(eq(interviews.id, id)).get()!
-  const reports = () => deps.db.select().from(outbox).where(eq(outbox.kind, REPORT_KIND)).all()
+  const reports = () => deps.db.select().from(outbox).where(eq(outbox.kind, 'interview_report')).all()
   // the status as stored: what the sweep recorded, without a read settling it
   const stored = () => {
     const r = row()
@@ -58,7 +58,10 @@ describe('the sweep', () => {
     expect(t.wakes()).toBeGreaterThan(wakesBefore)
     const [rep, ...more] = t.reports()
     expect(more).toEqual([])
-    expect(rep).toMatchObject({ target: HOOK, state: 'pending', groupKey: `report:${t.id}` })
+    expect(rep).toMatchObject({ target: HOOK, state: 'pending', groupKey: `report:${t.id}`, kind: 'interview_report', subjectId: t.id })
+    // the signing secret is found from the subject, whatever the group key says
+    expect(reportSecret(t.deps, { subjectId: t.id })).toEqual(expect.any(String))
+    expect(reportSecret(t.deps, { subjectId: null })).toBeNull()
     const body = JSON.parse(rep.body)
     expect(body).toEqual({ ...(await t.report()), interview_id: t.id })
     expect(body).toMatchObject({ mcode: 'success', status: 'completed', interviewer_feedbacks: expect.any(Object) })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
 import { loadConfig } from '../config.ts'
 import { openDb, type Db } from '../storage/db.ts'
+import { OUTBOX_KINDS, isOutboxKind } from '../storage/outbox-kinds.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { smtpConfigured } from './mailer.ts'
 
@@ -54,9 +55,11 @@ function id(value: unknown): number {
 
 export const outboxCommands: CliCommands = {
   outbox: {
-    summary: 'outbox [--kind email|interview_report|callback] [--state pending|failed|…] [--limit N]: deliveries, newest first',
+    summary: `outbox [--kind ${Object.keys(OUTBOX_KINDS).join('|')}] [--state pending|failed|…] [--limit N]: deliveries, newest first`,
     options: { kind: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
     async run({ values }) {
+      const kind = values.kind as string | undefined
+      if (kind !== undefined && !isOutboxKind(kind)) throw new Error(`--kind must be one of ${Object.keys(OUTBOX_KINDS).join(', ')}`)
       const state = values.state as string | undefined
       if (state !== undefined && !STATES.includes(state as never)) throw new Error(`--state must be one of ${STATES.join(', ')}`)
       const limit = values.limit === undefined ? 50 : Number(values.limit)
@@ -67,7 +70,7 @@ export const outboxCommands: CliCommands = {
           .from(outbox)
           .where(
             and(
-              typeof values.kind === 'string' ? eq(outbox.kind, values.kind) : undefined,
+              kind ? eq(outbox.kind, kind) : undefined,
               state ? eq(outbox.state, state as OutboxRow['state']) : undefined
             )
           )

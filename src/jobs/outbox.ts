@@ -8,11 +8,14 @@ import type { Log } from '../log.ts'
 import type { Db } from '../storage/db.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { PermanentFailure, postCallback } from './callback.ts'
+import type { OutboxKind } from '../storage/outbox-kinds.ts'
 
 export type OutboxRow = typeof outbox.$inferSelect
 
 export interface Delivery {
-  kind: string
+  kind: OutboxKind
+  /** What it is about (outbox-kinds.ts says what, per kind). */
+  subjectId?: string
   target: string
   body: string
   contentType: string
@@ -27,7 +30,7 @@ export interface Delivery {
 type Writer = Pick<Db, 'insert' | 'update'>
 
 const p = sql.placeholder
-const FIELDS = ['kind', 'target', 'body', 'contentType', 'headersJson', 'groupKey', 'dedupeKey', 'nextAt', 'createdAt'] as const
+const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'groupKey', 'dedupeKey', 'nextAt', 'createdAt'] as const
 
 // Prepared once per database (or transaction object): callbacks are enqueued on every completion.
 function prepareWrites(db: Writer) {
@@ -56,6 +59,7 @@ export function enqueueDelivery(db: Writer, d: Delivery, now: Date): void {
   if (d.groupKey) w.supersede.run({ groupKey: d.groupKey })
   w.insert.run({
     kind: d.kind,
+    subjectId: d.subjectId ?? null,
     target: d.target,
     body: d.body,
     contentType: d.contentType,
@@ -109,12 +113,15 @@ const IDLE_POLL_MS = 30_000
 
 export interface OutboxOptions {
   /** Kinds kept pending without being tried (e.g. 'email' while no SMTP server is configured). */
-  paused?: string[]
+  paused?: OutboxKind[]
   /** Per-kind attempts before giving up, instead of outbox.max_attempts. */
-  maxAttempts?: Record<string, number>
+  maxAttempts?: { [K in OutboxKind]?: number }
 }
 
-export function createOutbox(deps: OutboxDeps, senders: Record<string, Sender>, opts: OutboxOptions = {}): Outbox {
+/** One sender per kind; a kind without one (e-mail with no SMTP server) waits paused or fails. */
+export type Senders = { [K in OutboxKind]?: Sender }
+
+export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOptions = {}): Outbox {
   const { db, log } = deps
   const cfg = deps.config.outbox
   const notPaused = opts.paused?.length ? notInArray(outbox.kind, opts.paused) : undefined

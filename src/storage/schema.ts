@@ -3,6 +3,7 @@
 // file by `npm run db:generate`; until the first release they are regenerated from scratch.
 import { sql } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
+import { OUTBOX_KIND_NAMES } from './outbox-kinds.ts'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 // ── service ────────────────────────────────────────────────────────────────────────────────────────
@@ -272,7 +273,10 @@ export const outbox = sqliteTable(
   'outbox',
   {
     id: integer().primaryKey({ autoIncrement: true }),
-    kind: text().notNull(),
+    /** storage/outbox-kinds.ts: which sender delivers it. */
+    kind: text({ enum: OUTBOX_KIND_NAMES }).notNull(),
+    /** What the delivery is about (a submission id, an interview id), so a sender needs no parsing. */
+    subjectId: text(),
     /** URL for callbacks, address for e-mails. */
     target: text().notNull(),
     body: text().notNull(),
