@@ -1,8 +1,8 @@
 // Benchmark: the cost of one jailed run (C hello reading stdin; `python3 -c pass`) against the same
 // programs run bare by the same supervisor (fork + exec, no nsjail), 2 slots in parallel.
 // With --baseline REV it also builds REV's supervisor, jail init and jail.cfg (sandbox/ at that git
-// revision, e.g. the commit before a hardening step) and measures both policies in the same run, in
-// alternating rounds, so the cost of the change is read against the same machine load.
+// revision, e.g. the commit before a hardening step) and measures both policies in the same run,
+// alternately run by run, so the cost of the change is read against the same machine load.
 // Usage: npx tsx scripts/bench-sandbox.ts [--runs 1000] [--baseline REV] [--json]
 import { execFileSync } from 'node:child_process'
 import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -67,14 +67,28 @@ async function measure(lanes: (() => Promise<unknown>)[]): Promise<Stats> {
   return stats(acc)
 }
 
-/** Two setups measured in 4 alternating rounds, so that a change in machine load hits both alike. */
+/**
+ * Two setups measured run by run: each lane runs one of A, then one of B, and so on, so that any
+ * change in machine load hits both alike (rounds of hundreds of runs were not enough on a machine
+ * shared with other jobs).
+ */
 async function alternate(a: (() => Promise<unknown>)[], b: (() => Promise<unknown>)[]): Promise<[Stats, Stats]> {
-  const accA = { times: [], seconds: 0 }
-  const accB = { times: [], seconds: 0 }
-  for (let round = 0; round < 4; round++) {
-    await timeRuns(a, RUNS / 4, accA)
-    await timeRuns(b, RUNS / 4, accB)
-  }
+  const accA = { times: [] as number[], seconds: 0 }
+  const accB = { times: [] as number[], seconds: 0 }
+  const perLane = Math.ceil(RUNS / a.length)
+  await Promise.all(
+    a.map(async (onceA, lane) => {
+      for (let i = 0; i < perLane; i++) {
+        for (const [once, acc] of [[onceA, accA], [b[lane], accB]] as const) {
+          const t = performance.now()
+          await once()
+          const ms = performance.now() - t
+          acc.times.push(ms)
+          acc.seconds += ms / 1000 / a.length
+        }
+      }
+    })
+  )
   return [stats(accA), stats(accB)]
 }
 
@@ -158,7 +172,7 @@ if (values.json) {
     )
   }
   if (values.baseline) {
-    console.log(`\npolicy of ${values.baseline} (baseline) against this checkout's, same run, alternating rounds`)
+    console.log(`\npolicy of ${values.baseline} (baseline) against this checkout's, same run, alternating run by run`)
     console.log('program                 | baseline median / p99 ms | current median / p99 ms | current/baseline median')
     console.log('------------------------|--------------------------|-------------------------|------------------------')
     for (const r of rows) {
