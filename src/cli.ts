@@ -2,6 +2,7 @@
 // only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1, and so
 // does a report that says it failed (`{ok: false, …}`, e.g. doctor): printed as usual, exit code 1.
 import { parseArgs } from 'node:util'
+import { adminCommands } from './admin/cli-commands.ts'
 import { evaluationCommands } from './evaluation/cli-commands.ts'
 import { runCommands } from './evaluation/cli-run.ts'
 import { interviewCommands } from './interviews/cli-commands.ts'
@@ -28,6 +29,7 @@ const commands: CliCommands = {
   ...evaluationCommands,
   ...outboxCommands,
   ...storageCommands,
+  ...adminCommands,
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -12,6 +12,7 @@ import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
 import { docsRoutes } from './docs.ts'
+import { adminRoutes } from '../admin/routes.ts'
 import { createMetrics } from '../metrics/metrics.ts'
 import { metricsRoute } from '../metrics/route.ts'
 import { cachedDiskUsage } from '../storage/disk-usage.ts'
@@ -68,6 +69,8 @@ export function createApp(deps: Deps): Hono {
   app.get('/openapi.json', (c) => c.json(openapi))
   // GET /metrics (metrics.enabled, metrics.token)
   app.route('/', metricsRoute(deps.config, metrics))
+  // ── the admin's dashboard (signed in with a token from `cli admin create`) ──
+  app.route('/', adminRoutes(deps))
   // GET /docs: the document above, browsable
   app.route('/', docsRoutes())
 

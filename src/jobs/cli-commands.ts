@@ -1,6 +1,6 @@
 // CLI commands of the sandbox side: `doctor` (does the jail work, with which cgroups, and does each
 // provisioned language pass its self-test; exit code 1 when not) and `languages` (every code, its real version).
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
 import { loadConfig } from '../config.ts'
@@ -8,6 +8,14 @@ import { isProvisioned, loadLanguages, resolveLanguage, type Language } from '..
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { workerSettings } from './pool.ts'
 import { createJobRunner } from './worker.ts'
+
+/** The self-test results the last `cli doctor` recorded, for the admin's dashboard. */
+export interface SelfTests {
+  at: string
+  languages: Record<string, { ok: boolean; ms?: number; error?: string }>
+}
+
+export const selfTestFile = (dataDir: string) => join(dataDir, 'selftest.json')
 
 interface VersionRecord {
   version: string
@@ -126,7 +134,27 @@ export const jobCommands: CliCommands = {
       }
       report.jail.ok = report.jail.tested_with.length > 0
       report.ok = problems.length === 0
+      recordSelfTests(config.dataDir, report.languages as SelfTests['languages'])
       return report
     },
   },
+}
+
+/** Merges this run's results into selftest.json (a doctor run may test only some languages). */
+function recordSelfTests(dataDir: string, results: SelfTests['languages']): void {
+  const file = selfTestFile(dataDir)
+  let known: SelfTests['languages'] = {}
+  try {
+    known = (JSON.parse(readFileSync(file, 'utf8')) as SelfTests).languages ?? {}
+  } catch {
+    // first run
+  }
+  const languages = { ...known }
+  for (const [code, r] of Object.entries(results)) languages[code] = { ok: r.ok, ...(r.ms !== undefined && { ms: r.ms }), ...(r.error && { error: r.error }) }
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), languages } satisfies SelfTests, null, 2))
+  } catch {
+    // a read-only data directory: the report is still printed
+  }
 }

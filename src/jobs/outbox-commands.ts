@@ -1,13 +1,14 @@
 // CLI of the durable outbox: list deliveries (callbacks, interview reports, e-mails), show one with every
 // attempt, and put failed ones back in the queue. Without an SMTP server configured, this is where the
 // e-mails wait, readable.
-import { and, asc, desc, eq, inArray } from 'drizzle-orm'
+import { and, asc, desc, eq } from 'drizzle-orm'
 import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
 import { loadConfig } from '../config.ts'
 import { openDb, type Db } from '../storage/db.ts'
 import { OUTBOX_KINDS, isOutboxKind } from '../storage/outbox-kinds.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
+import { retryFailed } from './outbox.ts'
 import { smtpConfigured } from './mailer.ts'
 
 type OutboxRow = typeof outbox.$inferSelect
@@ -104,11 +105,7 @@ export const outboxCommands: CliCommands = {
     options: { id: { type: 'string' }, failed: { type: 'boolean' }, json: { type: 'boolean' } },
     async run({ values }) {
       if (values.id === undefined && values.failed !== true) throw new Error('give --id N or --failed')
-      return withDb((db) => {
-        const where = values.id !== undefined ? and(eq(outbox.id, id(values.id)), inArray(outbox.state, ['failed'])) : eq(outbox.state, 'failed')
-        const rows = db.update(outbox).set({ state: 'pending', attempts: 0, nextAt: new Date() }).where(where).returning({ id: outbox.id }).all()
-        return { requeued: rows.map((r) => r.id) }
-      })
+      return withDb((db) => ({ requeued: retryFailed(db, new Date(), values.id !== undefined ? id(values.id) : undefined) }))
     },
   },
 }

@@ -71,6 +71,12 @@ export function enqueueDelivery(db: Writer, d: Delivery, now: Date): void {
   })
 }
 
+/** Queues given-up deliveries again with a fresh set of attempts: one by id, or every failed one. */
+export function retryFailed(db: Pick<Db, 'update'>, now: Date, id?: number): number[] {
+  const where = id !== undefined ? and(eq(outbox.id, id), eq(outbox.state, 'failed')) : eq(outbox.state, 'failed')
+  return db.update(outbox).set({ state: 'pending', attempts: 0, nextAt: now }).where(where).returning({ id: outbox.id }).all().map((r) => r.id)
+}
+
 /** Sends one row; throws to fail the attempt (PermanentFailure: no retry). */
 export type Sender = (row: OutboxRow) => Promise<void>
 

@@ -311,3 +311,12 @@ export const outboxAttempts = sqliteTable(
   },
   (t) => [index('outbox_attempts_row').on(t.outboxId)]
 )
+
+/** Admins of the /admin dashboard: a token made by `cli admin create`, stored as its SHA-256 only. */
+export const admins = sqliteTable('admins', {
+  id: integer().primaryKey({ autoIncrement: true }),
+  name: text().notNull().unique(),
+  tokenHash: text().notNull().unique(),
+  createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  revokedAt: integer({ mode: 'timestamp_ms' }),
+})
