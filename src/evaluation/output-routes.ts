@@ -1,6 +1,8 @@
 // The two link targets: the v4 `output` URL (raw stdout as text/plain to any plain GET) and the v3
 // web_link page (source, language, status and output, HTML-escaped). The 128-bit code_id in the path is
 // the only key: whoever holds the link may read it, as with HackerEarth's own links.
+import { documented } from '../http/route-docs.ts'
+import { evaluationDocs } from './openapi-docs.ts'
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
@@ -20,8 +22,8 @@ export function outputRoutes(deps: Deps): Hono {
   const app = new Hono()
 
   // GET /output/<code_id>
-  app.get('/output/:codeId', (c) => {
-    const row = getByCodeId(deps, c.req.param('codeId'))
+  app.get('/output/:codeId', documented(evaluationDocs.output, (c: Context) => {
+    const row = getByCodeId(deps, c.req.param('codeId') ?? '')
     if (row.state !== 'completed') throw new AppError('NotFoundError', 'the output is not ready yet')
     // whatever the GET asks for (Accept: application/json, a client-secret header…), the answer is the text
     return c.body(row.stdout ?? '', 200, {
@@ -29,7 +31,7 @@ export function outputRoutes(deps: Deps): Hono {
       'content-type': 'text/plain; charset=utf-8',
       'access-control-allow-origin': '*',
     })
-  })
+  }))
 
   // the code view and its 404 alike: nothing but inline styles
   const VIEW_HEADERS = {
@@ -37,7 +39,7 @@ export function outputRoutes(deps: Deps): Hono {
     'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   }
   // GET /view/<code_id>
-  app.get('/view/:codeId', (c: Context) => {
+  app.get('/view/:codeId', documented(evaluationDocs.view, (c: Context) => {
     let row: Submission
     try {
       row = getByCodeId(deps, c.req.param('codeId') ?? '')
@@ -46,7 +48,7 @@ export function outputRoutes(deps: Deps): Hono {
     }
     const language = resolveLanguage(deps.languages, row.language)?.name ?? row.language
     return c.html(page(`Code ${row.codeId}`, codeView(row, language)), 200, VIEW_HEADERS)
-  })
+  }))
   return app
 }
 

@@ -6,6 +6,8 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { clientSecret } from '../http/auth.ts'
 import { readBody } from '../http/body.ts'
+import { documented } from '../http/route-docs.ts'
+import { evaluationDocs } from './openapi-docs.ts'
 import { linksFor, v3Reply } from './replies.ts'
 import { parseRequest, V3Request } from './schemas.ts'
 import { evaluateV3 } from './submissions.ts'
@@ -42,14 +44,16 @@ export function v3Routes(deps: Deps): Hono {
     return c.json(v3Reply(row, links), row.failure ? 500 : 200)
   }
 
+  const run = documented(evaluationDocs.v3Run, evaluate(false))
+  const compile = documented(evaluationDocs.v3Compile, evaluate(true))
   for (const path of V3_RUN_PATHS) {
     // POST /code/run/ (and /v3/code/run/)
-    app.post(path, body, auth, evaluate(false))
+    app.post(path, body, auth, run)
     app.all(path, notAllowed)
   }
   for (const path of V3_COMPILE_PATHS) {
     // POST /code/compile/ (and /v3/code/compile/)
-    app.post(path, body, auth, evaluate(true))
+    app.post(path, body, auth, compile)
     app.all(path, notAllowed)
   }
   return app

@@ -6,6 +6,8 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { clientSecret } from '../http/auth.ts'
 import { readBody } from '../http/body.ts'
+import { documented } from '../http/route-docs.ts'
+import { evaluationDocs } from './openapi-docs.ts'
 import { linksFor, SUBMISSIONS_PATH, v4Reply } from './replies.ts'
 import { parseRequest, V4Request } from './schemas.ts'
 import { acceptSubmission, getSubmission } from './submissions.ts'
@@ -21,7 +23,7 @@ export function v4Routes(deps: Deps): Hono {
   const auth = clientSecret(deps, 'v4')
 
   // POST /v4/partner/code-evaluation/submissions/
-  app.post(SUBMISSIONS_PATH, readBody(deps.config.server.body_limit_bytes), auth, (c) => {
+  app.post(SUBMISSIONS_PATH, readBody(deps.config.server.body_limit_bytes), auth, documented(evaluationDocs.v4Submit, (c: Context) => {
     const req = parseRequest(V4Request, c.var.body)
     const row = acceptSubmission(deps, c.var.client, {
       api: 'v4',
@@ -35,14 +37,14 @@ export function v4Routes(deps: Deps): Hono {
       callback: req.callback,
     })
     return c.json(v4Reply(row, links))
-  })
+  }))
   app.all(SUBMISSIONS_PATH, notAllowed('POST'))
 
   // GET /v4/partner/code-evaluation/submissions/<he_id>/
-  app.get(`${SUBMISSIONS_PATH}/:heId`, auth, (c) => {
-    const row = getSubmission(deps, c.var.client, c.req.param('heId'))
+  app.get(`${SUBMISSIONS_PATH}/:heId`, auth, documented(evaluationDocs.v4Status, (c: Context) => {
+    const row = getSubmission(deps, c.var.client, c.req.param('heId') ?? '')
     return c.json(v4Reply(row, links))
-  })
+  }))
   app.all(`${SUBMISSIONS_PATH}/:heId`, notAllowed('GET'))
   return app
 }

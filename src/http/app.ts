@@ -12,6 +12,8 @@ import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { buildOpenApi } from './openapi.ts'
 import { docsRoutes } from './docs.ts'
+import { documented, internalRoutes } from './route-docs.ts'
+import { serverDocs } from './server-docs.ts'
 import { adminRoutes } from '../admin/routes.ts'
 import { createMetrics } from '../metrics/metrics.ts'
 import { metricsRoute } from '../metrics/route.ts'
@@ -34,12 +36,12 @@ export function createApp(deps: Deps): Hono {
   })
 
   // GET /
-  app.get('/', (c) => c.json({ name: 'Arbiter', health: '/health' }))
+  app.get('/', documented(serverDocs.root, (c) => c.json({ name: 'Arbiter', health: '/health' })))
 
   // GET /health
   const cgroup = detectCgroups().version // which hierarchy the jails use: v1 or v2
   const disk = cachedDiskUsage(deps.config.dataDir)
-  app.get('/health', (c) => c.json({ status: 'ok', cgroup, pool: { size: deps.pool.size, busy: deps.pool.busy }, disk: disk() }))
+  app.get('/health', documented(serverDocs.health, (c) => c.json({ status: 'ok', cgroup, pool: { size: deps.pool.size, busy: deps.pool.busy }, disk: disk() })))
 
   // ── code evaluation (v3, v4) ──
   // Browser clients call v4 directly: preflights for client-secret + content-type from the allowed origins.
@@ -62,15 +64,15 @@ export function createApp(deps: Deps): Hono {
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))
   // ── the interview room: link landing, page, event stream, editor / run / feedback / end (room onError inside) ──
-  app.route('/', roomRoutes(deps))
+  app.route('/', internalRoutes("the interview room's pages, its event stream and its own calls (session cookie + CSRF token)", roomRoutes(deps)))
 
-  // GET /openapi.json
-  const openapi = buildOpenApi(deps.config)
-  app.get('/openapi.json', (c) => c.json(openapi))
+  // GET /openapi.json: derived from the routes themselves (built once, at the first request: every route is declared by then)
+  let openapi: ReturnType<typeof buildOpenApi> | undefined
+  app.get('/openapi.json', documented(serverDocs.openapi, (c) => c.json((openapi ??= buildOpenApi(deps.config, app)))))
   // GET /metrics (metrics.enabled, metrics.token)
   app.route('/', metricsRoute(deps.config, metrics))
   // ── the admin's dashboard (signed in with a token from `cli admin create`) ──
-  app.route('/', adminRoutes(deps))
+  app.route('/', internalRoutes("the admin's dashboard (HTML, session cookie + CSRF token)", adminRoutes(deps)))
   // GET /docs: the document above, browsable
   app.route('/', docsRoutes())
 

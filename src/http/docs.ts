@@ -1,7 +1,9 @@
 // GET /docs: the OpenAPI document (/openapi.json) rendered by Swagger UI, served from this server's own
 // copy of swagger-ui-dist (an appliance may have no internet: no CDN). The page runs only scripts from
 // this origin (the initialiser is a file, not inline script), under a strict Content-Security-Policy.
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
+import { documented, internal } from './route-docs.ts'
+import { serverDocs } from './server-docs.ts'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -40,14 +42,14 @@ export function docsRoutes(): Hono {
     return body
   }
   // GET /docs
-  app.get('/docs', (c) => c.html(PAGE, 200, { 'content-security-policy': CSP }))
+  app.get('/docs', documented(serverDocs.docs, (c) => c.html(PAGE, 200, { 'content-security-policy': CSP })))
   // GET /docs/assets/<file>: the viewer's files (a fixed list) and its initialiser
-  app.get('/docs/assets/:file', (c) => {
-    const file = c.req.param('file')
+  app.get('/docs/assets/:file', internal("the docs page's own script and style files", (c: Context) => {
+    const file = c.req.param('file') ?? ''
     if (file === 'init.js') return c.body(INIT, 200, { 'content-type': 'text/javascript; charset=utf-8' })
     const type = ASSETS[file]
     if (!type) return c.notFound()
     return c.body(new Uint8Array(asset(file)), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' })
-  })
+  }))
   return app
 }

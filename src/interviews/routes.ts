@@ -1,5 +1,7 @@
 // HTTP routes of the interview API (B1–B5, also under HackerEarth's /partner/hackerearth/ prefix) and the
 // stored resume. Every API reply is the envelope. The links' landing is the room's (src/room/routes.ts).
+import { documented, internal } from '../http/route-docs.ts'
+import { interviewDocs } from './openapi-docs.ts'
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
@@ -56,60 +58,60 @@ function api(deps: Deps): Hono {
   const r = new Hono()
 
   // POST /partner/service/interviews/
-  r.post('/', async (c) => {
+  r.post('/', documented(interviewDocs.B2, async (c: Context) => {
     const { user, body } = await caller(c, deps, 'body')
     const links = await createInterview(deps, user, readRequest(InterviewCreate, body))
     return c.json({ ...success(), ...links }, 201)
-  })
+  }))
 
   // POST /partner/service/interviews/report/
-  r.post('/report', async (c) => {
+  r.post('/report', documented(interviewDocs.B4, async (c: Context) => {
     const { user, body } = await caller(c, deps, 'body')
     const report = reportInterview(deps, user, readRequest(ReportRequest, body))
     return c.json({ ...success(), ...report })
-  })
+  }))
 
   // POST /partner/service/interviews/delete/
-  r.post('/delete', async (c) => {
+  r.post('/delete', documented(interviewDocs.B5, async (c: Context) => {
     const { user, body } = await caller(c, deps, 'body')
     await deleteInterview(deps, user, readRequest(DeleteRequest, body))
     return c.json(success())
-  })
+  }))
 
   // GET /partner/service/interviews/<interview_id>/resume/  (the resume_url that B1 returns)
-  r.get('/:interview_id/resume', async (c) => {
+  r.get('/:interview_id/resume', documented(interviewDocs.resume, async (c: Context) => {
     const q = c.req.query()
     const access =
       q.client_id !== undefined || q.client_secret !== undefined
         ? { user: (await caller(c, deps, 'query')).user }
         : { expires: q.expires, signature: q.signature }
-    const pdf = await resumeFile(deps, c.req.param('interview_id'), access)
+    const pdf = await resumeFile(deps, c.req.param('interview_id') ?? '', access)
     return c.body(new Uint8Array(pdf), 200, {
       'content-type': 'application/pdf',
       'content-disposition': 'inline; filename="resume.pdf"',
       'x-content-type-options': 'nosniff',
       'cache-control': 'private, no-store',
     })
-  })
+  }))
 
   // GET /partner/service/interviews/<interview_id>/
-  r.get('/:interview_id', async (c) => {
+  r.get('/:interview_id', documented(interviewDocs.B1, async (c: Context) => {
     const { user } = await caller(c, deps, 'query')
-    const interview = readInterview(deps, user, c.req.param('interview_id'))
+    const interview = readInterview(deps, user, c.req.param('interview_id') ?? '')
     return c.json({ ...success(), ...interview })
-  })
+  }))
 
   // PUT /partner/service/interviews/<interview_id>/
-  r.put('/:interview_id', async (c) => {
+  r.put('/:interview_id', documented(interviewDocs.B3, async (c: Context) => {
     const { user, body } = await caller(c, deps, 'body')
-    const links = updateInterview(deps, user, c.req.param('interview_id'), readRequest(InterviewUpdate, body))
+    const links = updateInterview(deps, user, c.req.param('interview_id') ?? '', readRequest(InterviewUpdate, body))
     return c.json({ ...success(), ...links })
-  })
+  }))
 
   // GET or PUT without an id
-  r.on(['GET', 'PUT'], '/', () => {
+  r.on(['GET', 'PUT'], '/', internal('B1/B3 without an interview id: answers ARGMISSING (interview_id)', () => {
     throw argMissing('interview_id')
-  })
+  }))
 
   // any other method or path under the prefix
   r.all('*', () => {

@@ -206,14 +206,14 @@ export const InterviewReport = Envelope.extend({
 })
 export type InterviewReport = z.infer<typeof InterviewReport>
 
-/** The endpoints, for http/openapi.ts. Paths are also served under /partner/hackerearth/interviews/. */
-export const InterviewEndpoints = [
-  { id: 'B1', method: 'get', path: '/partner/service/interviews/{interview_id}/', query: Credentials, reply: InterviewRead, status: 200 },
-  { id: 'B2', method: 'post', path: '/partner/service/interviews/', body: InterviewCreate, reply: InterviewLinks, status: 201 },
-  { id: 'B3', method: 'put', path: '/partner/service/interviews/{interview_id}/', body: InterviewUpdate, reply: InterviewLinks, status: 200 },
-  { id: 'B4', method: 'post', path: '/partner/service/interviews/report/', body: ReportRequest, reply: InterviewReport, status: 200 },
-  { id: 'B5', method: 'post', path: '/partner/service/interviews/delete/', body: DeleteRequest, reply: Envelope, status: 200 },
-] as const
+/** What each endpoint takes and answers (its route in routes.ts carries the OpenAPI description built from this). */
+export const InterviewShapes = {
+  B1: { query: Credentials, reply: InterviewRead, status: 200 },
+  B2: { body: InterviewCreate, reply: InterviewLinks, status: 201 },
+  B3: { body: InterviewUpdate, reply: InterviewLinks, status: 200 },
+  B4: { body: ReportRequest, reply: InterviewReport, status: 200 },
+  B5: { body: DeleteRequest, reply: Envelope, status: 200 },
+} as const
 
 // ── reading a request ──────────────────────────────────────────────────────────────────────────────
 

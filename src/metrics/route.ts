@@ -1,5 +1,7 @@
 // GET /metrics: off (404) or behind a bearer token, by config; read per request so SIGHUP applies it.
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
+import { documented } from '../http/route-docs.ts'
+import { serverDocs } from '../http/server-docs.ts'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.ts'
 import type { Metrics } from './metrics.ts'
@@ -9,7 +11,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest()
 export function metricsRoute(config: Pick<Config, 'metrics'>, metrics: Metrics): Hono {
   const app = new Hono()
   // GET /metrics
-  app.get('/metrics', async (c) => {
+  app.get('/metrics', documented(serverDocs.metrics, async (c: Context) => {
     const { enabled, token } = config.metrics
     if (!enabled) return c.json({ message: 'NotFoundError: no such endpoint', errors: {} }, 404)
     if (token) {
@@ -21,6 +23,6 @@ export function metricsRoute(config: Pick<Config, 'metrics'>, metrics: Metrics):
       }
     }
     return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' })
-  })
+  }))
   return app
 }
