@@ -60,10 +60,20 @@ function exitCodeOf(out: unknown): number {
   return typeof out === 'object' && out !== null && (out as { ok?: unknown }).ok === false ? 1 : 0
 }
 
+/**
+ * Exits once stdout and stderr have handed everything to the OS: on a pipe, writes are asynchronous,
+ * and process.exit() right after a large write would cut the output (`cli run … | jq` saw 64 KB).
+ */
+async function exitAfterFlush(code: number): Promise<never> {
+  const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()))
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)])
+  process.exit(code)
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterFlush(code),
   (err: Error) => {
     process.stderr.write(`error: ${err.message}\n`)
-    process.exit(1)
+    return exitAfterFlush(1)
   }
 )

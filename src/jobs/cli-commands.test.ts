@@ -4,6 +4,7 @@
 // The provisioned cases use a toolchains directory holding only C's toolchain: a link to the real root
 // and C's stamp, so that C is provisioned and RUBY is not.
 import { execa } from 'execa'
+import { spawn } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -92,4 +93,25 @@ describe('cli run', { timeout: 120_000 }, () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({ lang: 'C', status: 'AC', output: 'hi\n' })
   })
+})
+
+test('cli run writes its whole JSON into a pipe that reads slowly (nothing cut at exit)', { timeout: 120_000 }, async () => {
+  // ~900 KB of output, under the 1 MB cap; the reader waits before reading, so the pipe fills and
+  // node's writes go asynchronous: an exit right after write() used to cut the JSON at 64-438 KB
+  writeFileSync(join(tmp, 'big.c'), '#include <stdio.h>\nint main(void) { for (int i = 0; i < 30000; i++) puts("0123456789012345678901234567890"); return 0; }\n')
+  const data = mkdtempSync(join(tmp, 'data-'))
+  writeFileSync(join(data, 'config.toml'), toolchains(onlyC))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--lang', 'C', '--source', join(tmp, 'big.c')], { cwd: ROOT, env: { ...process.env, ARBITER_DATA: data }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = new Promise<number | null>((r) => child.on('exit', r))
+  child.stdout.pause()
+  await new Promise((r) => setTimeout(r, 3000))
+  const chunks: Buffer[] = []
+  for await (const chunk of child.stdout) {
+    chunks.push(chunk as Buffer)
+    await new Promise((r) => setTimeout(r, 2))
+  }
+  expect(await exited).toBe(0)
+  const out = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  expect(out.status).toBe('AC')
+  expect(out.output.length).toBe(30000 * 32)
 })
