@@ -129,3 +129,20 @@ test('memory_limit 0.4 (or "0.4", 0.49) cannot switch the memory limit off: 400 
   }, 60_000)
   expect(done.result.run_status.status).toBe('MLE')
 }, 120_000)
+
+test("a C++ template explosion through v4: the stored and served compiler message stops at 1 MB and says it was cut", async () => {
+  const source = '#include <utility>\ntemplate<int N,class T>struct A{typedef typename A<N-1,std::pair<T,T>>::t t;};\ntemplate<class T>struct A<0,T>{};\nint main(){A<20,int>::t x;}\n'
+  const r = await http.post(V4, JSON.stringify({ source, lang: 'CPP17' }), { 'client-secret': secret, 'content-type': 'application/json' })
+  const { status_update_url, he_id } = await json(r)
+  let done: any
+  await waitUntil(async () => {
+    done = await json(await fetch(status_update_url, { headers: { 'client-secret': secret } }))
+    return done.request_status.code === 'REQUEST_COMPLETED'
+  }, 90_000)
+  expect(done.result.run_status.status).toBe('CE')
+  const message: string = done.result.compile_status
+  expect(Buffer.byteLength(message)).toBeLessThanOrEqual(1_048_576 + 100)
+  expect(message.endsWith("[… the compiler's message was cut at 1048576 bytes]")).toBe(true)
+  const stored = server.query<{ n: number }>('select length(compile_status) n from submissions where he_id = ?', he_id)[0].n
+  expect(stored).toBeLessThanOrEqual(1_048_576 + 100)
+}, 120_000)

@@ -11,7 +11,7 @@ import { verdictOf, type Verdict } from '../evaluation/verdict.ts'
 import { isProvisioned, loadLanguages } from '../languages.ts'
 import { workerSettings } from './pool.ts'
 import type { Job } from './types.ts'
-import { createJobRunner, type JobRunner } from './worker.ts'
+import { createJobRunner, type JobRunner, cutNotice } from './worker.ts'
 
 const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-worker-test' })
 const langs = loadLanguages()
@@ -734,5 +734,27 @@ int main(void){
     expect(count('message queues'), v.stdout).toBe(0) // refused by the allow-list (and RLIMIT_MSGQUEUE 0)
     expect(count('timers') + count('queued signals'), v.stdout).toBeLessThanOrEqual(1024) // RLIMIT_SIGPENDING
     expect(attempts(v.stdout)['mlock 1 MiB']).toMatch(/^(ENOMEM|EPERM|EAGAIN)$/) // RLIMIT_MEMLOCK 64 KiB
+  })
+})
+
+describe('the jail contains what a step writes back', () => {
+  it("a 150-byte C++ template explosion: the compiler's 13 MB message is read back only up to the output cap (64 KB here), and says so", async () => {
+    const source = `#include <utility>
+template<int N,class T>struct A{typedef typename A<N-1,std::pair<T,T>>::t t;};
+template<class T>struct A<0,T>{};
+int main(){A<19,int>::t x;}
+`
+    const { result, verdict } = await judge('CPP17', { source })
+    expect(verdict.verdict).toBe('CE')
+    const cap = settings.limits.outputCapBytes
+    const bytes = Buffer.byteLength(result.compile.message)
+    // the head of the real message, then the notice: never the whole (about 13 MB here)
+    expect(result.compile.message).toMatch(/^main\.cpp: In instantiation of/)
+    expect(result.compile.message.endsWith(cutNotice(cap))).toBe(true)
+    expect(bytes).toBeLessThanOrEqual(cap + 100)
+    expect(bytes).toBeGreaterThan(cap / 2)
+    // and the raw step carries no more than the cap per stream either
+    expect(Buffer.byteLength(result.compile.step!.stderr)).toBeLessThanOrEqual(cap)
+    expect(result.compile.step!.textCut).toBe(true)
   })
 })

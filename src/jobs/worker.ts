@@ -37,8 +37,13 @@ export interface JobRunner {
 const compilerMessage = (r: RunResult) =>
   [r.stderr, r.stdout].filter((s) => s.trim()).join('\n').trim()
 
-function compileFailureMessage(r: RunResult, limits: Limits): string {
-  const text = compilerMessage(r)
+/** How a cut compiler message ends: the reply says it was cut, in the text HackerEarth clients read. */
+export const cutNotice = (capBytes: number) => `[… the compiler's message was cut at ${capBytes} bytes]`
+
+function compileFailureMessage(r: RunResult, limits: Limits, capBytes: number): string {
+  const full = compilerMessage(r)
+  const head = Buffer.from(full).subarray(0, capBytes).toString('utf8')
+  const text = r.textCut || head.length < full.length ? `${head}\n${cutNotice(capBytes)}` : full
   const why: Partial<Record<RunResult['status'], string>> = {
     time: `compilation exceeded its time limit (${limits.cpuTimeSec} s)`,
     wall: `compilation exceeded its time limit (${limits.wallTimeSec} s wall clock)`,
@@ -101,9 +106,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       let compile: CompileOutcome = { ok: true, message: '' }
       if (lang.compile) {
         const limits = stepLimits(lang, job, 'compile')
-        const step = await sb.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits })
+        // a compiler may write large binaries (its own file size cap) but its messages are read back
+        // only up to the output cap: a 221-byte template error can print 35 MB
+        const readBackBytes = settings.limits.outputCapBytes
+        const step = await sb.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits, readBackBytes })
         if (step.status === 'internal') throw internalFailure(lang, step.message)
-        compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, limits), step }
+        compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, limits, readBackBytes), step }
       }
       onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }

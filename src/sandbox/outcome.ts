@@ -99,7 +99,7 @@ export function toRunResult(
   reply: SupervisorReply,
   evidence: Evidence,
   limits: Limits,
-  out: { stdout: string; stderr: string },
+  out: { stdout: string; stderr: string; textCut?: boolean },
   memoryHeadroomKb = 0
 ): RunResult {
   const figures = { cpuSec: reply.cpuUs / 1e6, wallSec: reply.wallUs / 1e6, memoryKb: reply.memKb, ...out }

@@ -1,6 +1,6 @@
 // runStep(): one jailed step through the slot's supervisor. Writes stdin to a file, lets nsjail run
 // the program with stdout/stderr going straight to files (capped by RLIMIT_FSIZE), reads them back.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { detectCgroups } from './cgroups.ts'
 import { nsjailArgs } from './nsjail-args.ts'
@@ -52,15 +52,22 @@ const sizeOf = (path: string) => {
   }
 }
 
-/** Reads at most `cap` bytes (the file can't be larger than RLIMIT_FSIZE anyway). */
-function readCapped(path: string, cap: number): string {
+/** Reads at most `cap` bytes of a file, never the rest (a compiler's message can be tens of MB). */
+export function readHead(path: string, cap: number): { text: string; cut: boolean } {
+  let fd: number | undefined
   try {
-    const buf = readFileSync(path)
-    return buf.subarray(0, cap).toString('utf8')
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    const buf = Buffer.allocUnsafe(cap + 1)
+    let n = 0
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n)
+    return { text: buf.subarray(0, Math.min(n, cap)).toString('utf8'), cut: n > cap }
   } catch {
-    return ''
+    return { text: '', cut: false }
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
+const readCapped = (path: string, cap: number) => readHead(path, cap).text
 
 export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   const cg = detectCgroups()
@@ -105,7 +112,11 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
         fsizeBytes: step.limits.fileSizeBytes,
       })
       const cap = step.limits.fileSizeBytes
-      const out = { stdout: readCapped(file('stdout'), cap), stderr: readCapped(file('stderr'), cap) }
+      // what is read back is capped apart from what may be written: a compile step may write large
+      // binaries, but its messages are read back only up to readBackBytes
+      const readBack = Math.min(cap, step.readBackBytes ?? cap)
+      const [stdout, stderr] = [readHead(file('stdout'), readBack), readHead(file('stderr'), readBack)]
+      const out = { stdout: stdout.text, stderr: stderr.text, ...((stdout.cut || stderr.cut) && { textCut: true }) }
       // runtimes that ignore SIGXFSZ (the JVM, CPython, node) see EFBIG instead: a full file is the proof
       const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap)
       const evidence = { log: readCapped(layout.logFile, 1 << 20), status: readCapped(file('status'), 256), outputCapped: capped }

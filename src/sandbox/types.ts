@@ -24,6 +24,8 @@ export interface Step {
   env: Record<string, string>
   /** Host path of the job's work directory, mounted read-write at /work (the jail's cwd). */
   workDir: string
+  /** Most bytes of stdout and of stderr read back (default: limits.fileSizeBytes). */
+  readBackBytes?: number
   /** Bytes fed to stdin. */
   stdin?: string | Buffer
   limits: Limits
@@ -59,6 +61,8 @@ export interface RunResult {
   memoryKb: number
   stdout: string
   stderr: string
+  /** stdout or stderr was longer than the step's readBackBytes: the text above is its head. */
+  textCut?: boolean
   /** For 'internal': what went wrong on our side. */
   message?: string
 }
