@@ -57,8 +57,9 @@ async function jailedOnce(lang: Language) {
   const root = rootPath(config.paths.toolchains, lang.root)
   const env = { ...BASE_ENV, ...lang.env }
   const compileLimits: Limits = {
-    cpuTimeSec: lang.compileLimits.timeSec, wallTimeSec: lang.compileLimits.timeSec * 2 + 2, memoryKb: lang.compileLimits.memoryKb,
-    processes: lang.compileLimits.processes, openFiles: 256, fileSizeBytes: settings.limits.compileFileSizeBytes,
+    cpuTimeSec: lang.compileLimits.timeSec ?? settings.limits.compileTimeSec, wallTimeSec: (lang.compileLimits.timeSec ?? settings.limits.compileTimeSec) * 2 + 2,
+    memoryKb: lang.compileLimits.memoryKb ?? settings.limits.compileMemoryKb,
+    processes: lang.compileLimits.processes ?? settings.limits.compileProcesses, openFiles: 256, fileSizeBytes: settings.limits.compileFileSizeBytes,
   }
   const runLimits: Limits = {
     cpuTimeSec: 5, wallTimeSec: 12, memoryKb: 262144, processes: lang.runProcesses ?? 64,

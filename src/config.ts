@@ -98,14 +98,14 @@ export const ConfigSchema = z
           .describe('Largest stdout (and stderr) a program may write; past it the run ends RE/SIGXFSZ.'),
         source_max_bytes: z.number().int().positive().default(262_144).describe('Largest source accepted.'),
         input_max_bytes: z.number().int().positive().default(1_048_576).describe('Largest stdin accepted.'),
-        compile_time_sec: z.number().positive().default(15).describe('Default compile CPU time limit (languages may raise it).'),
+        compile_time_sec: z.number().positive().default(15).describe("Compile CPU time limit of a language whose manifest sets none (toolchains/languages/*.toml [compile_limits]); languages.compile_overrides wins over both."),
         compile_memory_kb: z
           .number()
           .int()
           .positive()
           .default(1_048_576)
-          .describe('Default compile memory limit in KB (languages may raise it).'),
-        compile_processes: z.number().int().min(1).default(128).describe('Default compile process/thread limit.'),
+          .describe("Compile memory limit in KB of a language whose manifest sets none; languages.compile_overrides wins over both."),
+        compile_processes: z.number().int().min(1).default(128).describe("Compile process/thread limit of a language whose manifest sets none; languages.compile_overrides wins over both."),
         compile_file_size_bytes: z
           .number()
           .int()

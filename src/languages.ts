@@ -26,7 +26,8 @@ export interface Language {
   /** regex whose first group is the version in the version command's stdout + stderr */
   versionPattern: string
   env: Record<string, string>
-  compileLimits: { timeSec: number; memoryKb: number; processes: number }
+  /** The manifest's own compile limits; a missing one is the config's limits.compile_* default. */
+  compileLimits: { timeSec?: number; memoryKb?: number; processes?: number }
   /** added to the cgroup limit (JVM etc.), 0 by default */
   runMemoryHeadroomKb: number
   /** override of the default process limit if a runtime needs more threads */
@@ -53,8 +54,6 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
   LANG: 'C.UTF-8',
 }
 
-// Same numbers as the config's limits.compile_* defaults: a manifest only raises them where needed
-const DEFAULT_COMPILE_LIMITS = { timeSec: 15, memoryKb: 1_048_576, processes: 128 }
 const DEFAULT_VERSION_PATTERN = '(\\d+(?:\\.\\d+)+)'
 const PLACEHOLDERS = new Set(['memory_mb', 'memory_kb'])
 
@@ -186,10 +185,11 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     version: m.version!,
     versionPattern: m.version_pattern ?? DEFAULT_VERSION_PATTERN,
     env: m.env ?? {},
+    // only what the manifest says: the rest comes from the config's limits.compile_* (jobs/worker.ts)
     compileLimits: {
-      timeSec: limits.time_sec ?? DEFAULT_COMPILE_LIMITS.timeSec,
-      memoryKb: limits.memory_kb ?? DEFAULT_COMPILE_LIMITS.memoryKb,
-      processes: limits.processes ?? DEFAULT_COMPILE_LIMITS.processes,
+      ...(limits.time_sec !== undefined && { timeSec: limits.time_sec }),
+      ...(limits.memory_kb !== undefined && { memoryKb: limits.memory_kb }),
+      ...(limits.processes !== undefined && { processes: limits.processes }),
     },
     runMemoryHeadroomKb: m.run_memory_headroom_kb ?? 0,
     ...(m.run_processes ? { runProcesses: m.run_processes } : {}),

@@ -147,4 +147,22 @@ describe('compile limits overridden in the config, in the jail', () => {
     expect(v.verdict, summary).toBe('CE')
     expect(v.compileStatus, summary).toMatch(/cc1plus.*Resource temporarily unavailable/)
   })
+
+  it("the config's limits.compile_* are the defaults of a language whose manifest sets none (C: 0.25 s)", { timeout: 120_000 }, async () => {
+    expect(langs.get('C')!.compileLimits).toEqual({})
+    const runner = createJobRunner(workerSettings(configFrom('[limits]\ncompile_time_sec = 0.25\n')), `compile-defaults-${process.pid}`)
+    const small = createJobRunner(workerSettings(configFrom('[limits]\ncompile_memory_kb = 8192\n')), `compile-defaults-r-${process.pid}`)
+    try {
+      const { step, v, summary } = await judge(runner, 'C', heavyC)
+      expect(v.verdict, summary).toBe('CE')
+      expect(step.status, summary).toBe('time')
+      expect(v.compileStatus).toContain('compilation exceeded its time limit (0.25 s)')
+      // a manifest's own limit wins over the config's default: RUST sets 2 GiB, so 8 MB of default does not apply
+      const rust = await judge(small, 'RUST', langs.get('RUST')!.selftest)
+      expect(rust.v.verdict, rust.summary).toBe('AC')
+    } finally {
+      await runner.close()
+      await small.close()
+    }
+  })
 })

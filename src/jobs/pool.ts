@@ -18,6 +18,9 @@ export function workerSettings(config: Config): WorkerSettings {
       openFiles: limits.open_files,
       outputCapBytes: limits.output_cap_bytes,
       compileFileSizeBytes: limits.compile_file_size_bytes,
+      compileTimeSec: limits.compile_time_sec,
+      compileMemoryKb: limits.compile_memory_kb,
+      compileProcesses: limits.compile_processes,
     },
     compileOverrides: languages.compile_overrides,
   }

@@ -23,6 +23,10 @@ export interface WorkerSettings {
     openFiles: number
     outputCapBytes: number
     compileFileSizeBytes: number
+    /** limits.compile_time_sec / compile_memory_kb / compile_processes: for a manifest that gives none. */
+    compileTimeSec: number
+    compileMemoryKb: number
+    compileProcesses: number
   }
   /** Per-code compile limits from the config, over the manifest's. */
   compileOverrides: Record<string, { time_sec?: number; memory_kb?: number; processes?: number }>
@@ -64,12 +68,13 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const { limits } = settings
     if (phase === 'compile') {
       const o = overrides[lang.code] ?? {}
-      const timeSec = o.time_sec ?? lang.compileLimits.timeSec
+      // compile_overrides (config, per language) > the manifest > the config's limits.compile_* defaults
+      const timeSec = o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
       return {
         cpuTimeSec: timeSec,
         wallTimeSec: timeSec * 2 + limits.wallExtraSec,
-        memoryKb: o.memory_kb ?? lang.compileLimits.memoryKb,
-        processes: o.processes ?? lang.compileLimits.processes,
+        memoryKb: o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
+        processes: o.processes ?? lang.compileLimits.processes ?? limits.compileProcesses,
         openFiles: Math.max(limits.openFiles, 256),
         fileSizeBytes: limits.compileFileSizeBytes,
       }
