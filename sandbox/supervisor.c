@@ -18,6 +18,9 @@
  * Reply: one line
  *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
  *   error ID MESSAGE
+ * Or a box request (the job's work directory as a bounded tmpfs, see box_request):
+ *   boxmount ID | boxgrow ID | boxumount ID, then path PATH | bytes N | inodes N | end
+ *   reply: boxed ID used_bytes=N used_inodes=N free_bytes=N free_inodes=N
  * stdin/stdout/stderr/status are opened through a detached copy of their directory's mount, so
  * the jail's /proc/self/fd shows no host path (open_io_tree).
  */
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/vfs.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -244,6 +248,10 @@ struct request {
 	int argc;
 	char in[512], out[512], err[512], status[512], chroot[512];
 	uint64_t cpu_ms, wall_ms, fsize;
+	/* a box request instead of a run: 1 mount a fresh tmpfs, 2 grow it by bytes/inodes, 3 unmount */
+	int box_op;
+	char box[512];
+	uint64_t box_bytes, box_inodes;
 };
 
 static void free_request(struct request* r) {
@@ -263,6 +271,12 @@ static int read_request(struct request* r) {
 		else v = "";
 		if (!strcmp(k, "end")) return 0;
 		if (!strcmp(k, "run")) snprintf(r->id, sizeof r->id, "%s", v);
+		else if (!strcmp(k, "boxmount") || !strcmp(k, "boxgrow") || !strcmp(k, "boxumount")) {
+			snprintf(r->id, sizeof r->id, "%s", v);
+			r->box_op = k[3] == 'm' ? 1 : k[3] == 'g' ? 2 : 3;
+		} else if (!strcmp(k, "path")) snprintf(r->box, sizeof r->box, "%s", v);
+		else if (!strcmp(k, "bytes")) r->box_bytes = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "inodes")) r->box_inodes = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "exec")) snprintf(r->exec, sizeof r->exec, "%s", v);
 		else if (!strcmp(k, "arg") && r->argc < MAX_ARGS) r->argv[r->argc++] = strdup(v);
 		else if (!strcmp(k, "stdin")) snprintf(r->in, sizeof r->in, "%s", v);
@@ -491,6 +505,61 @@ static void run(struct request* r) {
 	    (unsigned long long)(mem / 1024u), (unsigned long long)oom, limit, ru.ru_maxrss);
 }
 
+/*
+ * The job's work directory is a tmpfs of its own, so every byte and inode a step writes there is
+ * bounded (fallocate included) and freed by unmounting it. "boxmount" mounts a fresh one (detaching
+ * whatever was mounted there before), "boxgrow" lets the next step write bytes/inodes more than what
+ * is in it now (the compile step's output stays, within its own cap), "boxumount" frees it.
+ * Reply: "boxed ID used_bytes=N used_inodes=N free_bytes=N free_inodes=N" or "error ID MESSAGE".
+ */
+static void box_request(struct request* r) {
+	struct statfs fs;
+	char opts[160];
+	if (!r->box[0] || r->box[0] != '/' || strstr(r->box, "/../")) {
+		printf("error %s box: bad path\n", r->id);
+		return;
+	}
+	if (r->box_op == 1 || r->box_op == 3) {
+		while (umount2(r->box, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
+		}
+	}
+	if (r->box_op == 3) {
+		printf("boxed %s used_bytes=0 used_inodes=0 free_bytes=0 free_inodes=0\n", r->id);
+		return;
+	}
+	if (r->box_bytes == 0 || r->box_inodes == 0) {
+		printf("error %s box: a zero cap\n", r->id);
+		return;
+	}
+	if (r->box_op == 1) {
+		snprintf(opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0755,uid=65534,gid=65534",
+		    (unsigned long long)r->box_bytes, (unsigned long long)r->box_inodes);
+		if (mount("arbiter-box", r->box, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) {
+			printf("error %s box: mount: %s\n", r->id, strerror(errno));
+			return;
+		}
+	} else {
+		if (statfs(r->box, &fs) != 0) {
+			printf("error %s box: statfs: %s\n", r->id, strerror(errno));
+			return;
+		}
+		unsigned long long used = (unsigned long long)(fs.f_blocks - fs.f_bfree) * fs.f_bsize;
+		unsigned long long used_inodes = (unsigned long long)(fs.f_files - fs.f_ffree);
+		snprintf(opts, sizeof opts, "size=%llu,nr_inodes=%llu", used + r->box_bytes, used_inodes + r->box_inodes);
+		if (mount(NULL, r->box, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, opts) != 0) {
+			printf("error %s box: remount: %s\n", r->id, strerror(errno));
+			return;
+		}
+	}
+	if (statfs(r->box, &fs) != 0) {
+		printf("error %s box: statfs: %s\n", r->id, strerror(errno));
+		return;
+	}
+	printf("boxed %s used_bytes=%llu used_inodes=%llu free_bytes=%llu free_inodes=%llu\n", r->id,
+	    (unsigned long long)(fs.f_blocks - fs.f_bfree) * fs.f_bsize, (unsigned long long)(fs.f_files - fs.f_ffree),
+	    (unsigned long long)fs.f_bfree * fs.f_bsize, (unsigned long long)fs.f_ffree);
+}
+
 int main(int argc, char** argv) {
 	if (argc < 2 || strlen(argv[1]) >= sizeof slot || strchr(argv[1], '/') || argv[1][0] == '.')
 		die("usage: arbiter-supervisor SLOT [v1|v2]");
@@ -507,7 +576,9 @@ int main(int argc, char** argv) {
 
 	struct request r;
 	while (read_request(&r) == 0) {
-		if (!r.exec[0] || !r.out[0] || !r.err[0] || r.argc == 0)
+		if (r.box_op)
+			box_request(&r);
+		else if (!r.exec[0] || !r.out[0] || !r.err[0] || r.argc == 0)
 			printf("error %s incomplete request\n", r.id);
 		else
 			run(&r);

@@ -98,6 +98,20 @@ export const ConfigSchema = z
           .describe('Largest stdout (and stderr) a program may write; past it the run ends RE/SIGXFSZ.'),
         source_max_bytes: z.number().int().positive().default(262_144).describe('Largest source accepted.'),
         input_max_bytes: z.number().int().positive().default(1_048_576).describe('Largest stdin accepted.'),
+        work_dir_bytes: z
+          .number()
+          .int()
+          .min(1 << 20)
+          .default(64 << 20)
+          .describe("Bytes a run step may write in its work directory (/work: a tmpfs per job, fallocate included; counted in the program's memory too). Past it: RE SIGXFSZ."),
+        work_dir_inodes: z.number().int().min(16).default(4096).describe('Files and directories a run step may create in /work. Past it: RE SIGXFSZ.'),
+        compile_work_dir_bytes: z
+          .number()
+          .int()
+          .min(1 << 20)
+          .default(512 << 20)
+          .describe('Bytes a compile step may write in /work (the compiled program stays there for the run). Past it: CE.'),
+        compile_work_dir_inodes: z.number().int().min(16).default(16384).describe('Files and directories a compile step may create in /work. Past it: CE.'),
         compile_time_sec: z.number().positive().default(15).describe("Compile CPU time limit of a language whose manifest sets none (toolchains/languages/*.toml [compile_limits]); languages.compile_overrides wins over both."),
         compile_memory_kb: z
           .number()

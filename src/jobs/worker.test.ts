@@ -757,4 +757,66 @@ int main(){A<19,int>::t x;}
     expect(Buffer.byteLength(result.compile.step!.stderr)).toBeLessThanOrEqual(cap)
     expect(result.compile.step!.textCut).toBe(true)
   })
+
+  const boxMounted = () => readFileSync('/proc/mounts', 'utf8').includes(join(settings.sandbox.runs, SLOT, 'box'))
+
+  it('the work directory is bounded in bytes: 1.5 GB written to /work (files under RLIMIT_FSIZE) stops at the cap, RE SIGXFSZ, freed after', async () => {
+    // each file stays under RLIMIT_FSIZE (the output cap): only the work directory's own cap can stop it
+    const source = `#include <stdio.h>
+#include <string.h>
+int main(void) {
+  static char buf[60 << 10]; memset(buf, 'x', sizeof buf);
+  char p[64]; long kb = 0;
+  for (int i = 0; i < 26000; i++) {
+    snprintf(p, sizeof p, "/work/chunk%d", i);
+    FILE* f = fopen(p, "w"); if (!f) break;
+    size_t n = fwrite(buf, 1, sizeof buf, f); int bad = fclose(f) != 0 || n != sizeof buf;
+    kb += n >> 10; if (bad) break;
+  }
+  fprintf(stderr, "wrote %ld MB\\n", kb >> 10); return kb >= (1500L << 10) ? 0 : 1;
+}`
+    const { result, verdict } = await judge('C', { source, memoryLimitKb: 262144, timeLimitSec: 5 })
+    expect(result.run!.stderr, JSON.stringify(result.run)).toMatch(/wrote \d+ MB/)
+    expect(verdict.verdict).toBe('RE')
+    expect(verdict.statusDetail).toBe('SIGXFSZ')
+    const mb = Number(/wrote (\d+) MB/.exec(result.run!.stderr)![1])
+    expect(mb).toBeLessThanOrEqual(settings.limits.workDirBytes / (1 << 20))
+    expect(mb).toBeGreaterThan(settings.limits.workDirBytes / (1 << 20) / 2)
+    expect(boxMounted()).toBe(false)
+  })
+
+  it('the work directory is bounded in inodes: 90,000 files stop at the cap, RE SIGXFSZ', async () => {
+    const source = `#include <stdio.h>
+int main(void) {
+  char p[64]; int n = 0;
+  for (; n < 90000; n++) { snprintf(p, sizeof p, "/work/f%d", n); FILE* f = fopen(p, "w"); if (!f) break; fclose(f); }
+  fprintf(stderr, "made %d files\\n", n); return n == 90000 ? 0 : 1;
+}`
+    const { result, verdict } = await judge('C', { source, timeLimitSec: 5 })
+    expect(verdict.verdict, result.run?.stderr).toBe('RE')
+    expect(verdict.statusDetail).toBe('SIGXFSZ')
+    expect(Number(/made (\d+) files/.exec(result.run!.stderr)?.[1])).toBeLessThanOrEqual(settings.limits.workDirInodes)
+  })
+
+  it('fallocate(FALLOC_FL_KEEP_SIZE) of 1 GB is refused in /work and on stdout (nothing reserved past RLIMIT_FSIZE)', async () => {
+    const source = `#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <errno.h>
+#include <string.h>
+int main(void) {
+  int fd = open("/work/reserve", O_CREAT | O_WRONLY, 0600);
+  int a = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 1L << 30); int ea = errno;
+  int b = fallocate(1, FALLOC_FL_KEEP_SIZE, 0, 1L << 30); int eb = errno;
+  int c = fallocate(fd, 0, 0, 4096);
+  fprintf(stderr, "work=%d:%s stdout=%d:%s plain=%d\\n", a, strerror(ea), b, strerror(eb), c);
+  return 0;
+}`
+    const { result } = await judge('C', { source })
+    expect(result.run!.stderr).toMatch(/work=-1:Operation not supported stdout=-1:Operation not supported plain=0/)
+    // the host's stdout file holds what was written, no reserved blocks
+    const st = statSync(join(settings.sandbox.runs, SLOT, 'io', 'stdout'))
+    expect(st.blocks * 512).toBeLessThan(1 << 20)
+  })
 })
+

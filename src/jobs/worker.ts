@@ -1,7 +1,7 @@
 // The evaluation worker: one job = write the source, compile in the jail, run in the jail. Runs in a
 // Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
 // Imports only the sandbox and the language manifest: no database, no HTTP.
-import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, rootPath, type Language } from '../languages.ts'
@@ -9,8 +9,6 @@ import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import type { CompileOutcome, Job, JobResult } from './types.ts'
 
-/** The uid/gid jailed programs run as (sandbox/jail.cfg maps 65534 to 65534). */
-const JAIL_ID = 65534
 
 export interface WorkerSettings {
   sandbox: SandboxPaths
@@ -23,6 +21,11 @@ export interface WorkerSettings {
     openFiles: number
     outputCapBytes: number
     compileFileSizeBytes: number
+    /** The work directory's caps (a tmpfs per job): what a run step, and what a compile step, may write there. */
+    workDirBytes: number
+    workDirInodes: number
+    compileWorkDirBytes: number
+    compileWorkDirInodes: number
     /** limits.compile_time_sec / compile_memory_kb / compile_processes: for a manifest that gives none. */
     compileTimeSec: number
     compileMemoryKb: number
@@ -52,7 +55,7 @@ function compileFailureMessage(r: RunResult, limits: Limits, capBytes: number): 
     time: `compilation exceeded its time limit (${limits.cpuTimeSec} s)`,
     wall: `compilation exceeded its time limit (${limits.wallTimeSec} s wall clock)`,
     memory: `compilation exceeded its memory limit (${limits.memoryKb} KB)`,
-    output: 'compilation wrote more than the file size limit',
+    output: 'compilation wrote more than its file size or work directory cap',
     signal: `compiler killed by ${r.signal}`,
   }
   return [text, why[r.status]].filter(Boolean).join('\n') || `compiler exited with code ${r.exitCode}`
@@ -97,11 +100,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const lang = resolveLanguage(languages, job.language)
     if (!lang) throw new Error(`unknown language ${job.language}`)
     const sb = open()
-    const box = join(sb.slotDir, 'box')
-    // a fresh box per job: nothing a previous program left behind is visible to the next one
-    rmSync(box, { recursive: true, force: true })
-    mkdirSync(box, { mode: 0o755 })
-    chownSync(box, JAIL_ID, JAIL_ID) // only the directory we just made; never recursive
+    const box = sb.boxDir
+    const { limits: caps } = settings
+    // a fresh, bounded box per job (a tmpfs of its own, owned by the jail's uid): nothing a previous
+    // program left is visible to the next one, and no step can write more than its caps
+    if (lang.compile) await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
+    else await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
     try {
       writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
       const root = rootPath(settings.toolchains, lang.root)
@@ -120,6 +124,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       }
       onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
+      // the compiled program stays; the run step may write its own cap more
+      if (lang.compile) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
 
       const limits = stepLimits(lang, job, 'run')
       const runResult = await sb.runStep(
@@ -133,7 +139,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       }
       return { compile, run: runResult }
     } finally {
-      rmSync(box, { recursive: true, force: true })
+      // every byte and inode the job wrote is freed with its tmpfs
+      await sb.box('umount').catch(() => undefined)
     }
   }
 

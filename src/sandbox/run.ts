@@ -1,11 +1,12 @@
 // runStep(): one jailed step through the slot's supervisor. Writes stdin to a file, lets nsjail run
 // the program with stdout/stderr going straight to files (capped by RLIMIT_FSIZE), reads them back.
-import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { detectCgroups } from './cgroups.ts'
 import { nsjailArgs } from './nsjail-args.ts'
 import { toRunResult } from './outcome.ts'
-import { Supervisor } from './supervisor.ts'
+import { claimSlot, deadSlots, removeSlotCgroups, removeSlotDir } from './leftovers.ts'
+import { Supervisor, type BoxUsage } from './supervisor.ts'
 import type { RunResult, Step } from './types.ts'
 
 export interface SandboxPaths {
@@ -22,8 +23,26 @@ export interface SandboxPaths {
 export interface Sandbox {
   readonly slot: string
   readonly slotDir: string
+  /** The job's work directory, `<slotDir>/box`: a tmpfs of its own while a job runs (box()). */
+  readonly boxDir: string
   runStep(step: Step, opts?: { memoryHeadroomKb?: number }): Promise<RunResult>
+  /**
+   * Bounds the work directory: 'mount' a fresh tmpfs of bytes/inodes (whatever was there is gone),
+   * 'grow' it by bytes/inodes over what it holds (the next step may write that much more), 'umount' it.
+   */
+  box(op: 'mount' | 'grow' | 'umount', bytes?: number, inodes?: number): Promise<BoxUsage>
+  /** Stops the supervisor and removes the slot's folder: a closed slot leaves nothing behind. */
   close(): Promise<void>
+}
+
+/** A work directory with no byte or no inode left: the step wrote all it may (verdict as a full output file). */
+function isFull(dir: string): boolean {
+  try {
+    const fs = statfsSync(dir)
+    return fs.bfree === 0 || fs.ffree === 0
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -82,11 +101,25 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   }
   mkdirSync(io, { recursive: true, mode: 0o700 })
   const supervisor = Supervisor.start(paths.supervisor, slot)
+  claimSlot(slotDir)
+  // what killed processes left (their slots' mounted boxes, folders, cgroups) is cleaned before this
+  // slot's first step: the supervisor's requests run in order
+  for (const dead of deadSlots(paths.runs)) {
+    void supervisor
+      .box('umount', join(paths.runs, dead, 'box'))
+      .catch(() => undefined)
+      .then(() => removeSlotCgroups(dead))
+      .then(() => removeSlotDir(paths.runs, dead))
+      .catch(() => undefined) // best effort: the next start tries again
+  }
   const file = (name: string) => join(io, name)
+  const boxDir = join(slotDir, 'box')
+  mkdirSync(boxDir, { recursive: true, mode: 0o755 })
 
   return {
     slot,
     slotDir,
+    boxDir,
     async runStep(step, opts = {}) {
       const headroom = opts.memoryHeadroomKb ?? 0
       writeFileSync(file('stdin'), step.stdin ?? '')
@@ -118,10 +151,15 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       const [stdout, stderr] = [readHead(file('stdout'), readBack), readHead(file('stderr'), readBack)]
       const out = { stdout: stdout.text, stderr: stderr.text, ...((stdout.cut || stderr.cut) && { textCut: true }) }
       // runtimes that ignore SIGXFSZ (the JVM, CPython, node) see EFBIG instead: a full file is the proof
-      const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap)
+      const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap) || isFull(step.workDir)
       const evidence = { log: readCapped(layout.logFile, 1 << 20), status: readCapped(file('status'), 256), outputCapped: capped }
       return toRunResult(reply, evidence, step.limits, out, headroom)
     },
-    close: () => supervisor.stop(),
+    box: (op, bytes = 0, inodes = 0) => supervisor.box(op, boxDir, bytes, inodes),
+    async close() {
+      await supervisor.box('umount', boxDir).catch(() => undefined)
+      await supervisor.stop()
+      rmSync(slotDir, { recursive: true, force: true })
+    },
   }
 }

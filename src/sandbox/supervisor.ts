@@ -19,6 +19,14 @@ export interface SupervisorRequest {
   chroot?: string
 }
 
+/** What a box holds and has left, from statfs on it. */
+export interface BoxUsage {
+  usedBytes: number
+  usedInodes: number
+  freeBytes: number
+  freeInodes: number
+}
+
 export interface SupervisorReply {
   exit: number
   signal: number
@@ -96,6 +104,26 @@ export class Supervisor {
     })
   }
 
+  /**
+   * The job's work directory as a tmpfs of its own (supervisor.c box_request): `mount` a fresh one
+   * capped at bytes/inodes, `grow` it by that much over what is in it, `umount` it.
+   */
+  box(op: 'mount' | 'grow' | 'umount', path: string, bytes = 0, inodes = 0): Promise<BoxUsage> {
+    const next = this.chain.then(async () => {
+      await this.ready
+      if (this.exited) throw this.exited
+      const id = String(++this.seq)
+      const fields = [`box${op} ${id}`, `path ${path}`, `bytes ${bytes}`, `inodes ${inodes}`, 'end']
+      if (fields.some((f) => f.includes('\n'))) throw new Error('supervisor request values may not contain newlines')
+      return new Promise<BoxUsage>((resolve, reject) => {
+        this.pending.set(id, { resolve: resolve as never, reject })
+        this.child.stdin.write(fields.join('\n') + '\n')
+      })
+    })
+    this.chain = next.catch(() => {})
+    return next
+  }
+
   private onReply(line: string) {
     const [kind, id, ...rest] = line.split(' ')
     const waiter = this.pending.get(id)
@@ -103,6 +131,10 @@ export class Supervisor {
     this.pending.delete(id)
     if (kind === 'error') return waiter.reject(new Error(`supervisor: ${rest.join(' ')}`))
     const f = Object.fromEntries(rest.map((kv) => kv.split('=') as [string, string]))
+    if (kind === 'boxed') {
+      const usage: BoxUsage = { usedBytes: Number(f.used_bytes), usedInodes: Number(f.used_inodes), freeBytes: Number(f.free_bytes), freeInodes: Number(f.free_inodes) }
+      return waiter.resolve(usage as never)
+    }
     waiter.resolve({
       exit: Number(f.exit),
       signal: Number(f.signal),

@@ -1,0 +1,92 @@
+// Nothing is left behind: a finished `cli run` leaves no slot folder, and a server killed with SIGKILL
+// mid-job (its supervisors killed too, as a whole process group would be) leaves slot folders, a
+// mounted work directory and slot cgroups that the next start removes, while the slots of processes
+// still alive are kept.
+import { execa } from 'execa'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { loadConfig } from '../config.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const runs = loadConfig({ ARBITER_DATA: tmpdir() }).paths.runs
+let server: RunningServer
+
+beforeAll(async () => {
+  server = await startServer({ configToml: '[pool]\nsize = 2\n' })
+}, 60_000)
+afterAll(async () => {
+  await server?.stop()
+  server?.cleanup()
+})
+
+const slotsOf = (pid: number) => readdirSync(runs).filter((n) => n.startsWith(`w${pid}-`))
+const mountsOf = (pid: number) => readFileSync('/proc/mounts', 'utf8').split('\n').filter((l) => l.includes(`${runs}/w${pid}-`))
+const cgroupsOf = (pid: number) =>
+  ['/sys/fs/cgroup/arbiter', '/sys/fs/cgroup/memory/arbiter', '/sys/fs/cgroup/pids/arbiter', '/sys/fs/cgroup/cpuacct/arbiter']
+    .filter(existsSync)
+    .flatMap((d) => readdirSync(d).filter((n) => n.startsWith(`w${pid}-`)).map((n) => `${d}/${n}`))
+
+/** The supervisors a server started (children of its process). */
+function supervisorsOf(pid: number): number[] {
+  const all = readdirSync('/proc').filter((p) => /^\d+$/.test(p))
+  return all
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('arbiter-supervisor')
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+test('cli run leaves no slot folder behind', { timeout: 120_000 }, async () => {
+  const src = join(tmpdir(), `leftovers-${process.pid}.py`)
+  writeFileSync(src, 'print(1)\n')
+  const child = execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--lang', 'PYTHON3', '--source', src], { cwd: ROOT })
+  const pid = child.pid!
+  const r = await child
+  expect(JSON.parse(r.stdout).status).toBe('AC')
+  expect(readdirSync(runs).filter((n) => n === `cli-${pid}`)).toEqual([])
+})
+
+test('a server killed mid-job: the next start removes its slot folders, mounted boxes and cgroups', { timeout: 180_000 }, async () => {
+  const secret = await server.createClient('leftovers')
+  const http = api(server.url)
+  // two jobs in the jail at the kill, each holding its box mounted
+  for (let i = 0; i < 2; i++) {
+    await http.post('/v4/partner/code-evaluation/submissions/', JSON.stringify({ lang: 'PYTHON3', source: 'import time\ntime.sleep(4)' }), { 'client-secret': secret, 'content-type': 'application/json' })
+  }
+  const old = server.pid
+  await waitUntil(() => mountsOf(old).length === 2, 30_000, 'both boxes mounted')
+  const supervisors = supervisorsOf(old)
+  expect(supervisors.length).toBeGreaterThan(0)
+  await server.kill()
+  for (const s of supervisors) {
+    try {
+      process.kill(s, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  await new Promise((r) => setTimeout(r, 500))
+  // what the kill left
+  expect(slotsOf(old).length).toBeGreaterThan(0)
+  expect(mountsOf(old).length).toBe(2)
+  expect(cgroupsOf(old).length).toBeGreaterThan(0)
+
+  await server.restart()
+  // the next start's slots clean up before their first step; the re-queued jobs run through them
+  await waitUntil(() => Number(server.query<{ n: number }>("select count(*) n from submissions where state = 'completed'")[0].n) === 2, 60_000, 'jobs completed')
+  await waitUntil(() => slotsOf(old).length === 0 && mountsOf(old).length === 0 && cgroupsOf(old).length === 0, 20_000, 'leftovers removed').catch((err) => {
+    throw new Error(`${err.message}: ${JSON.stringify({ slots: slotsOf(old), mounts: mountsOf(old), cgroups: cgroupsOf(old) })}`)
+  })
+  // the new server's own slots are alive and kept
+  expect(slotsOf(server.pid).length).toBeGreaterThan(0)
+  const r = await json(await http.post('/code/run/', new URLSearchParams({ client_secret: secret, source: 'print(2)', lang: 'PYTHON3' })))
+  expect(r.run_status.status).toBe('AC')
+})
