@@ -1,7 +1,8 @@
 // The admin's dashboard in a real headless Chromium: sign-in with a token from `cli admin create`, every
 // panel with real data (a jailed submission, a doctor self-test, a client, a failed callback, an
 // interview), creating and revoking a client, retrying a failed delivery; CSRF and revocation hold.
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser } from './browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startServer, type Server } from './interview-harness.ts'
 
@@ -11,11 +12,7 @@ let browser: Browser
 beforeAll(async () => {
   // one attempt per callback, so a refused one is "failed" at once
   s = await startServer({ outbox: { max_attempts: 1 } })
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchBrowser()
 }, 120_000)
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 // GET /docs in a real headless Chromium: Swagger UI, served by this server alone, renders the OpenAPI
 // document within the page's Content-Security-Policy (a CSP violation or a request to another origin fails).
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchBrowser } from './browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startServer, type RunningServer } from './harness.ts'
 
@@ -9,11 +10,7 @@ let browser: Browser
 
 beforeAll(async () => {
   server = await startServer()
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchBrowser()
 }, 120_000)
 
 afterAll(async () => {

@@ -5,7 +5,8 @@
 import { createHmac } from 'node:crypto'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser } from './browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startReceiver, waitUntil, type Receiver } from './harness.ts'
 import { startServer, type Server } from './interview-harness.ts'
@@ -25,11 +26,7 @@ beforeAll(async () => {
   thanks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Thanks</title><h1>Feedback received</h1>'))
   await new Promise<void>((r) => thanks.listen(0, '127.0.0.1', r))
   thanksUrl = `http://127.0.0.1:${(thanks.address() as AddressInfo).port}/after-interview`
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchBrowser()
 }, 120_000)
 
 afterAll(async () => {
