@@ -95,7 +95,23 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   for (const page of [ivan, cand]) {
     await page.locator('#stdout', { hasText: 'hello 42' }).waitFor()
     expect(await page.locator('#run-status').innerText()).toMatch(/^AC .* run by Ivan Interviewer/)
+    // the run time in hundredths, not six decimals
+    expect(await page.locator('#run-status').innerText()).toMatch(/ · \d+\.\d{2} s · /)
   }
+
+  // the candidate edits and runs at once (before the edit's own save): the label does not stay "editing…"
+  await cand.locator('#lang').selectOption('C')
+  await cand.locator('#code').fill('int main( {')
+  await cand.locator('#run').click()
+  for (const page of [cand, ivan]) await page.locator('#run-status', { hasText: /^CE/ }).waitFor()
+  expect(await cand.locator('#sync').innerText()).toBe('saved')
+  // a compile error shows the compiler's text, and no empty output box under it
+  expect(await cand.locator('#compile').innerText()).toMatch(/error/)
+  expect(await cand.locator('#stdout').isVisible()).toBe(false)
+  // back to the working program for the rest
+  await cand.locator('#lang').selectOption('PYTHON3')
+  await cand.locator('#code').fill(code)
+  await waitUntil(async () => (await valueOf(ivan, '#code')) === code && (await valueOf(ivan, '#lang')) === 'PYTHON3', 20_000, 'the code back at the interviewer')
 
   // feedback: the overall result, two rating keys and the eval_param
   await ivan.locator('input[name=result][value=YES]').check()
@@ -113,6 +129,7 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   await cand.locator('#status', { hasText: 'completed' }).waitFor()
   expect(await cand.locator('#code').isEditable()).toBe(false)
   expect(await cand.locator('#run').isDisabled()).toBe(true)
+  expect(await cand.locator('#sync').innerText()).toBe('read-only')
 
   // B4: completed, Ivan's feedback on the 1–5 scale with its labels, Olga's all null
   const report = await s.call('POST', `${P}/report/`, { ...admin, interview_id: id })

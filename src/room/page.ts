@@ -206,10 +206,12 @@ function applyState(s) {
 function showRun(r) {
   if (!r) return;
   var detail = r.status_detail && r.status_detail !== 'NA' ? ' (' + r.status_detail + ')' : '';
-  $('run-status').textContent = r.status + detail + ' · ' + r.time_used + ' s · ' + Math.round(r.memory_used_kb / 1024) +
+  $('run-status').textContent = r.status + detail + ' · ' + Number(r.time_used).toFixed(2) + ' s · ' + Math.round(r.memory_used_kb / 1024) +
     ' MB · ' + r.language + ' · run by ' + r.by + (r.truncated ? ' · output cut' : '');
   $('compile').textContent = r.compile_output || '';
   $('stdout').textContent = r.stdout;
+  // no empty output box under a compile error
+  $('stdout').hidden = !r.stdout && !!r.compile_output;
   $('stderr').textContent = r.stderr;
 }
 runBtn.addEventListener('click', function () {
@@ -217,7 +219,9 @@ runBtn.addEventListener('click', function () {
   clearTimeout(timer); timer = null;
   runBtn.disabled = true;
   $('run-status').textContent = 'Running…';
-  post('/run', current()).then(showRun, function (e) { $('run-status').textContent = 'Not run: ' + failed(e); })
+  // the run request saves the code it runs: the editing label is over either way
+  post('/run', current()).then(function (r) { sync.textContent = 'saved'; showRun(r); },
+    function (e) { sync.textContent = ''; $('run-status').textContent = 'Not run: ' + failed(e); })
   .then(function () { runBtn.disabled = ended; });
 });
 
@@ -227,6 +231,8 @@ function setStatus(status) {
   el.className = 'badge ' + status;
   if (status !== 'completed') return;
   ended = true;
+  clearTimeout(timer); timer = null;
+  sync.textContent = 'read-only';
   document.body.classList.add('ended');
   code.readOnly = true; stdin.readOnly = true; lang.disabled = true; runBtn.disabled = true;
   var end = $('end'); if (end) end.disabled = true;
