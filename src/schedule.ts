@@ -3,7 +3,7 @@
 import cron from 'node-cron'
 import type { Deps } from './deps.ts'
 import { pruneSubmissions } from './evaluation/retention.ts'
-import { concludeDueInterviews } from './interviews/interviews.ts'
+import { concludeDueInterviews } from './interviews/lifecycle.ts'
 import { pruneInterviews } from './interviews/retention.ts'
 import { redactSentMail } from './jobs/mailer.ts'
 import { pruneSessions } from './room/sessions.ts'

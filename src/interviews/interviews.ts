@@ -1,246 +1,29 @@
-// The interview service: create / read / update / report / delete (B1–B5), and the life of an interview
-// after that: the room's view, feedback, ending it, the minute sweep (concludeDueInterviews). The spec's
+// The interview partner API's service: create / read / update / report / delete (B1–B5) and the stored
+// resume. The life of an interview after that is lifecycle.ts; its mails mails.ts; its report report.ts. The spec's
 // rules become AppError(ecode); every write is one synchronous SQLite transaction, and the e-mails and the
 // report callback it owes are outbox rows of that same transaction, so a crash loses neither.
-import { and, asc, eq, gt, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
-import { randomUUID } from 'node:crypto'
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { normaliseCallbackUrl } from '../jobs/callback.ts'
-import { addressOf, mailFrom } from '../jobs/mailer.ts'
-import { enqueueDelivery, type OutboxRow } from '../jobs/outbox.ts'
-import type { Db } from '../storage/db.ts'
-import { companies, interviewFeedback, interviewParticipants, interviews } from '../storage/schema.ts'
+import { companies, interviews } from '../storage/schema.ts'
 import type { ApiUser } from './accounts.ts'
 import { formatOffsetDateTime, parseOffsetDateTime } from './datetime.ts'
-import { RATING_KEYS, ratingMessage, verboseName, type FeedbackSubmission } from './feedback.ts'
-import { renderMail, type MailKind } from './invites.ts'
-import { hashToken, linkUrl, mintToken } from './links.ts'
+import type { MailKind } from './invites.ts'
 import { downloadResume, removeResume, signedResumeUrl, storeResume, verifyResumeSignature, readStoredResume } from './resume.ts'
 import {
   crossFieldProblem,
   normalizePhone,
-  success,
   type DeleteRequest,
   type Feedback,
   type InterviewCreate,
-  type InterviewerInput,
   type InterviewUpdate,
-  type Rating,
   type ReportRequest,
 } from './schemas.ts'
-import { endOf, statusAt, type InterviewStatus } from './status.ts'
-
-type Interview = typeof interviews.$inferSelect
-type Participant = typeof interviewParticipants.$inferSelect
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-type LifeDeps = Pick<Deps, 'config'>
-
-/** Outbox kinds this area enqueues (main.ts registers their senders). */
-
-export interface Links {
-  interview_id: string
-  candidate_interview_link: string
-  interviewer_interview_links: Record<string, string>
-}
-
-const notFound = () => new AppError('INTERVIEWNOTFOUND')
-const maxDurationMs = (deps: Pick<Deps, 'config'>) => deps.config.interviews.max_duration_min * 60_000
-
-/** A new interview id: a UUID written as 32 lowercase hex characters. */
-export const newInterviewId = () => randomUUID().replace(/-/g, '')
-
-/** 32 hex digits or the hyphenated UUID form, any case → the stored form; anything else → null. */
-export function normalizeInterviewId(raw: string): string | null {
-  const s = raw.trim().toLowerCase()
-  if (/^[0-9a-f]{32}$/.test(s)) return s
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(s)) return s.replace(/-/g, '')
-  return null
-}
-
-/**
- * The live interview with this id, of the caller's company. Another company's interview answers
- * INTERVIEWNOTFOUND exactly like an unknown one, so ids cannot be probed across companies.
- */
-function findInterview(db: Pick<Db, 'select'>, user: ApiUser, rawId: string): Interview {
-  const id = normalizeInterviewId(rawId)
-  if (!id) throw notFound()
-  const row = db
-    .select()
-    .from(interviews)
-    .where(and(eq(interviews.id, id), eq(interviews.companyId, user.companyId), isNull(interviews.deletedAt)))
-    .get()
-  if (!row) throw notFound()
-  return row
-}
-
-/**
- * The status now, with the lifecycle markers written the first time it is seen ongoing or completed,
- * so a later update of start_datetime cannot make it go back. Seeing it completed for the first time is
- * its conclusion: the report callback is enqueued in the same transaction.
- */
-function settle(deps: LifeDeps, tx: Tx, row: Interview, now: Date): { row: Interview; status: InterviewStatus } {
-  const maxMs = maxDurationMs(deps)
-  const status = statusAt(row, now, maxMs)
-  const set: Partial<Interview> = {}
-  if (status !== 'upcoming' && !row.startedAt) set.startedAt = row.startAt
-  if (status === 'completed' && !row.endedAt) set.endedAt = endOf(row, maxMs)
-  if (Object.keys(set).length === 0) return { row, status }
-  const changed = tx
-    .update(interviews)
-    .set(set)
-    .where(and(eq(interviews.id, row.id), set.endedAt ? isNull(interviews.endedAt) : undefined))
-    .run().changes
-  const next = { ...row, ...set }
-  if (set.endedAt && changed === 1) enqueueReport(deps, tx, next, now)
-  return { row: next, status }
-}
-
-/** Someone an e-mail may go to, with their fresh link (only known here, before it is hashed). */
-interface Recipient {
-  role: 'candidate' | 'interviewer'
-  name: string
-  email: string
-  link?: string
-}
-
-function insertParticipants(
-  tx: Tx,
-  deps: Pick<Deps, 'config'>,
-  interviewId: string,
-  candidate: { full_name: string; email_id: string },
-  interviewers: InterviewerInput[],
-  now: Date
-): { links: Links; recipients: Recipient[] } {
-  const publicUrl = deps.config.server.public_url
-  const rows = [
-    { role: 'candidate' as const, fullName: candidate.full_name.trim(), email: candidate.email_id.trim(), feedbackRedirectUrl: null, position: 0 },
-    ...interviewers.map((i, n) => ({
-      role: 'interviewer' as const,
-      fullName: i.full_name.trim(),
-      email: i.email_id.trim(),
-      feedbackRedirectUrl: i.feedback_redirect_url ?? null,
-      position: n,
-    })),
-  ].map((r) => ({ ...r, token: mintToken() }))
-  tx.insert(interviewParticipants)
-    .values(rows.map(({ token, ...r }) => ({ ...r, interviewId, tokenHash: hashToken(token), createdAt: now })))
-    .run()
-  const [cand, ...rest] = rows
-  return {
-    links: {
-      interview_id: interviewId,
-      candidate_interview_link: linkUrl(publicUrl, cand.token),
-      interviewer_interview_links: Object.fromEntries(rest.map((r) => [r.email, linkUrl(publicUrl, r.token)])),
-    },
-    recipients: rows.map((r) => ({ role: r.role, name: r.fullName, email: r.email, link: linkUrl(publicUrl, r.token) })),
-  }
-}
-
-// ── e-mails ────────────────────────────────────────────────────────────────────────────────────────
-
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, '') || 'arbiter'
-  } catch {
-    return 'arbiter'
-  }
-}
-
-/**
- * One outbox row per e-mail, rendered now (invites.ts) with the recipient's own link. Each recipient of
- * an interview is one group, so their mails go out in order and a failed old one gives way to a newer one.
- */
-function enqueueMails(deps: LifeDeps, tx: Tx, row: Interview, mails: { kind: MailKind; to: Recipient }[], everyone: Recipient[], now: Date) {
-  if (mails.length === 0) return
-  const from = mailFrom(deps.config)
-  const organizer = { name: from.replace(/<[^<>]*>\s*$/, '').replace(/"/g, '').trim() || 'Arbiter', email: addressOf(from) }
-  for (const { kind, to } of mails) {
-    const message = renderMail({
-      kind,
-      interview: {
-        id: row.id,
-        title: row.title,
-        startAt: row.startAt,
-        offsetMin: row.startOffsetMin,
-        durationMin: deps.config.interviews.max_duration_min,
-        sequence: row.sequence,
-      },
-      recipient: to,
-      others: everyone.filter((p) => p.email.toLowerCase() !== to.email.toLowerCase()).map((p) => ({ name: p.name, role: p.role })),
-      from: organizer,
-      uidDomain: hostOf(deps.config.server.public_url),
-      now,
-    })
-    enqueueDelivery(
-      tx,
-      {
-        kind: 'email',
-        subjectId: row.id,
-        target: to.email,
-        body: JSON.stringify(message),
-        contentType: 'application/json',
-        groupKey: `mail:${row.id}:${to.email.toLowerCase()}`,
-      },
-      now
-    )
-  }
-}
-
-// ── the report callback ────────────────────────────────────────────────────────────────────────────
-
-/** The B4 body with every interviewer's feedback: what callback_url receives. */
-function callbackReport(deps: LifeDeps, tx: Tx, row: Interview) {
-  const maxMs = maxDurationMs(deps)
-  return {
-    ...success(),
-    interview_id: row.id,
-    start_datetime: formatOffsetDateTime(row.startAt, row.startOffsetMin),
-    end_datetime: formatOffsetDateTime(endOf(row, maxMs), row.startOffsetMin),
-    status: 'completed' as const,
-    interviewer_feedbacks: feedbacksOf(tx, row, () => true),
-  }
-}
-
-/** Enqueues the report for callback_url (if one was given); signed when it is sent (jobs/signature.ts). */
-function enqueueReport(deps: LifeDeps, tx: Tx, row: Interview, now: Date) {
-  if (!row.callbackUrl) return
-  enqueueDelivery(
-    tx,
-    {
-      kind: 'interview_report',
-      subjectId: row.id,
-      target: normaliseCallbackUrl(row.callbackUrl),
-      body: JSON.stringify(callbackReport(deps, tx, row)),
-      contentType: 'application/json',
-      headers: { 'x-arbiter-event': 'interview.report' },
-      // later reports (feedback after the end) follow the first in order and replace a failing one
-      groupKey: `report:${row.id}`,
-    },
-    now
-  )
-}
-
-/** The signing key of a report delivery: its company's webhook secret (null once the interview is gone). */
-export function reportSecret(deps: Pick<Deps, 'db'>, row: Pick<OutboxRow, 'subjectId'>): string | null {
-  const id = row.subjectId
-  if (!id) return null
-  return (
-    deps.db
-      .select({ secret: companies.webhookSecret })
-      .from(interviews)
-      .innerJoin(companies, eq(companies.id, interviews.companyId))
-      .where(eq(interviews.id, id))
-      .get()?.secret ?? null
-  )
-}
-
-const revokeParticipants = (tx: Pick<Db, 'update'>, interviewId: string, now: Date) =>
-  tx
-    .update(interviewParticipants)
-    .set({ revokedAt: now })
-    .where(and(eq(interviewParticipants.interviewId, interviewId), isNull(interviewParticipants.revokedAt)))
-    .run()
+import { endOf } from './status.ts'
+import { currentParticipants, findInterview, insertParticipants, maxDurationMs, newInterviewId, normalizeInterviewId, notFound, revokeParticipants, type Links, type Recipient } from './records.ts'
+import { settle } from './lifecycle.ts'
+import { enqueueMails } from './mails.ts'
+import { feedbacksOf } from './report.ts'
 
 function checkCrossFields(input: Parameters<typeof crossFieldProblem>[0]) {
   const problem = crossFieldProblem(input)
@@ -339,14 +122,6 @@ export function readInterview(deps: Deps, user: ApiUser, rawId: string) {
   return view
 }
 
-const currentParticipants = (db: Pick<Db, 'select'>, interviewId: string) =>
-  db
-    .select()
-    .from(interviewParticipants)
-    .where(and(eq(interviewParticipants.interviewId, interviewId), isNull(interviewParticipants.revokedAt)))
-    .orderBy(asc(interviewParticipants.role), asc(interviewParticipants.position))
-    .all()
-
 // ── B3 ─────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -417,47 +192,6 @@ export function updateInterview(deps: Deps, user: ApiUser, rawId: string, input:
 }
 
 // ── B4 ─────────────────────────────────────────────────────────────────────────────────────────────
-
-type StoredRatings = Record<string, { rating: number; comment: string }>
-
-const emptyRating = (verbose: string): Rating => ({ rating: null, comment: null, verbose_name: verbose, rating_message: null })
-
-function renderRatings(stored: StoredRatings, keys: string[], evalParams: boolean): Record<string, Rating> {
-  return Object.fromEntries(
-    keys.map((key) => {
-      const verbose = evalParams ? key : verboseName(key)
-      const r = Object.hasOwn(stored, key) ? stored[key] : undefined
-      if (!r) return [key, emptyRating(verbose)]
-      return [key, { rating: String(r.rating), comment: r.comment, verbose_name: verbose, rating_message: ratingMessage(key, r.rating, evalParams) }]
-    })
-  )
-}
-
-const unsubmitted = (): Feedback => ({ result: null, ratings: null, eval_params_ratings: null })
-
-/** Current interviewer e-mail → rendered feedback, for the interviewers `visible` lets through. */
-function feedbacksOf(tx: Pick<Db, 'select'>, row: Interview, visible: (p: Participant) => boolean): Record<string, Feedback> {
-  const stored = new Map(
-    tx
-      .select()
-      .from(interviewFeedback)
-      .where(eq(interviewFeedback.interviewId, row.id))
-      .all()
-      .map((f) => [f.interviewerEmail, f])
-  )
-  return Object.fromEntries(
-    currentParticipants(tx, row.id)
-      .filter((p) => p.role === 'interviewer' && visible(p))
-      .map((p) => {
-        const f = stored.get(p.email.toLowerCase())
-        if (!f) return [p.email, unsubmitted()]
-        return [
-          p.email,
-          { result: f.result, ratings: renderRatings(f.ratings, RATING_KEYS, false), eval_params_ratings: renderRatings(f.evalParamsRatings, row.evalParams, true) },
-        ]
-      })
-  )
-}
 
 /**
  * B4. interviewer_feedbacks is null until the interview is completed. Then it maps each current
@@ -546,127 +280,4 @@ export async function resumeFile(
   } catch {
     throw notFound()
   }
-}
-
-// ── the room and the lifecycle ─────────────────────────────────────────────────────────────────────
-
-/** The live (not deleted) interview with this id, any company: the room has checked its session. */
-function liveInterview(db: Pick<Db, 'select'>, id: string): Interview {
-  const row = db
-    .select()
-    .from(interviews)
-    .where(and(eq(interviews.id, id), isNull(interviews.deletedAt)))
-    .get()
-  if (!row) throw notFound()
-  return row
-}
-
-/** What the room shows: the interview, its status now, and the current participants. */
-export function roomInterview(deps: Deps, interviewId: string) {
-  return deps.db.transaction((tx) => {
-    const { row, status } = settle(deps, tx, liveInterview(tx, interviewId), deps.now())
-    return {
-      row,
-      status,
-      startDatetime: formatOffsetDateTime(row.startAt, row.startOffsetMin),
-      endDatetime: formatOffsetDateTime(endOf(row, maxDurationMs(deps)), row.startOffsetMin),
-      participants: currentParticipants(tx, row.id),
-    }
-  })
-}
-
-/** An interviewer's own stored feedback (the room's form starts from it), or null. */
-export function storedFeedback(deps: Pick<Deps, 'db'>, interviewId: string, interviewerEmail: string) {
-  const f = deps.db
-    .select()
-    .from(interviewFeedback)
-    .where(and(eq(interviewFeedback.interviewId, interviewId), eq(interviewFeedback.interviewerEmail, interviewerEmail.toLowerCase())))
-    .get()
-  return f ? { result: f.result, ratings: f.ratings, evalParamsRatings: f.evalParamsRatings } : null
-}
-
-/** The status now (and the markers it implies), for the room's periodic check. */
-export const interviewStatus = (deps: Deps, interviewId: string): InterviewStatus =>
-  deps.db.transaction((tx) => settle(deps, tx, liveInterview(tx, interviewId), deps.now()).status)
-
-/**
- * An interviewer ends the interview: completed now, and the report goes out. Ending one that has not
- * reached its start counts it as started now. Ending it twice changes nothing.
- */
-export function endInterview(deps: Deps, interviewId: string): { status: InterviewStatus; ended: boolean } {
-  const result = deps.db.transaction(
-    (tx) => {
-      const now = deps.now()
-      const { row, status } = settle(deps, tx, liveInterview(tx, interviewId), now)
-      if (status === 'completed') return { status, ended: false }
-      const set = { startedAt: row.startedAt ?? now, endedAt: now }
-      tx.update(interviews)
-        .set(set)
-        .where(and(eq(interviews.id, row.id), isNull(interviews.endedAt)))
-        .run()
-      enqueueReport(deps, tx, { ...row, ...set }, now)
-      return { status: 'completed' as const, ended: true }
-    },
-    { behavior: 'immediate' }
-  )
-  // the report (and anything else enqueued) goes out now, not at the outbox's next look
-  deps.outbox.wake()
-  return result
-}
-
-/**
- * Stores (or replaces) an interviewer's feedback. Feedback given after the end is still taken: the
- * report is then sent to callback_url again, with it.
- */
-export function submitFeedback(deps: Deps, interviewId: string, interviewerEmail: string, input: FeedbackSubmission): void {
-  deps.db.transaction(
-    (tx) => {
-      const now = deps.now()
-      const { row, status } = settle(deps, tx, liveInterview(tx, interviewId), now)
-      const unknown = Object.keys(input.eval_params_ratings).find((k) => !row.evalParams.includes(k))
-      if (unknown !== undefined) throw new AppError('BADDATA', `"${unknown}" is not an eval_param of this interview`)
-      const values = {
-        result: input.result,
-        ratings: input.ratings as StoredRatings,
-        evalParamsRatings: input.eval_params_ratings,
-        submittedAt: now,
-      }
-      tx.insert(interviewFeedback)
-        .values({ interviewId: row.id, interviewerEmail: interviewerEmail.toLowerCase(), ...values })
-        .onConflictDoUpdate({ target: [interviewFeedback.interviewId, interviewFeedback.interviewerEmail], set: values })
-        .run()
-      if (status === 'completed') enqueueReport(deps, tx, row, now)
-    },
-    { behavior: 'immediate' }
-  )
-  deps.outbox.wake()
-}
-
-/**
- * The minute sweep (schedule.ts): every live interview that has started and not ended is settled, so
- * interviews move to ongoing and, after interviews.max_duration_min, to completed with their report
- * sent, even when nobody asks about them.
- */
-export function concludeDueInterviews(deps: Deps): { started: number; completed: number } {
-  const now = deps.now()
-  const due = deps.db
-    .select({ id: interviews.id })
-    .from(interviews)
-    .where(and(isNull(interviews.deletedAt), isNull(interviews.endedAt), or(lte(interviews.startAt, now), isNotNull(interviews.startedAt))))
-    .all()
-  let started = 0
-  let completed = 0
-  for (const { id } of due) {
-    deps.db.transaction(
-      (tx) => {
-        const row = tx.select().from(interviews).where(eq(interviews.id, id)).get()
-        if (!row || row.deletedAt || row.endedAt) return
-        const after = settle(deps, tx, row, now).row
-        if (!row.startedAt && after.startedAt) started++
-        if (after.endedAt) completed++
-      },
-      { behavior: 'immediate' }
-    )
-  }
-  return { started, completed }
 }
