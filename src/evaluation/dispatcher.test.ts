@@ -3,6 +3,9 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { createFakePool, echo } from '../jobs/fake-pool.ts'
 import { submissions } from '../storage/schema.ts'
 import { findClientBySecret } from './clients.ts'
+import { createDispatcher } from './dispatcher.ts'
+import type { JobQueue } from './queue.ts'
+import type { Submission } from './replies.ts'
 import { acceptSubmission } from './submissions.ts'
 import { addClient, createTestDeps, testConfig, until, type TestDeps } from './test-support.ts'
 
@@ -85,5 +88,30 @@ describe('dispatcher', () => {
     await new Promise((r) => setTimeout(r, 30))
     expect(deps.pool.jobs).toHaveLength(0)
     expect(all()[0].state).toBe('queued')
+  })
+})
+
+describe('the queue seam', () => {
+  test('the dispatcher works through any JobQueue: recover, claim, compiled, complete, and fail on our fault', async () => {
+    const base = createTestDeps({ start: false })
+    deps = base
+    const rows = [1, 2, 3].map((id) => ({ id, heId: `h${id}`, api: 'v4', attempt: 1, language: 'C', source: 's', input: String(id), timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false }) as unknown as Submission)
+    const calls: string[] = []
+    const queue: JobQueue = {
+      recover: () => (calls.push('recover'), 0),
+      claim: () => rows.shift(),
+      compiled: (row) => void calls.push(`compiled ${row.id}`),
+      complete: (row, result) => (calls.push(`complete ${row.id} ${result.run?.stdout}`), { ...row, state: 'completed' } as Submission),
+      fail: (row, reason) => (calls.push(`fail ${row.id} ${reason}`), undefined),
+    }
+    const pool = createFakePool({ behave: (job) => (job.input === '3' ? Promise.reject(new Error('jail broke')) : echo(job)) })
+    const dispatcher = createDispatcher({ ...base, pool }, queue)
+    dispatcher.start()
+    await until(() => calls.filter((c) => c.startsWith('complete') || c.startsWith('fail')).length === 3)
+    await dispatcher.stop(1000)
+    expect(calls[0]).toBe('recover')
+    expect(calls).toEqual(expect.arrayContaining(['compiled 1', 'complete 1 1', 'compiled 2', 'complete 2 2', 'fail 3 jail broke']))
+    // nothing reached the submissions table: the queue is the only way the dispatcher touches it
+    expect(all()).toEqual([])
   })
 })

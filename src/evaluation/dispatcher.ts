@@ -2,11 +2,12 @@
 // running go back to queued; while a pool slot is free the oldest queued row (synchronous v3 first) is
 // claimed with one UPDATE … RETURNING that also bumps its claim token `attempt`, and handed to the pool.
 // Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
-import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import type { CompileOutcome, Job } from '../jobs/types.ts'
 import { submissions } from '../storage/schema.ts'
-import { completeSubmission, failAttempt, markCompiled, type Submission } from './submissions.ts'
+import { localQueue, type JobQueue } from './queue.ts'
+import type { Submission } from './replies.ts'
 
 export interface Dispatcher {
   /** Re-queues what a crash left running, then starts claiming. */
@@ -31,46 +32,9 @@ export function jobOf(row: Submission): Job {
   }
 }
 
-/** Rows a crash left running or compiled are queued again; their old claim token becomes stale. */
-export function requeueAbandoned(db: Deps['db']): number {
-  return db
-    .update(submissions)
-    .set({ state: 'queued', compiledAt: null })
-    .where(inArray(submissions.state, ['running', 'compiled']))
-    .run().changes
-}
+const byId = (db: Deps['db'], id: number): Submission | undefined => db.select().from(submissions).where(eq(submissions.id, id)).get()
 
-function prepare(db: Deps['db']) {
-  const next = db
-    .select({ id: submissions.id })
-    .from(submissions)
-    .where(eq(submissions.state, 'queued'))
-    .orderBy(asc(submissions.priority), asc(submissions.id))
-    .limit(1)
-  return {
-    // drizzle binds the placeholder through startedAt's encoder (Date → ms); set()'s types do not say so
-    claim: db
-      .update(submissions)
-      .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt: sql.placeholder('now') as unknown as Date })
-      .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
-      .returning()
-      .prepare(),
-    byId: db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare(),
-  }
-}
-const cache = new WeakMap<object, ReturnType<typeof prepare>>()
-const stmts = (db: Deps['db']) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = prepare(db)))
-  return s
-}
-
-/** Claims the next queued row: one statement, so two claimers can never take the same row. */
-export function claimNext(db: Deps['db'], now: Date): Submission | undefined {
-  return stmts(db).claim.get({ now })
-}
-
-export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?: Dispatcher }): Dispatcher {
+export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue = localQueue(deps)): Dispatcher {
   const { db, log } = deps
   const waiters = new Map<number, Set<(row: Submission) => void>>()
   const running = new Set<Promise<void>>()
@@ -90,11 +54,11 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?:
     let done: Submission | undefined
     try {
       // only v4 shows the compile stage (CODE_COMPILED); v3 learns everything at completion
-      const hooks = row.api === 'v4' ? { onCompiled: (outcome: CompileOutcome) => markCompiled(self, row, outcome) } : {}
+      const hooks = row.api === 'v4' ? { onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome) } : {}
       const result = await deps.pool.run(jobOf(row), hooks)
-      done = completeSubmission(self, row, result)
+      done = queue.complete(row, result)
     } catch (err) {
-      done = failAttempt(self, row, err instanceof Error ? err.message : String(err))
+      done = queue.fail(row, err instanceof Error ? err.message : String(err))
     }
     if (done) {
       jlog.debug('completed', { verdict: done.verdict, ms: done.completedAt!.getTime() - done.createdAt.getTime() })
@@ -107,7 +71,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?:
     pumping = true
     try {
       while (running.size < deps.pool.size) {
-        const row = claimNext(db, deps.now())
+        const row = queue.claim(deps.now())
         if (!row) break
         const p: Promise<void> = execute(row)
           .catch((err: unknown) => log.error('dispatch failed', { he_id: row.heId, err: String(err) }))
@@ -126,7 +90,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?:
 
   const api: Dispatcher = {
     start() {
-      const n = requeueAbandoned(db)
+      const n = queue.recover()
       if (n) log.info('re-queued submissions left running by the last stop', { count: n })
       started = true
       pump()
@@ -141,7 +105,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?:
         if (!set) waiters.set(id, (set = new Set()))
         set.add(resolve)
         // it may have completed before we started listening
-        const row = stmts(db).byId.get({ id })
+        const row = byId(db, id)
         if (row?.state === 'completed') notify(row)
       })
     },
@@ -155,7 +119,5 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'> & { dispatcher?:
       return running.size
     },
   }
-  // the services this loop calls reach the queue through deps.dispatcher (to re-queue a retry)
-  const self: Deps = { ...deps, dispatcher: api }
   return api
 }

@@ -170,6 +170,11 @@ export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission 
 }
 
 // ── transitions reported by the dispatcher ─────────────────────────────────────────────────────────
+// These are the local queue's (queue.ts) completing and retrying: they never call back into the
+// dispatcher, which claims again whenever a job ends (a retried row is among what it may claim).
+
+/** What the transitions need: no dispatcher (they are what it calls). */
+export type TransitionDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'>
 
 const live = (row: Submission) =>
   and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
@@ -177,7 +182,7 @@ const claim = (row: Submission) => ({ id: row.id, attempt: row.attempt })
 
 const callbackHeaders = (row: Submission, event: string) => ({ 'x-arbiter-event': event, 'x-arbiter-he-id': row.heId })
 
-function enqueueV4Callback(deps: ServiceDeps, row: Submission, stage: 'compiled' | 'completed') {
+function enqueueV4Callback(deps: TransitionDeps, row: Submission, stage: 'compiled' | 'completed') {
   if (!row.callbackUrl) return
   const body = v4Reply(row, linksFor(deps.config), stage)
   enqueueDelivery(
@@ -198,7 +203,7 @@ function enqueueV4Callback(deps: ServiceDeps, row: Submission, stage: 'compiled'
 }
 
 /** The compile step is over (v4 CODE_COMPILED). Ignored if the claim is stale. */
-export function markCompiled(deps: ServiceDeps, row: Submission, outcome: CompileOutcome): void {
+export function markCompiled(deps: TransitionDeps, row: Submission, outcome: CompileOutcome): void {
   if (outcome.step?.status === 'internal') return // our fault; the completion decides what to do
   const compileStatus = outcome.ok ? 'OK' : outcome.message.trim() || 'Compilation failed'
   // better-sqlite3 transactions belong to the connection: the prepared statements run inside them
@@ -214,7 +219,7 @@ export function markCompiled(deps: ServiceDeps, row: Submission, outcome: Compil
  * Stores the outcome and enqueues the callbacks, in one transaction. Returns the completed row, or
  * undefined when the claim was stale (a newer attempt owns the row) or the job is retried.
  */
-export function completeSubmission(deps: ServiceDeps, row: Submission, result: JobResult): Submission | undefined {
+export function completeSubmission(deps: TransitionDeps, row: Submission, result: JobResult): Submission | undefined {
   let verdict: Verdict
   try {
     verdict = verdictOf(result, row)
@@ -242,12 +247,12 @@ export function completeSubmission(deps: ServiceDeps, row: Submission, result: J
  * Our own fault (the jail could not run, the worker died): run it again while attempts remain, then
  * complete it with request_OK False and the reason, so no client waits forever.
  */
-export function failAttempt(deps: ServiceDeps, row: Submission, reason: string): Submission | undefined {
+export function failAttempt(deps: TransitionDeps, row: Submission, reason: string): Submission | undefined {
   const max = deps.config.evaluation.job_max_attempts
   deps.log.error('job failed on our side', { he_id: row.heId, attempt: row.attempt, of: max, reason })
   if (row.attempt < max) {
+    // queued again: the dispatcher claims it when this job's slot comes free
     deps.db.update(submissions).set({ state: 'queued', compiledAt: null }).where(live(row)).run()
-    deps.dispatcher.wake()
     return undefined
   }
   return finish(deps, row, {
@@ -266,7 +271,7 @@ export function failAttempt(deps: ServiceDeps, row: Submission, reason: string):
   })
 }
 
-function finish(deps: ServiceDeps, row: Submission, values: Completion): Submission | undefined {
+function finish(deps: TransitionDeps, row: Submission, values: Completion): Submission | undefined {
   const done = deps.db.transaction(() => {
     const u = stmts(deps.db).complete.get({ ...claim(row), ...values })
     if (!u || !u.callbackUrl) return u

@@ -1,0 +1,74 @@
+// The queue seam: what the dispatcher does with submissions — re-queue what a crash left running,
+// claim the next one (bumping its claim token), report its compile step, complete it, or retry it
+// after our own fault. The dispatcher calls only this, in one direction; the submissions table is
+// the local implementation (the default). A queue shared with other hosts implements the same.
+import type { Deps } from '../deps.ts'
+import type { CompileOutcome, JobResult } from '../jobs/types.ts'
+import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { submissions } from '../storage/schema.ts'
+import type { Submission } from './replies.ts'
+import { completeSubmission, failAttempt, markCompiled, type TransitionDeps } from './submissions.ts'
+
+export interface JobQueue {
+  /** Rows a crash left running go back to the queue (their claim tokens become stale); how many. */
+  recover(): number
+  /** The next submission to run, claimed with a new attempt token; undefined when none waits. */
+  claim(now: Date): Submission | undefined
+  /** The compile step of a claimed run ended (v4 CODE_COMPILED); a stale claim is ignored. */
+  compiled(row: Submission, outcome: CompileOutcome): void
+  /** The run ended: the completed row, or undefined when the claim was stale or it is run again. */
+  complete(row: Submission, result: JobResult): Submission | undefined
+  /** Our own fault: queued again while attempts remain (undefined), else completed with the reason. */
+  fail(row: Submission, reason: string): Submission | undefined
+}
+
+// ── the local queue: the submissions table ─────────────────────────────────────────────────────────
+
+/** Rows a crash left running or compiled are queued again; their old claim token becomes stale. */
+export function requeueAbandoned(db: Deps['db']): number {
+  return db
+    .update(submissions)
+    .set({ state: 'queued', compiledAt: null })
+    .where(inArray(submissions.state, ['running', 'compiled']))
+    .run().changes
+}
+
+function prepare(db: Deps['db']) {
+  const next = db
+    .select({ id: submissions.id })
+    .from(submissions)
+    .where(eq(submissions.state, 'queued'))
+    .orderBy(asc(submissions.priority), asc(submissions.id))
+    .limit(1)
+  return {
+    // drizzle binds the placeholder through startedAt's encoder (Date → ms); set()'s types do not say so
+    claim: db
+      .update(submissions)
+      .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt: sql.placeholder('now') as unknown as Date })
+      .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
+      .returning()
+      .prepare(),
+  }
+}
+const cache = new WeakMap<object, ReturnType<typeof prepare>>()
+const stmts = (db: Deps['db']) => {
+  let s = cache.get(db)
+  if (!s) cache.set(db, (s = prepare(db)))
+  return s
+}
+
+/** Claims the next queued row: one statement, so two claimers can never take the same row. */
+export function claimNext(db: Deps['db'], now: Date): Submission | undefined {
+  return stmts(db).claim.get({ now })
+}
+
+/** Today's queue: the submissions table of this server's SQLite database. */
+export function localQueue(deps: TransitionDeps & Pick<Deps, 'db'>): JobQueue {
+  return {
+    recover: () => requeueAbandoned(deps.db),
+    claim: (now) => claimNext(deps.db, now),
+    compiled: (row, outcome) => markCompiled(deps, row, outcome),
+    complete: (row, result) => completeSubmission(deps, row, result),
+    fail: (row, reason) => failAttempt(deps, row, reason),
+  }
+}
