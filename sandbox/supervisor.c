@@ -10,7 +10,9 @@
  *  - it wakes nsjail when the program has exited, working around nsjail's reap/pause() race
  *    that otherwise stalls a run for exactly one second now and then.
  *
- * Usage: arbiter-supervisor SLOT [v1|v2]
+ * Usage: arbiter-supervisor SLOT [v1|v2|auto] [INIT]
+ *   INIT: the static jail init (default: arbiter-jail-init beside this binary); it is copied onto
+ *   the jail's own small tmpfs (JAIL_FS) so that no host path of it shows in a jail's mountinfo.
  * Request (one field per line, values may not contain newlines; user data travels in files):
  *   run ID | exec PATH | arg S (repeated) | stdin PATH | stdout PATH | stderr PATH |
  *   status PATH (handed to the jail as fd 3 for jail-init's report) | chroot PATH (bare runs of
@@ -21,6 +23,9 @@
  * Or a box request (the job's work directory as a bounded tmpfs, see box_request):
  *   boxmount ID | boxgrow ID | boxumount ID, then path PATH | bytes N | inodes N | end
  *   reply: boxed ID used_bytes=N used_inodes=N free_bytes=N free_inodes=N
+ * Or a root request (a toolchain root's squashfs image, loop-mounted read-only once per host):
+ *   rootmount ID | path MOUNTPOINT | image FILE | end
+ *   reply: rooted ID
  * stdin/stdout/stderr/status are opened through a detached copy of their directory's mount, so
  * the jail's /proc/self/fd shows no host path (open_io_tree).
  */
@@ -36,6 +41,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <linux/magic.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/vfs.h>
 #include <sys/resource.h>
@@ -50,8 +59,14 @@
 #define LINE_MAX_LEN 8192
 #define CG_ROOT "/sys/fs/cgroup"
 #define FAVOR_MNT "/run/arbiter/cgroup-favordynmods"
+/* What every jail binds from the host lives on one small tmpfs of its own, so a jail's
+ * /proc/self/mountinfo names only "/init" and "/masked" there, never a host path. */
+#define JAIL_FS "/run/arbiter/jailfs"
 /* An empty file nobody may read, bind-mounted by jail.cfg over what a program must not read in /proc */
-#define MASKED_FILE "/run/arbiter/masked"
+#define MASKED_FILE JAIL_FS "/masked"
+#define JAIL_INIT JAIL_FS "/init"
+/* Serialises the set-up of JAIL_FS and of the roots' mounts between the slots' supervisors */
+#define SETUP_LOCK "/run/arbiter/.setup.lock"
 /* Per-jail share of quotas the kernel also counts to the user that created the jail's user
  * namespace (root): queued signals and POSIX timers, message-queue bytes, locked memory. */
 #define JAIL_SIGPENDING 1024
@@ -252,6 +267,9 @@ struct request {
 	int box_op;
 	char box[512];
 	uint64_t box_bytes, box_inodes;
+	/* a root request: loop-mount the squashfs image at box (the mount point) */
+	int root_op;
+	char image[512];
 };
 
 static void free_request(struct request* r) {
@@ -274,7 +292,11 @@ static int read_request(struct request* r) {
 		else if (!strcmp(k, "boxmount") || !strcmp(k, "boxgrow") || !strcmp(k, "boxumount")) {
 			snprintf(r->id, sizeof r->id, "%s", v);
 			r->box_op = k[3] == 'm' ? 1 : k[3] == 'g' ? 2 : 3;
+		} else if (!strcmp(k, "rootmount")) {
+			snprintf(r->id, sizeof r->id, "%s", v);
+			r->root_op = 1;
 		} else if (!strcmp(k, "path")) snprintf(r->box, sizeof r->box, "%s", v);
+		else if (!strcmp(k, "image")) snprintf(r->image, sizeof r->image, "%s", v);
 		else if (!strcmp(k, "bytes")) r->box_bytes = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "inodes")) r->box_inodes = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "exec")) snprintf(r->exec, sizeof r->exec, "%s", v);
@@ -302,13 +324,76 @@ static uint64_t cpu_used_us(void) {
 	return read_keyed(p, "usage_usec");
 }
 
-/* The mask jail.cfg mounts over /proc/cmdline, boot_id, diskstats ...: reading it fails (EACCES). */
-static void setup_masked_file(void) {
+static int setup_lock(void) {
 	mkdir_p("/run/arbiter");
+	int fd = open(SETUP_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && flock(fd, LOCK_EX) == 0) return fd;
+	if (fd >= 0) close(fd);
+	return -1;
+}
+
+/* Whether PATH is the root of a mount of the given file system type (not a folder inside another). */
+static int is_mount_of(const char* path, long magic) {
+	struct statfs fs;
+	struct stat self, parent;
+	char up[600];
+	snprintf(up, sizeof up, "%s/..", path);
+	if (statfs(path, &fs) != 0 || (long)fs.f_type != magic) return 0;
+	if (stat(path, &self) != 0 || stat(up, &parent) != 0) return 0;
+	return self.st_dev != parent.st_dev;
+}
+
+/* Reads a whole file of at most max bytes into a new buffer; NULL if it cannot. */
+static char* slurp(const char* path, size_t max, size_t* len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) return NULL;
+	struct stat st;
+	char* buf = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= max && (buf = malloc(st.st_size + 1))) {
+		size_t got = 0;
+		ssize_t n;
+		while (got < (size_t)st.st_size && (n = read(fd, buf + got, st.st_size - got)) > 0) got += n;
+		if (got != (size_t)st.st_size) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = got;
+	}
+	close(fd);
+	return buf;
+}
+
+/*
+ * JAIL_FS: a tmpfs holding the mask jail.cfg mounts over /proc/cmdline, boot_id, diskstats ...
+ * (reading it fails with EACCES) and a copy of the jail's init. Replaced atomically when the init
+ * changes (a running jail keeps the copy it started with).
+ */
+static void setup_jail_fs(const char* init_src) {
+	int lock = setup_lock();
+	if (lock < 0) die("cannot lock %s: %s", SETUP_LOCK, strerror(errno));
+	mkdir_p(JAIL_FS);
+	if (!is_mount_of(JAIL_FS, TMPFS_MAGIC) &&
+	    mount("arbiter-jail", JAIL_FS, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,nr_inodes=16,mode=0755") != 0)
+		die("cannot mount a tmpfs on %s: %s", JAIL_FS, strerror(errno));
 	int fd = open(MASKED_FILE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0 || fchmod(fd, 0) != 0 || ftruncate(fd, 0) != 0)
 		die("cannot make %s: %s", MASKED_FILE, strerror(errno));
 	close(fd);
+	size_t want_len = 0, have_len = 0;
+	char* want = slurp(init_src, 15u << 20, &want_len);
+	if (!want) die("cannot read the jail init %s: %s", init_src, strerror(errno));
+	char* have = slurp(JAIL_INIT, 15u << 20, &have_len);
+	if (!have || have_len != want_len || memcmp(have, want, want_len) != 0) {
+		const char* tmp = JAIL_FS "/.init.new";
+		unlink(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
+		if (fd < 0 || write(fd, want, want_len) != (ssize_t)want_len || fchmod(fd, 0555) != 0 || close(fd) != 0 ||
+		    rename(tmp, JAIL_INIT) != 0)
+			die("cannot copy the jail init to %s: %s", JAIL_INIT, strerror(errno));
+	}
+	free(want);
+	free(have);
+	close(lock);
 }
 
 /*
@@ -560,15 +645,77 @@ static void box_request(struct request* r) {
 	    (unsigned long long)fs.f_bfree * fs.f_bsize, (unsigned long long)fs.f_ffree);
 }
 
+/*
+ * A toolchain root is a squashfs image loop-mounted read-only at its mount point,
+ * once per host: a file system of its own, so a jail's mountinfo shows "/" of /dev/loopN as its
+ * root rather than the host folder the toolchains live in. Reply: "rooted ID" or "error ID MESSAGE".
+ */
+static void root_request(struct request* r) {
+	if (r->box[0] != '/' || strstr(r->box, "/..") || r->image[0] != '/' || strstr(r->image, "/..")) {
+		printf("error %s root: bad path\n", r->id);
+		return;
+	}
+	int lock = setup_lock();
+	if (lock < 0) {
+		printf("error %s root: lock: %s\n", r->id, strerror(errno));
+		return;
+	}
+	const char* fail = NULL;
+	int saved = 0, img = -1, ctl = -1, dev = -1;
+	char devname[64] = "";
+	mkdir_p(r->box);
+	if (is_mount_of(r->box, SQUASHFS_MAGIC)) goto done;
+	if ((img = open(r->image, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) { fail = "image"; goto done; }
+	if ((ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC)) < 0) { fail = "loop-control"; goto done; }
+	/* another program may take the same free device between the two calls: try a few */
+	for (int tries = 0; tries < 8 && dev < 0; tries++) {
+		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (n < 0) { fail = "loop device"; goto done; }
+		snprintf(devname, sizeof devname, "/dev/loop%d", n);
+		if ((dev = open(devname, O_RDONLY | O_CLOEXEC)) < 0) { fail = devname; goto done; }
+		struct loop_config cfg;
+		memset(&cfg, 0, sizeof cfg);
+		cfg.fd = img;
+		cfg.info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR;
+		if (ioctl(dev, LOOP_CONFIGURE, &cfg) != 0) {
+			saved = errno;
+			close(dev);
+			dev = -1;
+			if (saved != EBUSY) { errno = saved; fail = "LOOP_CONFIGURE"; goto done; }
+		}
+	}
+	if (dev < 0) { errno = EBUSY; fail = "loop device"; goto done; }
+	/* no nosuid/nodev here: nsjail remounts its bind of the root read-only, and flags locked in from
+	 * the host mount would make that fail (EPERM); inside, no_new_privs and the jail's own /dev hold */
+	if (mount(devname, r->box, "squashfs", MS_RDONLY, NULL) != 0) fail = "mount";
+done:
+	saved = errno;
+	if (dev >= 0) close(dev); /* autoclear: the loop device goes with the mount (or now, if none) */
+	if (ctl >= 0) close(ctl);
+	if (img >= 0) close(img);
+	close(lock);
+	if (fail) printf("error %s root: %s: %s\n", r->id, fail, strerror(saved));
+	else printf("rooted %s\n", r->id);
+}
+
 int main(int argc, char** argv) {
 	if (argc < 2 || strlen(argv[1]) >= sizeof slot || strchr(argv[1], '/') || argv[1][0] == '.')
-		die("usage: arbiter-supervisor SLOT [v1|v2]");
+		die("usage: arbiter-supervisor SLOT [v1|v2|auto] [INIT]");
 	snprintf(slot, sizeof slot, "%s", argv[1]);
-	cg_version = argc > 2 ? (strcmp(argv[2], "v2") == 0 ? 2 : 1) : detect_cgroup_version();
+	const char* want = argc > 2 ? argv[2] : "auto";
+	cg_version = !strcmp(want, "v2") ? 2 : !strcmp(want, "v1") ? 1 : detect_cgroup_version();
 	if (!cg_version) die("no cgroup memory controller found (neither v1 nor v2)");
 	signal(SIGPIPE, SIG_IGN);
 	favor_dynmods();
-	setup_masked_file();
+	char init_src[600];
+	if (argc > 3) snprintf(init_src, sizeof init_src, "%s", argv[3]);
+	else {
+		ssize_t n = readlink("/proc/self/exe", init_src, sizeof init_src - 32);
+		if (n <= 0) die("cannot find this binary: %s", strerror(errno));
+		init_src[n] = 0;
+		snprintf(strrchr(init_src, '/') + 1, 32, "arbiter-jail-init");
+	}
+	setup_jail_fs(init_src);
 	setup_cgroups();
 	setup_netns();
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -576,7 +723,9 @@ int main(int argc, char** argv) {
 
 	struct request r;
 	while (read_request(&r) == 0) {
-		if (r.box_op)
+		if (r.root_op)
+			root_request(&r);
+		else if (r.box_op)
 			box_request(&r);
 		else if (!r.exec[0] || !r.out[0] || !r.err[0] || r.argc == 0)
 			printf("error %s incomplete request\n", r.id);

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.ts'
 import { workerSettings } from '../src/jobs/pool.ts'
+import { rootImagePath } from '../src/sandbox/root-image.ts'
 import { BASE_ENV, expandArgv, isProvisioned, loadLanguages, rootPath, type Language } from '../src/languages.ts'
 import { detectCgroups } from '../src/sandbox/cgroups.ts'
 import { openSandbox, resolveInRoot } from '../src/sandbox/run.ts'
@@ -54,7 +55,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** One jailed compile + run of the self-test: wall ms of each (compile null when none). */
 async function jailedOnce(lang: Language) {
-  const root = rootPath(config.paths.toolchains, lang.root)
+  const root = await sandbox.root(lang.root, rootImagePath(config.paths.toolchains, lang.root))
   const env = { ...BASE_ENV, ...lang.env }
   const compileLimits: Limits = {
     cpuTimeSec: lang.compileLimits.timeSec ?? settings.limits.compileTimeSec, wallTimeSec: (lang.compileLimits.timeSec ?? settings.limits.compileTimeSec) * 2 + 2,

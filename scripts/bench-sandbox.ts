@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.ts'
 import { detectCgroups } from '../src/sandbox/cgroups.ts'
+import { rootImagePath } from '../src/sandbox/root-image.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../src/sandbox/run.ts'
 import { Supervisor } from '../src/sandbox/supervisor.ts'
 import type { Limits } from '../src/sandbox/types.ts'
@@ -93,7 +94,7 @@ async function alternate(a: (() => Promise<unknown>)[], b: (() => Promise<unknow
 }
 
 /** The lanes of jailed runs of one program, after a checked warm-up run per slot. */
-async function jailedLanes(sandboxes: Sandbox[], argv: string[], stdin: string) {
+async function jailedLanes(sandboxes: Sandbox[], argv: string[], stdin: string, rootOf: (sb: Sandbox) => Promise<string>) {
   const boxes = sandboxes.map((sb) => {
     const box = join(sb.slotDir, 'box')
     rmSync(box, { recursive: true, force: true })
@@ -103,6 +104,7 @@ async function jailedLanes(sandboxes: Sandbox[], argv: string[], stdin: string) 
     return box
   })
   const env = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/tmp' }
+  const root = await rootOf(sandboxes[0])
   // one warm-up run per slot, checked: a benchmark of failing runs would measure nothing
   for (const [i, sb] of sandboxes.entries()) {
     const r = await sb.runStep({ root, argv, env, workDir: boxes[i], stdin, limits })
@@ -135,19 +137,24 @@ function buildBaseline(rev: string): SandboxPaths {
     execFileSync('gcc', ['-O2', '-Wno-format-truncation', ...flags, '-o', join(dir, out), join(dir, src)])
   cc('arbiter-supervisor', 'supervisor.c')
   cc('arbiter-jail-init', 'jail-init.c', '-static', '-s')
-  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: join(dir, 'arbiter-jail-init'), runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg') }
+  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: join(dir, 'arbiter-jail-init'), initBindSource: join(dir, 'arbiter-jail-init'), runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg') }
 }
 
 const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }
-const sandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox(paths, `bench-jail-${i}`))
+const sandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox(paths, `bench-jail-${process.pid}-${i}`))
 const basePaths = values.baseline ? buildBaseline(values.baseline) : null
-const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${i}`)) : []
-const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.paths.supervisor, `bench-bare-${i}`))
+const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${process.pid}-${i}`)) : []
+const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.paths.supervisor, `bench-bare-${process.pid}-${i}`))
+
+// jailed runs use the root's mounted image, as jobs do; the baseline (from before issue 9) and bare
+// runs use its folder, as jobs did then
+const imageRoot = (sb: Sandbox) => sb.root('trixie', rootImagePath(config.paths.toolchains, 'trixie'))
+const folderRoot = async () => root
 
 async function row(program: string, bareStats: Stats, argv: string[], stdin: string) {
-  const current = await jailedLanes(sandboxes, argv, stdin)
+  const current = await jailedLanes(sandboxes, argv, stdin, imageRoot)
   if (!basePaths) return { program, bare: bareStats, jailed: await measure(current) }
-  const [baseline, jailed] = await alternate(await jailedLanes(baseSandboxes, argv, stdin), current)
+  const [baseline, jailed] = await alternate(await jailedLanes(baseSandboxes, argv, stdin, folderRoot), current)
   return { program, bare: bareStats, baseline, jailed }
 }
 

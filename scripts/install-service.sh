@@ -16,8 +16,9 @@ if [ -d /run/systemd/system ] && [ "$(ps -p 1 -o comm=)" = systemd ]; then
   install_units "$data"
   systemctl daemon-reload
   systemctl enable --quiet arbiter-jail.service arbiter.service
-  # restart, not start: a re-run after `git pull` is the upgrade
-  systemctl restart arbiter.service
+  # restart, not start: a re-run after `git pull` is the upgrade; the jail daemon too, so it runs
+  # the new code and mounts the toolchain roots' new images (it has its own mount namespace)
+  systemctl restart arbiter-jail.service arbiter.service
   systemctl --no-pager --lines=5 status arbiter.service arbiter-jail.service || true
   echo "Arbiter runs as a service: journalctl -u arbiter -u arbiter-jail -f (logs); systemctl reload arbiter (config)"
 else

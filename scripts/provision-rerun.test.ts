@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.ts'
 import { loadLanguages, readStamp, rootPath, stampPath } from '../src/languages.ts'
+import { rootImagePath } from '../src/sandbox/root-image.ts'
 import {
   planToolchains,
   prepareKey,
@@ -90,6 +91,7 @@ describe('re-running provisioning for a provisioned language', () => {
       why.push('no versions.json')
     }
     if (existsSync(join(dir, '.provision.lock'))) why.push('a provisioning is running')
+    if (!existsSync(`${rootImagePath(dir, suite)}.key`)) why.push(`no image of ${suite}`)
     return why
   }
 
@@ -110,6 +112,8 @@ describe('re-running provisioning for a provisioned language', () => {
       ...helpers.map((h) => join(root, ROOT_HELPERS, h)),
       ...readdirSync(stampsDir).map((f) => join(stampsDir, f)),
       join(dir, 'versions.json'),
+      rootImagePath(dir, suite),
+      `${rootImagePath(dir, suite)}.key`,
     ]
     const before = snapshot(watched)
     expect(Object.keys(before)).toContain(join(root, 'var', 'lib', 'dpkg', 'status'))
@@ -126,7 +130,7 @@ describe('re-running provisioning for a provisioned language', () => {
     // no debootstrap, apt-get, prepare step, helper copy or version command ran
     for (const line of said)
       expect(line).not.toMatch(
-        /debootstrap|apt-get|installing|prepare|helpers updated|version \S+:/
+        /debootstrap|apt-get|installing|prepare|helpers updated|version \S+:|image/
       )
     expect(snapshot(watched)).toEqual(before)
     expect(readdirSync(stampsDir).map((f) => join(stampsDir, f))).toEqual(

@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 require_root
 require_node
 step "system packages"
-apt_install ca-certificates debootstrap
+apt_install ca-certificates debootstrap squashfs-tools
 step "nsjail and the jail supervisor"
 bash "$here/scripts/install-nsjail.sh"
 step "node modules"

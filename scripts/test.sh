@@ -9,7 +9,7 @@ require_root
 require_node
 started=$(date +%s)
 step "system packages"
-apt_install ca-certificates debootstrap chromium
+apt_install ca-certificates debootstrap squashfs-tools chromium
 step "nsjail and the jail supervisor"
 bash "$here/scripts/install-nsjail.sh"
 step "node modules"

@@ -12,6 +12,8 @@ wait_for() { local i; for i in $(seq 1 "$1"); do eval "$2" >/dev/null 2>&1 && re
 
 echo "SYSTEMD-CHECK kernel $(uname -r); PID 1 is $(ps -p 1 -o comm=) $(systemctl --version | head -n 1); cgroup fs $(stat -f -c %T /sys/fs/cgroup)"
 modprobe 9pnet_virtio && modprobe 9p
+# the toolchain roots are squashfs images the supervisor loop-mounts
+modprobe loop || true; modprobe squashfs || true
 share() { mkdir -p "$2" && mount -t 9p -o "trans=virtio,version=9p2000.L,msize=524288,cache=loose$3" "$1" "$2"; }
 share proj "$PROJECT" && share toolchains /var/lib/arbiter/toolchains ,ro && share bin /var/lib/arbiter/bin ,ro || fail "9p shares"
 cd "$PROJECT"

@@ -624,6 +624,27 @@ describe('the jail contains what /proc tells about the host', () => {
     expect(results['r /proc/meminfo']).toBe('OK')
   })
 
+  it('mountinfo names no host folder: the root is an image of its own, the init and mask sit on the jail\'s tmpfs', async () => {
+    const src = 'import sys\nsys.stdout.write(open("/proc/self/mountinfo").read() + "@@\\n" + open("/proc/self/mounts").read())'
+    const { verdict: v } = await judge('PYTHON3', { source: src })
+    expect(v.verdict, v.stderr).toBe('AC')
+    const [mountinfo, mounts] = v.stdout.split('@@\n')
+    const rows = mountinfo.trim().split('\n').map((l) => l.split(' '))
+    expect(rows.length, mountinfo).toBeGreaterThan(5)
+    // field 4 is the folder of its file system a mount shows: an allow-list of what may appear
+    // (a whole file system, or one of the single files bound in); host folders would be longer paths
+    const allowed = ['/', '/null', '/zero', '/urandom', '/masked', '/init']
+    for (const r of rows) expect(allowed, r.join(' ')).toContain(r[3])
+    const root = rows.find((r) => r[4] === '/')!
+    expect(root.slice(root.indexOf('-') + 1, root.indexOf('-') + 3), root.join(' ')).toEqual(['squashfs', expect.stringMatching(/^\/dev\/loop\d+$/)])
+    // and nothing anywhere names where toolchains, binaries or slots live on the host
+    for (const text of [mountinfo, mounts]) {
+      for (const hostPath of [settings.toolchains, settings.sandbox.runs, settings.sandbox.jailInit, '/var/lib', '/run/arbiter']) {
+        expect(text, hostPath).not.toContain(hostPath)
+      }
+    }
+  })
+
   it("the program holds only stdin, stdout and stderr, and their links show no host path", async () => {
     const src = '#include <dirent.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\nint main(void){char b[512];DIR*d=opendir("/proc/self/fd");struct dirent*e;while((e=readdir(d))){if(e->d_name[0]==\'.\'||atoi(e->d_name)==dirfd(d))continue;char p[300];snprintf(p,sizeof p,"/proc/self/fd/%s",e->d_name);ssize_t n=readlink(p,b,sizeof b-1);if(n<0)return 1;b[n]=0;printf("%s %s\\n",e->d_name,b);}return 0;}'
     const { verdict: v } = await judge('C', { source: src })

@@ -4,8 +4,9 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
-import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, rootPath, type Language } from '../languages.ts'
+import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
+import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import type { CompileOutcome, Job, JobResult } from './types.ts'
 
@@ -108,7 +109,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     else await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
     try {
       writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
-      const root = rootPath(settings.toolchains, lang.root)
+      const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
       const memory = { memory_kb: job.memoryLimitKb, memory_mb: Math.max(1, Math.floor(job.memoryLimitKb / 1024)) }
       const env = { ...BASE_ENV, ...lang.env }
 

@@ -24,24 +24,25 @@ export function claimSlot(slotDir: string): void {
   writeFileSync(join(slotDir, OWNER), `${process.pid} ${startTime(process.pid)}\n`)
 }
 
+/** Whether a slot folder records an owner that is no longer running (false for folders without one). */
+export function isDeadSlot(runsDir: string, name: string): boolean {
+  let owner: string
+  try {
+    owner = readFileSync(join(runsDir, name, OWNER), 'utf8')
+  } catch {
+    return false // not a slot folder of ours (or one from before owners were recorded)
+  }
+  const [pid, started] = owner.trim().split(' ')
+  return !/^\d+$/.test(pid) || startTime(Number(pid)) !== started
+}
+
 /** Slots under the runs directory whose recorded owner is no longer running. */
 export function deadSlots(runsDir: string): string[] {
-  let names: string[]
   try {
-    names = readdirSync(runsDir)
+    return readdirSync(runsDir).filter((name) => isDeadSlot(runsDir, name))
   } catch {
     return []
   }
-  return names.filter((name) => {
-    let owner: string
-    try {
-      owner = readFileSync(join(runsDir, name, OWNER), 'utf8')
-    } catch {
-      return false // not a slot folder of ours (or one from before owners were recorded)
-    }
-    const [pid, started] = owner.trim().split(' ')
-    return !/^\d+$/.test(pid) || startTime(Number(pid)) !== started
-  })
 }
 
 /**

@@ -1,11 +1,12 @@
 // runStep(): one jailed step through the slot's supervisor. Writes stdin to a file, lets nsjail run
 // the program with stdout/stderr going straight to files (capped by RLIMIT_FSIZE), reads them back.
-import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { detectCgroups } from './cgroups.ts'
 import { nsjailArgs } from './nsjail-args.ts'
+import { isMountPoint, JAIL_FS_INIT, rootMountPoint } from './root-image.ts'
 import { toRunResult } from './outcome.ts'
-import { claimSlot, deadSlots, removeSlotCgroups, removeSlotDir } from './leftovers.ts'
+import { claimSlot, deadSlots, isDeadSlot, removeSlotCgroups, removeSlotDir } from './leftovers.ts'
 import { Supervisor, type BoxUsage } from './supervisor.ts'
 import type { RunResult, Step } from './types.ts'
 
@@ -18,6 +19,11 @@ export interface SandboxPaths {
   runs: string
   /** The base policy, when not the checkout's sandbox/jail.cfg (the benchmark's baseline only). */
   jailConfig?: string
+  /**
+   * Where nsjail binds the init from: the supervisor's copy on the jails' own tmpfs (JAIL_FS_INIT),
+   * unless the benchmark's baseline runs an older init (and supervisor) of its own.
+   */
+  initBindSource?: string
 }
 
 export interface Sandbox {
@@ -31,6 +37,8 @@ export interface Sandbox {
    * 'grow' it by bytes/inodes over what it holds (the next step may write that much more), 'umount' it.
    */
   box(op: 'mount' | 'grow' | 'umount', bytes?: number, inodes?: number): Promise<BoxUsage>
+  /** The host path a step's root is: root `name`'s image, mounted by the supervisor if it is not yet. */
+  root(name: string, image: string): Promise<string>
   /** Stops the supervisor and removes the slot's folder: a closed slot leaves nothing behind. */
   close(): Promise<void>
 }
@@ -100,15 +108,19 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     chmodSync(dir, 0o711)
   }
   mkdirSync(io, { recursive: true, mode: 0o700 })
-  const supervisor = Supervisor.start(paths.supervisor, slot)
-  claimSlot(slotDir)
+  claimSlot(slotDir) // before the supervisor makes the slot's cgroups
+  const supervisor = Supervisor.start(paths.supervisor, slot, undefined, paths.jailInit)
   // what killed processes left (their slots' mounted boxes, folders, cgroups) is cleaned before this
-  // slot's first step: the supervisor's requests run in order
+  // slot's first step: the supervisor's requests run in order. Each step checks again that the slot
+  // is still dead: another process may have claimed the same name since (names include the pid, so
+  // only a reused pid or a fixed name could)
   for (const dead of deadSlots(paths.runs)) {
-    void supervisor
-      .box('umount', join(paths.runs, dead, 'box'))
-      .catch(() => undefined)
+    const stillDead = () => (isDeadSlot(paths.runs, dead) ? Promise.resolve() : Promise.reject(new Error('claimed')))
+    void stillDead()
+      .then(() => supervisor.box('umount', join(paths.runs, dead, 'box')).catch(() => undefined))
+      .then(stillDead)
       .then(() => removeSlotCgroups(dead))
+      .then(stillDead)
       .then(() => removeSlotDir(paths.runs, dead))
       .catch(() => undefined) // best effort: the next start tries again
   }
@@ -129,7 +141,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
         cgroup: await supervisor.ready,
         swapAccounting: cg.swapAccounting,
         logFile: file('nsjail.log'),
-        jailInit: paths.jailInit,
+        jailInit: paths.initBindSource ?? JAIL_FS_INIT,
         jailConfig: paths.jailConfig,
       }
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
@@ -156,6 +168,14 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       return toRunResult(reply, evidence, step.limits, out, headroom)
     },
     box: (op, bytes = 0, inodes = 0) => supervisor.box(op, boxDir, bytes, inodes),
+    async root(name, image) {
+      const mountPoint = rootMountPoint(name)
+      // checked every job (two stat calls): re-provisioning unmounts a replaced image
+      if (isMountPoint(mountPoint)) return mountPoint
+      if (!existsSync(image)) throw new Error(`the image of toolchain root '${name}' (${image}) is missing: run scripts/setup.sh`)
+      await supervisor.mountRoot(mountPoint, image)
+      return mountPoint
+    },
     async close() {
       await supervisor.box('umount', boxDir).catch(() => undefined)
       await supervisor.stop()

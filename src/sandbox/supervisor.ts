@@ -63,8 +63,9 @@ export class Supervisor {
     })
   }
 
-  static start(binary: string, slot: string, cgroup?: CgroupVersion): Supervisor {
-    const args = cgroup ? [slot, cgroup] : [slot]
+  /** init: the jail's init binary, copied by the supervisor onto the jails' own tmpfs. */
+  static start(binary: string, slot: string, cgroup?: CgroupVersion, init?: string): Supervisor {
+    const args = [slot, cgroup ?? 'auto', ...(init ? [init] : [])]
     const child = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] })
     const sup = new Supervisor(child)
     sup.ready.catch(() => {}) // surfaced to callers of run()
@@ -109,13 +110,22 @@ export class Supervisor {
    * capped at bytes/inodes, `grow` it by that much over what is in it, `umount` it.
    */
   box(op: 'mount' | 'grow' | 'umount', path: string, bytes = 0, inodes = 0): Promise<BoxUsage> {
+    return this.request<BoxUsage>((id) => [`box${op} ${id}`, `path ${path}`, `bytes ${bytes}`, `inodes ${inodes}`])
+  }
+
+  /** Loop-mounts a root's squashfs image read-only at mountPoint, unless it is mounted already. */
+  mountRoot(mountPoint: string, image: string): Promise<void> {
+    return this.request<void>((id) => [`rootmount ${id}`, `path ${mountPoint}`, `image ${image}`])
+  }
+
+  private request<T>(fieldsFor: (id: string) => string[]): Promise<T> {
     const next = this.chain.then(async () => {
       await this.ready
       if (this.exited) throw this.exited
       const id = String(++this.seq)
-      const fields = [`box${op} ${id}`, `path ${path}`, `bytes ${bytes}`, `inodes ${inodes}`, 'end']
+      const fields = [...fieldsFor(id), 'end']
       if (fields.some((f) => f.includes('\n'))) throw new Error('supervisor request values may not contain newlines')
-      return new Promise<BoxUsage>((resolve, reject) => {
+      return new Promise<T>((resolve, reject) => {
         this.pending.set(id, { resolve: resolve as never, reject })
         this.child.stdin.write(fields.join('\n') + '\n')
       })
@@ -131,6 +141,7 @@ export class Supervisor {
     this.pending.delete(id)
     if (kind === 'error') return waiter.reject(new Error(`supervisor: ${rest.join(' ')}`))
     const f = Object.fromEntries(rest.map((kv) => kv.split('=') as [string, string]))
+    if (kind === 'rooted') return waiter.resolve(undefined as never)
     if (kind === 'boxed') {
       const usage: BoxUsage = { usedBytes: Number(f.used_bytes), usedInodes: Number(f.used_inodes), freeBytes: Number(f.free_bytes), freeInodes: Number(f.free_inodes) }
       return waiter.resolve(usage as never)
