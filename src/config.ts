@@ -172,6 +172,30 @@ export const ConfigSchema = z
       },
       'The code-evaluation API (v3 and v4).'
     ),
+    grading: section(
+      {
+        max_tests: z.number().int().positive().default(100).describe('Most test cases one graded submission may have.'),
+        test_max_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(2_097_152)
+          .describe("Largest input, and largest expected output, of one test case."),
+        total_max_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(16_777_216)
+          .describe("Largest sum of a graded submission's test inputs and expected outputs."),
+        body_limit_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(16_777_216)
+          .describe('Largest body of a v4 submission (inline test_cases are for small sets; server.body_limit_bytes if larger).'),
+      },
+      'Graded submissions (v4 test_cases): compile once, run every test in a fresh jail, judge with a checker.'
+    ),
     outbox: section(
       {
         timeout_ms: z.number().int().positive().default(5000).describe('How long one callback POST may take before it counts as failed.'),

@@ -101,6 +101,7 @@ describe('the queue seam', () => {
       recover: () => (calls.push('recover'), 0),
       claim: () => rows.shift(),
       compiled: (row) => void calls.push(`compiled ${row.id}`),
+      tested: (row, index) => void calls.push(`tested ${row.id} ${index}`),
       complete: (row, result) => (calls.push(`complete ${row.id} ${result.run?.stdout}`), { ...row, state: 'completed' } as Submission),
       fail: (row, reason) => (calls.push(`fail ${row.id} ${reason}`), undefined),
     }

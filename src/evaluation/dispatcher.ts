@@ -4,7 +4,9 @@
 // Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
 import { eq } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
+import type { RunHooks } from '../jobs/pool-types.ts'
 import type { CompileOutcome, Job } from '../jobs/types.ts'
+import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
 import type { Submission } from './replies.ts'
@@ -21,7 +23,8 @@ export interface Dispatcher {
   readonly inFlight: number
 }
 
-export function jobOf(row: Submission): Job {
+/** The job of a claimed row; a graded row's tests (read from submission_tests) go with it. */
+export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
   return {
     language: row.language,
     source: row.source,
@@ -29,6 +32,7 @@ export function jobOf(row: Submission): Job {
     timeLimitSec: row.timeLimitSec,
     memoryLimitKb: row.memoryLimitKb,
     ...(row.compileOnly ? { compileOnly: true } : {}),
+    ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),
   }
 }
 
@@ -54,8 +58,11 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     let done: Submission | undefined
     try {
       // only v4 shows the compile stage (CODE_COMPILED); v3 learns everything at completion
-      const hooks = row.api === 'v4' ? { onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome) } : {}
-      const result = await deps.pool.run(jobOf(row), hooks)
+      const hooks: RunHooks =
+        row.api === 'v4'
+          ? { onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome), onTest: (index, outcome) => queue.tested(row, index, outcome) }
+          : {}
+      const result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined), hooks)
       done = queue.complete(row, result)
     } catch (err) {
       done = queue.fail(row, err instanceof Error ? err.message : String(err))

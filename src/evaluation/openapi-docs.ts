@@ -60,6 +60,12 @@ export const evaluationDocs = {
     request: { params: z.object({ codeId: z.string() }) },
     responses: { 200: { description: 'stdout', content: { 'text/plain': { schema: z.string() } } }, ...errors({ 404: 'NotFoundError' }) },
   },
+  testOutput: {
+    tags: ['v4'],
+    summary: "The raw stdout of one test of a graded submission (result.tests[].output), once that test has run. No credentials.",
+    request: { params: z.object({ codeId: z.string(), testId: z.string() }) },
+    responses: { 200: { description: 'stdout', content: { 'text/plain': { schema: z.string() } } }, ...errors({ 404: 'NotFoundError' }) },
+  },
   view: {
     tags: ['v3'],
     summary: 'The v3 web_link page: source, language, status, output (HTML-escaped). No credentials: the 128-bit id is the key.',

@@ -2,6 +2,7 @@
 // web_link page (source, language, status and output, HTML-escaped). The 128-bit code_id in the path is
 // the only key: whoever holds the link may read it, as with HackerEarth's own links.
 import { documented } from '../http/route-docs.ts'
+import { scoreOf, testsOf, type SubmissionTest } from './graded.ts'
 import { evaluationDocs } from './openapi-docs.ts'
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
@@ -33,6 +34,18 @@ export function outputRoutes(deps: Deps): Hono {
     })
   }))
 
+  // GET /output/<code_id>/tests/<test id>
+  app.get('/output/:codeId/tests/:testId', documented(evaluationDocs.testOutput, (c: Context) => {
+    const row = getByCodeId(deps, c.req.param('codeId') ?? '')
+    const test = testsOf(deps.db, row.id).find((t) => t.name === c.req.param('testId'))
+    if (!test || test.status === null || test.status === 'SKIPPED') throw new AppError('NotFoundError', 'no output of that test')
+    return c.body(test.stdout ?? '', 200, {
+      ...PRIVATE_HEADERS,
+      'content-type': 'text/plain; charset=utf-8',
+      'access-control-allow-origin': '*',
+    })
+  }))
+
   // the code view and its 404 alike: nothing but inline styles
   const VIEW_HEADERS = {
     ...PRIVATE_HEADERS,
@@ -47,7 +60,8 @@ export function outputRoutes(deps: Deps): Hono {
       return c.html(page('Not found', '<p>No code with this link.</p>'), 404, VIEW_HEADERS)
     }
     const language = resolveLanguage(deps.languages, row.language)?.name ?? row.language
-    return c.html(page(`Code ${row.codeId}`, codeView(row, language)), 200, VIEW_HEADERS)
+    const tests = row.checkerJson ? testsOf(deps.db, row.id) : []
+    return c.html(page(`Code ${row.codeId}`, codeView(row, language) + testTable(tests)), 200, VIEW_HEADERS)
   }))
   return app
 }
@@ -82,6 +96,21 @@ function codeView(row: Submission, language: string): string {
     row.state === 'completed' && !row.compileOnly ? `<h2>Output</h2><pre id="output">${e(row.stdout ?? '')}</pre>` : '',
     block('stderr', 'Standard error', row.stderr),
   ].join('\n')
+}
+
+/** A graded submission's tests: one row each, in order (not yet run: empty). */
+function testTable(tests: SubmissionTest[]): string {
+  if (!tests.length) return ''
+  const e = escapeHtml
+  const score = scoreOf(tests)
+  const rows = tests.map(
+    (t) =>
+      `<tr><td>${e(t.name)}</td><td class="status">${e(t.status ?? '')}${t.statusDetail && t.statusDetail !== 'NA' ? ` (${e(t.statusDetail)})` : ''}</td>` +
+      `<td>${t.timeUsedSec === null ? '' : `${t.timeUsedSec.toFixed(3)} s`}</td><td>${t.memoryUsedKb === null ? '' : `${t.memoryUsedKb} KB`}</td>` +
+      `<td>${t.earnedPoints ?? 0} / ${t.points}</td><td>${e(t.checkerMessage ?? '')}</td></tr>`
+  )
+  return `\n<h2>Tests: ${score.passed} of ${score.total} passed, ${score.points} of ${score.max_points} points</h2>
+<table id="tests"><tr><th>Test</th><th>Status</th><th>Time</th><th>Memory</th><th>Points</th><th>Checker</th></tr>${rows.join('')}</table>`
 }
 
 const page = (title: string, body: string) => `<!doctype html>

@@ -3,11 +3,11 @@
 // after our own fault. The dispatcher calls only this, in one direction; the submissions table is
 // the local implementation (the default). A queue shared with other hosts implements the same.
 import type { Deps } from '../deps.ts'
-import type { CompileOutcome, JobResult } from '../jobs/types.ts'
+import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { asc, eq, inArray, sql } from 'drizzle-orm'
 import { submissions } from '../storage/schema.ts'
 import type { Submission } from './replies.ts'
-import { completeSubmission, failAttempt, markCompiled, type TransitionDeps } from './submissions.ts'
+import { completeSubmission, failAttempt, markCompiled, markTested, type TransitionDeps } from './submissions.ts'
 
 export interface JobQueue {
   /** Rows a crash left running go back to the queue (their claim tokens become stale); how many. */
@@ -16,6 +16,8 @@ export interface JobQueue {
   claim(now: Date): Submission | undefined
   /** The compile step of a claimed run ended (v4 CODE_COMPILED); a stale claim is ignored. */
   compiled(row: Submission, outcome: CompileOutcome): void
+  /** One test of a claimed graded run is over (a poll shows it); a stale claim is ignored. */
+  tested(row: Submission, index: number, outcome: TestOutcome): void
   /** The run ended: the completed row, or undefined when the claim was stale or it is run again. */
   complete(row: Submission, result: JobResult): Submission | undefined
   /** Our own fault: queued again while attempts remain (undefined), else completed with the reason. */
@@ -68,6 +70,7 @@ export function localQueue(deps: TransitionDeps & Pick<Deps, 'db'>): JobQueue {
     recover: () => requeueAbandoned(deps.db),
     claim: (now) => claimNext(deps.db, now),
     compiled: (row, outcome) => markCompiled(deps, row, outcome),
+    tested: (row, index, outcome) => markTested(deps, row, index, outcome),
     complete: (row, result) => completeSubmission(deps, row, result),
     fail: (row, reason) => failAttempt(deps, row, reason),
   }

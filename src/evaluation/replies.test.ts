@@ -24,6 +24,8 @@ const row = (over: Partial<Submission> = {}): Submission => ({
   requestIdJson: null,
   contextJson: null,
   callbackUrl: null,
+  checkerJson: null,
+  stopOnFirstFailure: false,
   state: 'queued',
   attempt: 0,
   compileStatus: null,

@@ -5,7 +5,8 @@
 import { constants } from 'node:os'
 import type { Config } from '../config.ts'
 import type { submissions } from '../storage/schema.ts'
-import type { V3Reply, V4Reply } from './schemas.ts'
+import { scoreOf, type SubmissionTest } from './graded.ts'
+import type { TestResult, V3Reply, V4Reply } from './schemas.ts'
 import { escapeHtml } from '../http/html.ts'
 
 export type Submission = typeof submissions.$inferSelect
@@ -25,6 +26,7 @@ export const SUBMISSIONS_PATH = '/v4/partner/code-evaluation/submissions'
 export const statusUpdateUrl = (links: Links, heId: string) => `${links.publicUrl}${SUBMISSIONS_PATH}/${heId}/`
 export const outputUrl = (links: Links, codeId: string) => `${links.publicUrl}/output/${codeId}`
 export const webLink = (links: Links, codeId: string) => `${links.codeViewUrl}/${codeId}`
+export const testOutputUrl = (links: Links, codeId: string, testId: string) => `${links.publicUrl}/output/${codeId}/tests/${testId}`
 
 export const COMPILING = 'Compiling...'
 
@@ -101,7 +103,7 @@ export const stageOf = (row: Submission): V4Stage =>
  * v4 reply for the row's stage, or for an earlier stage (the CODE_COMPILED callback of a submission
  * that completed in the same breath, e.g. a compile error). Also the callback body.
  */
-export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(row)): V4Reply {
+export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(row), tests?: SubmissionTest[]): V4Reply {
   const head = {
     he_id: row.heId,
     request_status: { ...REQUEST_STATUS[stage] },
@@ -111,10 +113,14 @@ export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(
   }
   if (stage === 'queued') return { ...head, result: { run_status: { status: 'NA' }, compile_status: COMPILING } }
   const compileStatus = row.compileStatus ?? 'OK'
-  if (stage === 'compiled') return { ...head, result: { run_status: {}, compile_status: compileStatus } }
+  // a graded submission's tests that have run (all of them once completed), and its score at the end
+  const graded = tests && row.verdict !== 'CE' ? { tests: testResults(row, links, tests) } : {}
+  if (stage === 'compiled') return { ...head, result: { run_status: {}, compile_status: compileStatus, ...graded } }
   return {
     ...head,
     result: {
+      ...graded,
+      ...(tests && row.verdict !== 'CE' && !row.failure ? { score: scoreOf(tests) } : {}),
       compile_status: compileStatus,
       run_status: {
         status: (row.verdict ?? 'RE') as 'AC',
@@ -130,4 +136,21 @@ export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(
       },
     },
   }
+}
+
+/** result.tests: one entry per test that has run, in order (the stage of a test is its status column). */
+function testResults(row: Submission, links: Links, tests: SubmissionTest[]): TestResult[] {
+  return tests
+    .filter((t) => t.status !== null)
+    .map((t) => ({
+      id: t.name,
+      status: t.status as TestResult['status'],
+      status_detail: t.statusDetail ?? 'NA',
+      time_used: timeText(t.timeUsedSec),
+      memory_used: memoryText(t.memoryUsedKb),
+      exit_code: t.exitCode !== null ? String(t.exitCode) : t.status === 'AC' || t.status === 'WA' ? '0' : t.status === 'SKIPPED' ? '' : '-1',
+      points: t.earnedPoints ?? 0,
+      checker_message: t.checkerMessage ?? '',
+      output: testOutputUrl(links, row.codeId, t.name),
+    }))
 }

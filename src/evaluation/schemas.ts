@@ -4,6 +4,7 @@
 // fields ignored, id and context of any JSON type.
 import { z } from 'zod'
 import { AppError } from '../errors.ts'
+import { CheckerSchema } from '../grading/checker-schema.ts'
 
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v)
 
@@ -56,11 +57,37 @@ export const V3Request = z
   .meta({ id: 'V3Request', description: 'v3 /code/run/ and /code/compile/ fields (form-encoded or JSON).' })
 export type V3Request = z.infer<typeof V3Request>
 
+/** A number or a numeric string, for fields inside test_cases. */
+const PositiveNumber = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v), z.number().finite().nonnegative())
+
+export const TestCase = z
+  .object({
+    input: z.string().meta({ description: 'stdin of this test.' }),
+    expected_output: z.string().meta({ description: 'What the checker compares the program\'s stdout with.' }),
+    points: PositiveNumber.optional().meta({ description: 'Points for passing it (default 1).' }),
+    time_limit: PositiveNumber.optional().meta({ description: 'This test\'s CPU seconds (default: the submission\'s time_limit), clamped as time_limit is.' }),
+  })
+  .meta({ id: 'TestCase' })
+
+/** "true"/"1"/true → true; absent, '' and "false"/"0"/false → false. */
+const Bool = z.preprocess((v) => {
+  const b = blankToUndefined(typeof v === 'string' ? v.trim().toLowerCase() : v)
+  if (b === undefined || b === false || b === 0 || b === '0' || b === 'false') return false
+  if (b === true || b === 1 || b === '1' || b === 'true') return true
+  return b
+}, z.boolean())
+
 export const V4Request = z
   .object({
     ...common,
     context: Echo.meta({ description: 'Opaque client value (string or object), echoed back as sent.' }),
     client_secret: Text.meta({ description: 'Alternative to the client-secret header.' }),
+    test_cases: z
+      .array(TestCase)
+      .optional()
+      .meta({ description: 'Graded submission: the source is compiled once and run against each test in a fresh jail; input is then ignored. JSON bodies only.' }),
+    checker: CheckerSchema.optional(),
+    stop_on_first_failure: Bool.optional().meta({ description: 'Tests after the first that is not AC are SKIPPED (default false).' }),
   })
   .meta({ id: 'V4Request', description: 'v4 submission (JSON, form data, or JSON with any or no Content-Type).' })
 export type V4Request = z.infer<typeof V4Request>
@@ -78,7 +105,7 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: Record<string
 
 // ── replies ────────────────────────────────────────────────────────────────────────────────────────
 
-const RunStatusCode = z.enum(['AC', 'TLE', 'MLE', 'RE', 'CE', 'NA'])
+const RunStatusCode = z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'CE', 'NA'])
 
 export const V3RunStatus = z
   .object({
@@ -133,6 +160,26 @@ export const V4RunStatus = z
   .partial()
   .meta({ id: 'V4RunStatus', description: '{status: "NA"} when queued, {} when compiled, every field when completed.' })
 
+export const TestResult = z
+  .object({
+    id: z.string(),
+    status: z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE']),
+    status_detail: z.string(),
+    time_used: z.string(),
+    memory_used: z.string(),
+    exit_code: z.string(),
+    points: z.number(),
+    checker_message: z.string(),
+    output: z.string().meta({ description: 'URL of this test\'s stdout (text/plain).' }),
+  })
+  .meta({ id: 'TestResult', description: 'One test of a graded submission, once it has run.' })
+
+export type TestResult = z.infer<typeof TestResult>
+
+export const Score = z
+  .object({ passed: z.number().int(), total: z.number().int(), points: z.number(), max_points: z.number() })
+  .meta({ id: 'Score' })
+
 export const V4Reply = z
   .object({
     he_id: z.uuid(),
@@ -140,7 +187,12 @@ export const V4Reply = z
     status_update_url: z.url(),
     context: z.unknown(),
     errors: z.record(z.string(), z.unknown()),
-    result: z.object({ run_status: V4RunStatus, compile_status: z.string() }),
+    result: z.object({
+      run_status: V4RunStatus,
+      compile_status: z.string(),
+      tests: z.array(TestResult).optional().meta({ description: 'Graded submissions: the tests that have run, in order (filling in while it runs).' }),
+      score: Score.optional().meta({ description: 'Graded submissions, once completed.' }),
+    }),
   })
   .meta({ id: 'V4Reply', description: 'v4 reply to A3 and A4; also the JSON body POSTed to callback at CODE_COMPILED and REQUEST_COMPLETED.' })
 export type V4Reply = z.infer<typeof V4Reply>

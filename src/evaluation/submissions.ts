@@ -7,9 +7,11 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
 import { enqueueDelivery } from '../jobs/outbox.ts'
-import type { CompileOutcome, JobResult } from '../jobs/types.ts'
+import type { CheckerSpec } from '../grading/checkers.ts'
+import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { offeredLanguage } from '../languages.ts'
-import { clients, submissions } from '../storage/schema.ts'
+import { clients, submissions, submissionTests } from '../storage/schema.ts'
+import { gradedVerdict, recordTest, testRows, testsOf, type TestCaseInput } from './graded.ts'
 import type { Client } from './clients.ts'
 import { linksFor, v3CallbackBody, v4Reply, type Submission } from './replies.ts'
 import { InternalFailure, verdictOf, type Verdict } from './verdict.ts'
@@ -24,7 +26,7 @@ const p = sql.placeholder
 const COMPLETION = ['state', 'compileStatus', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'createdAt'] as const
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'createdAt'] as const
 
 /** The claimed row is still ours: same claim token, not completed. */
 const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
@@ -76,6 +78,10 @@ export interface SubmissionInput {
   id?: unknown
   context?: unknown
   callback?: string
+  /** v4 only: a graded submission (issue 10). */
+  tests?: TestCaseInput[]
+  checker?: CheckerSpec
+  stopOnFirstFailure?: boolean
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
@@ -108,10 +114,15 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
   const async = input.api === 'v4' || !!input.async
   const now = deps.now()
+  // a test's own time limit is clamped like the submission's (absent: the submission's)
+  const tests = input.tests
+    ? testRows(config, input.tests, (t) => (t === undefined || !(t > 0) ? null : clampLimit(t, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec)))
+    : undefined
+  if (input.checker && !tests) throw new AppError('InvalidArgumentError', 'checker is given without test_cases', { checker: input.checker })
 
   const row = db.transaction(() => {
     countAgainstQuota(db, client, config.evaluation.default_quota)
-    return stmts(db).insert.get({
+    const inserted = stmts(db).insert.get({
       heId: randomUUID(),
       codeId: randomBytes(16).toString('hex'),
       clientId: client.id,
@@ -130,8 +141,12 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       contextJson: input.context === undefined ? null : JSON.stringify(input.context),
       // a v3 callback is only used in asynchronous mode (spec A1)
       callbackUrl: async ? callback : null,
+      checkerJson: tests ? JSON.stringify(input.checker ?? 'lines') : null,
+      stopOnFirstFailure: !!input.stopOnFirstFailure,
       createdAt: now,
     })!
+    if (tests) db.insert(submissionTests).values(tests.map((t) => ({ ...t, submissionId: inserted.id }))).run()
+    return inserted
   })
   deps.dispatcher.wake()
   return row
@@ -176,6 +191,8 @@ export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission 
 /** What the transitions need: no dispatcher (they are what it calls). */
 export type TransitionDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'>
 
+const liveWhereOf = (row: Submission) =>
+  and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
 const live = (row: Submission) =>
   and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
 const claim = (row: Submission) => ({ id: row.id, attempt: row.attempt })
@@ -184,7 +201,7 @@ const callbackHeaders = (row: Submission, event: string) => ({ 'x-arbiter-event'
 
 function enqueueV4Callback(deps: TransitionDeps, row: Submission, stage: 'compiled' | 'completed') {
   if (!row.callbackUrl) return
-  const body = v4Reply(row, linksFor(deps.config), stage)
+  const body = v4Reply(row, linksFor(deps.config), stage, row.checkerJson ? testsOf(deps.db, row.id) : undefined)
   enqueueDelivery(
     deps.db,
     {
@@ -220,6 +237,7 @@ export function markCompiled(deps: TransitionDeps, row: Submission, outcome: Com
  * undefined when the claim was stale (a newer attempt owns the row) or the job is retried.
  */
 export function completeSubmission(deps: TransitionDeps, row: Submission, result: JobResult): Submission | undefined {
+  if (result.tests && result.compile.ok) return completeGraded(deps, row, result.tests)
   let verdict: Verdict
   try {
     verdict = verdictOf(result, row)
@@ -241,6 +259,40 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
     failure: null,
     completedAt: deps.now(),
   })
+}
+
+/** A graded submission's tests are over: each one's outcome and the verdict they add up to, in one transaction. */
+function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOutcome[]): Submission | undefined {
+  const points = testsOf(deps.db, row.id).map((t) => t.points)
+  const v = gradedVerdict(outcomes)
+  return finish(
+    deps,
+    row,
+    {
+      state: 'completed',
+      compileStatus: 'OK',
+      verdict: v.verdict,
+      statusDetail: v.statusDetail,
+      signal: v.signal,
+      exitCode: v.exitCode,
+      timeUsedSec: v.timeUsedSec,
+      memoryUsedKb: v.memoryUsedKb,
+      stdout: v.stdout,
+      stderr: '',
+      failure: null,
+      completedAt: deps.now(),
+    },
+    // inside finish's transaction, after its claim check: a stale attempt writes no test either
+    () => outcomes.forEach((o, i) => recordTest(deps.db, row, i, o, points[i] ?? 1))
+  )
+}
+
+/** One test of a claimed graded run is over: stored at once, so a poll shows the tests filling in. */
+export function markTested(deps: TransitionDeps, row: Submission, index: number, outcome: TestOutcome): void {
+  const live = deps.db.select({ id: submissions.id }).from(submissions).where(liveWhereOf(row)).get()
+  if (!live) return
+  const t = testsOf(deps.db, row.id)[index]
+  if (t) recordTest(deps.db, row, index, outcome, t.points)
 }
 
 /**
@@ -271,9 +323,10 @@ export function failAttempt(deps: TransitionDeps, row: Submission, reason: strin
   })
 }
 
-function finish(deps: TransitionDeps, row: Submission, values: Completion): Submission | undefined {
+function finish(deps: TransitionDeps, row: Submission, values: Completion, alsoInside?: () => void): Submission | undefined {
   const done = deps.db.transaction(() => {
     const u = stmts(deps.db).complete.get({ ...claim(row), ...values })
+    if (u) alsoInside?.()
     if (!u || !u.callbackUrl) return u
     if (u.api === 'v4') {
       // Pollers and callback receivers always see CODE_COMPILED before REQUEST_COMPLETED, also when the

@@ -8,7 +8,8 @@ import { clientSecret } from '../http/auth.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { evaluationDocs } from './openapi-docs.ts'
-import { linksFor, SUBMISSIONS_PATH, v4Reply } from './replies.ts'
+import { testsOf } from './graded.ts'
+import { linksFor, SUBMISSIONS_PATH, v4Reply, type Submission } from './replies.ts'
 import { parseRequest, V4Request } from './schemas.ts'
 import { acceptSubmission, getSubmission } from './submissions.ts'
 
@@ -21,9 +22,12 @@ export function v4Routes(deps: Deps): Hono {
   const app = new Hono()
   const links = linksFor(deps.config)
   const auth = clientSecret(deps, 'v4')
+  const graded = (row: Submission) => (row.checkerJson ? testsOf(deps.db, row.id) : undefined)
 
   // POST /v4/partner/code-evaluation/submissions/
-  app.post(SUBMISSIONS_PATH, readBody(deps.config.server.body_limit_bytes), auth, documented(evaluationDocs.v4Submit, (c: Context) => {
+  // inline test_cases make larger bodies than a plain submission
+  const bodyLimit = Math.max(deps.config.server.body_limit_bytes, deps.config.grading.body_limit_bytes)
+  app.post(SUBMISSIONS_PATH, readBody(bodyLimit), auth, documented(evaluationDocs.v4Submit, (c: Context) => {
     const req = parseRequest(V4Request, c.var.body)
     const row = acceptSubmission(deps, c.var.client, {
       api: 'v4',
@@ -35,15 +39,18 @@ export function v4Routes(deps: Deps): Hono {
       id: req.id,
       context: req.context,
       callback: req.callback,
+      tests: req.test_cases,
+      checker: req.checker,
+      stopOnFirstFailure: req.stop_on_first_failure,
     })
-    return c.json(v4Reply(row, links))
+    return c.json(v4Reply(row, links, undefined, graded(row)))
   }))
   app.all(SUBMISSIONS_PATH, notAllowed('POST'))
 
   // GET /v4/partner/code-evaluation/submissions/<he_id>/
   app.get(`${SUBMISSIONS_PATH}/:heId`, auth, documented(evaluationDocs.v4Status, (c: Context) => {
     const row = getSubmission(deps, c.var.client, c.req.param('heId') ?? '')
-    return c.json(v4Reply(row, links))
+    return c.json(v4Reply(row, links, undefined, graded(row)))
   }))
   app.all(`${SUBMISSIONS_PATH}/:heId`, notAllowed('GET'))
   return app

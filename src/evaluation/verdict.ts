@@ -4,6 +4,8 @@ import type { JobResult } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 
 export type VerdictCode = 'AC' | 'TLE' | 'MLE' | 'RE' | 'CE'
+/** What a graded submission's run_status.status may also be: WA (a test's output was judged wrong), IE (a checker failed). */
+export type GradedVerdictCode = VerdictCode | 'WA' | 'IE'
 
 export interface Verdict {
   /** null for a v3 compile-only job that compiled. */
@@ -41,6 +43,14 @@ const ORDER: { verdict: VerdictCode; detail: (r: RunResult) => string; when: (r:
   { verdict: 'RE', detail: () => 'NZEC', when: (r) => r.status === 'exit' },
   { verdict: 'AC', detail: () => 'NA', when: (r) => r.status === 'ok' },
 ]
+
+/** One run's verdict and detail by the fixed order; InternalFailure when the jail failed on our side. */
+export function runVerdict(run: RunResult, limits: Limits): { verdict: VerdictCode; statusDetail: string } {
+  if (run.status === 'internal') throw new InternalFailure(run.message ?? 'the run step could not run')
+  const rule = ORDER.find((r) => r.when(run, limits))
+  if (!rule) throw new InternalFailure(`unexpected run status ${run.status}`)
+  return { verdict: rule.verdict, statusDetail: rule.detail(run) }
+}
 
 export interface Limits {
   timeLimitSec: number

@@ -79,7 +79,10 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log): Pr
         const parsed = schema.safeParse(body)
         if (!parsed.success) return refuse(parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`).join('; '))
         pool
-          .run(parsed.data.job, { onCompiled: (outcome) => send({ type: 'compiled', outcome }) })
+          .run(parsed.data.job, {
+            onCompiled: (outcome) => send({ type: 'compiled', outcome }),
+            onTest: (index, outcome) => send({ type: 'test', index, outcome }),
+          })
           .then(
             (result) => send({ type: 'result', result }),
             (err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err) })

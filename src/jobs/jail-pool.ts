@@ -7,7 +7,8 @@ import type { Pool, RunHooks } from './pool-types.ts'
 import type { Job, JobResult } from './types.ts'
 
 /** The result line carries stdout and stderr, each capped by the daemon; leave ample room. */
-const REPLY_CAP = 64 << 20
+// a graded job's result carries each test's stdout (up to limits.output_cap_bytes each)
+const REPLY_CAP = 512 << 20
 
 /** How long to keep trying while the daemon is not there (it restarts under systemd in ~1 s). */
 const CONNECT_PATIENCE_MS = 20_000
@@ -40,6 +41,7 @@ function runOnce(socketPath: string, job: Job, hooks: RunHooks): Promise<JobResu
           return settle(() => reject(new Error('jail daemon: unreadable reply')))
         }
         if (m.type === 'compiled') hooks.onCompiled?.(m.outcome)
+        else if (m.type === 'test') hooks.onTest?.(m.index, m.outcome)
         else if (m.type === 'result') settle(() => resolve(m.result))
         else settle(() => reject(new Error(m.message)))
       },

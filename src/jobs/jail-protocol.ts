@@ -1,11 +1,13 @@
 // The jail daemon's wire protocol, one job per connection over a unix socket: the server writes one
-// line of JSON `{job}`; the daemon answers with lines `{type:'compiled'}`, then `{type:'result'}` or
+// line of JSON `{job}`; the daemon answers with lines `{type:'compiled'}`, `{type:'test'}` per test of a
+// graded job, then `{type:'result'}` or
 // `{type:'error'}`, and closes. The request is checked against a strict zod schema bounded by the
 // daemon's own limits: anything else is refused before it reaches the pool.
 import type { Socket } from 'node:net'
 import { z } from 'zod'
 import type { Config } from '../config.ts'
-import type { CompileOutcome, Job, JobResult } from './types.ts'
+import { CheckerSchema } from '../grading/checker-schema.ts'
+import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
 
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
@@ -20,6 +22,21 @@ export function jobRequestSchema(config: Config) {
       timeLimitSec: z.number().positive().max(maxTime),
       memoryLimitKb: z.number().int().positive().max(maxMemory),
       compileOnly: z.boolean().optional(),
+      tests: z
+        .array(
+          z
+            .object({
+              input: z.string().max(config.grading.test_max_bytes),
+              expectedOutput: z.string().max(config.grading.test_max_bytes),
+              timeLimitSec: z.number().positive().max(maxTime).optional(),
+            })
+            .strict()
+        )
+        .min(1)
+        .max(config.grading.max_tests)
+        .optional(),
+      checker: CheckerSchema.optional(),
+      stopOnFirstFailure: z.boolean().optional(),
     })
     .strict()
   return z.object({ job }).strict()
@@ -32,10 +49,12 @@ void jobKeysMatch
 
 /** Largest request line: source + input (JSON may escape each byte to 6) and some room. */
 export const requestCap = (config: Config) =>
-  6 * (Math.max(config.limits.source_max_bytes, config.room.max_code_bytes) + Math.max(config.limits.input_max_bytes, config.room.max_code_bytes)) + 4096
+  6 * (Math.max(config.limits.source_max_bytes, config.room.max_code_bytes) + Math.max(config.limits.input_max_bytes, config.room.max_code_bytes) + config.grading.total_max_bytes) +
+  4096 * (config.grading.max_tests + 1)
 
 export type DaemonMessage =
   | { type: 'compiled'; outcome: CompileOutcome }
+  | { type: 'test'; index: number; outcome: TestOutcome }
   | { type: 'result'; result: JobResult }
   | { type: 'error'; message: string }
 

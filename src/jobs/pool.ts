@@ -4,8 +4,8 @@ import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import type { Config } from '../config.ts'
 import type { Pool, RunHooks } from './pool-types.ts'
-import type { CompileOutcome, Job, JobResult } from './types.ts'
-import type { WorkerSettings, WorkerTask } from './worker.ts'
+import type { Job, JobResult } from './types.ts'
+import type { WorkerMessage, WorkerSettings, WorkerTask } from './worker.ts'
 
 export function workerSettings(config: Config): WorkerSettings {
   const { paths, limits, languages } = config
@@ -58,8 +58,9 @@ export function createPool(config: Config): Pool {
     },
     async run(job: Job, hooks: RunHooks = {}) {
       const { port1, port2 } = new MessageChannel()
-      port1.on('message', (m: { type: string; outcome: CompileOutcome }) => {
+      port1.on('message', (m: WorkerMessage) => {
         if (m.type === 'compiled') hooks.onCompiled?.(m.outcome)
+        else if (m.type === 'test') hooks.onTest?.(m.index, m.outcome)
       })
       busy++
       try {

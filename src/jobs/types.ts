@@ -1,4 +1,5 @@
 // What the evaluation side hands the worker pool, and what comes back. Plain data: crosses threads.
+import type { CheckerSpec } from '../grading/checkers.ts'
 import type { RunResult } from '../sandbox/types.ts'
 
 export interface Job {
@@ -10,6 +11,40 @@ export interface Job {
   memoryLimitKb: number
   /** v3 /code/compile/: stop after the compile step. */
   compileOnly?: boolean
+  /**
+   * Graded (issue 10): compile once, then run each test in a fresh jail (a fresh work directory
+   * holding only what the compile step left) and judge its stdout with the checker. input is unused.
+   */
+  tests?: JobTest[]
+  /** The built-in checker; 'lines' when absent. */
+  checker?: CheckerSpec
+  /** Tests after the first that is not AC are SKIPPED. */
+  stopOnFirstFailure?: boolean
+}
+
+export interface JobTest {
+  input: string
+  expectedOutput: string
+  /** This test's CPU limit; the job's when absent. */
+  timeLimitSec?: number
+}
+
+export type TestStatus = 'AC' | 'WA' | 'TLE' | 'MLE' | 'RE' | 'SKIPPED' | 'IE'
+
+/** One test's outcome, judged in the worker (the expected output never leaves it). */
+export interface TestOutcome {
+  status: TestStatus
+  /** 'NA', the RE detail (SIGSEGV, NZEC …), or for WA what the checker says in one word ('PE'). */
+  statusDetail: string
+  timeUsedSec: number
+  memoryUsedKb: number
+  exitCode: number | null
+  signal: string
+  /** The checker's message (the first difference), '' when AC or not judged. */
+  checkerMessage: string
+  /** Fraction of the test's points earned: 1 for AC, 0 otherwise. */
+  earned: number
+  stdout: string
 }
 
 export interface CompileOutcome {
@@ -23,6 +58,8 @@ export interface CompileOutcome {
 
 export interface JobResult {
   compile: CompileOutcome
-  /** Absent when compilation failed or compileOnly was set. */
+  /** Absent when compilation failed or compileOnly was set; absent for a graded job (see tests). */
   run?: RunResult
+  /** A graded job's outcomes, one per test in order (absent when compilation failed). */
+  tests?: TestOutcome[]
 }

@@ -1,14 +1,18 @@
-// The evaluation worker: one job = write the source, compile in the jail, run in the jail. Runs in a
+// The evaluation worker: one job = write the source, compile in the jail, run in the jail (a graded
+// job: run each test in a fresh box and judge its output). Runs in a
 // Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
 // Imports only the sandbox and the language manifest: no database, no HTTP.
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
-import type { CompileOutcome, Job, JobResult } from './types.ts'
+import { copyTree } from '../sandbox/copy-tree.ts'
+import { judgeTest, SKIPPED } from '../grading/judge-test.ts'
+import type { RunHooks } from './pool-types.ts'
+import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
 
 
 export interface WorkerSettings {
@@ -37,7 +41,7 @@ export interface WorkerSettings {
 }
 
 export interface JobRunner {
-  run(job: Job, onCompiled?: (outcome: CompileOutcome) => void): Promise<JobResult>
+  run(job: Job, hooks?: RunHooks): Promise<JobResult>
   close(): Promise<void>
 }
 
@@ -97,7 +101,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   const internalFailure = (lang: Language, message = '') =>
     new Error(isProvisioned(settings.toolchains, lang) ? `sandbox: ${message}` : `lang '${lang.code}' is not provisioned on this server`)
 
-  async function run(job: Job, onCompiled?: (outcome: CompileOutcome) => void): Promise<JobResult> {
+  async function run(job: Job, hooks: RunHooks = {}): Promise<JobResult> {
     const lang = resolveLanguage(languages, job.language)
     if (!lang) throw new Error(`unknown language ${job.language}`)
     const sb = open()
@@ -107,6 +111,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     // program left is visible to the next one, and no step can write more than its caps
     if (lang.compile) await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
     else await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
+    const kept = join(sb.slotDir, 'compiled')
     try {
       writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
@@ -123,25 +128,50 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         if (step.status === 'internal') throw internalFailure(lang, step.message)
         compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, limits, readBackBytes), step }
       }
-      onCompiled?.(compile)
+      hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
-      // the compiled program stays; the run step may write its own cap more
-      if (lang.compile) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
 
-      const limits = stepLimits(lang, job, 'run')
-      const runResult = await sb.runStep(
-        { root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin: job.input, limits },
-        { memoryHeadroomKb: lang.runMemoryHeadroomKb }
-      )
-      if (runResult.status === 'internal') throw internalFailure(lang, runResult.message)
-      // a managed heap sized to the limit fails inside the runtime, before the cgroup would
-      if (lang.memoryErrorPattern && (runResult.status === 'exit' || runResult.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(runResult.stderr)) {
-        return { compile, run: { ...runResult, status: 'memory' } }
+      /** One run of the compiled program in the box, with stdin and a CPU limit. */
+      const runOnce = async (stdin: string, timeLimitSec: number): Promise<RunResult> => {
+        const limits = stepLimits(lang, { ...job, timeLimitSec }, 'run')
+        const r = await sb.runStep({ root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+        if (r.status === 'internal') throw internalFailure(lang, r.message)
+        // a managed heap sized to the limit fails inside the runtime, before the cgroup would
+        if (lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr)) {
+          return { ...r, status: 'memory' }
+        }
+        return r
       }
-      return { compile, run: runResult }
+
+      if (!job.tests) {
+        // the compiled program stays; the run step may write its own cap more
+        if (lang.compile) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
+        return { compile, run: await runOnce(job.input, job.timeLimitSec) }
+      }
+
+      // graded: what the compile step left is kept outside the box, and each test runs in a fresh
+      // box holding only that, so no test sees what an earlier one wrote
+      const size = copyTree(box, kept)
+      const tests: TestOutcome[] = []
+      let failed = false
+      for (const [index, test] of job.tests.entries()) {
+        let outcome = SKIPPED
+        if (!(failed && job.stopOnFirstFailure)) {
+          await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
+          copyTree(kept, box)
+          const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
+          const r = await runOnce(test.input, timeLimitSec)
+          outcome = judgeTest(r, test.expectedOutput, job.checker ?? 'lines', { timeLimitSec, memoryLimitKb: job.memoryLimitKb })
+          if (outcome.status !== 'AC') failed = true
+        }
+        tests.push(outcome)
+        hooks.onTest?.(index, outcome)
+      }
+      return { compile, tests }
     } finally {
       // every byte and inode the job wrote is freed with its tmpfs
       await sb.box('umount').catch(() => undefined)
+      rmSync(kept, { recursive: true, force: true })
     }
   }
 
@@ -152,9 +182,11 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
 
 export interface WorkerTask {
   job: Job
-  /** Receives {type: 'compiled', outcome} once the compile step is over. */
+  /** Receives a WorkerMessage at the end of the compile step and of each test. */
   port?: MessagePort
 }
+
+export type WorkerMessage = { type: 'compiled'; outcome: CompileOutcome } | { type: 'test'; index: number; outcome: TestOutcome }
 
 let runner: JobRunner | undefined
 
@@ -162,7 +194,11 @@ export default async function runTask({ job, port }: WorkerTask): Promise<JobRes
   const settings = workerData as WorkerSettings
   runner ??= createJobRunner(settings, `w${process.pid}-${threadId}`)
   try {
-    return await runner.run(job, (outcome) => port?.postMessage({ type: 'compiled', outcome }))
+    const post = (m: WorkerMessage) => port?.postMessage(m)
+    return await runner.run(job, {
+      onCompiled: (outcome) => post({ type: 'compiled', outcome }),
+      onTest: (index, outcome) => post({ type: 'test', index, outcome }),
+    })
   } finally {
     port?.close()
   }

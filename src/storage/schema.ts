@@ -84,8 +84,44 @@ export const submissions = sqliteTable(
     startedAt: integer({ mode: 'timestamp_ms' }),
     compiledAt: integer({ mode: 'timestamp_ms' }),
     completedAt: integer({ mode: 'timestamp_ms' }),
+    /** Graded (issue 10): the submission has test cases (submission_tests); null for a plain one. */
+    checkerJson: text(),
+    stopOnFirstFailure: integer({ mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('submissions_claim').on(t.state, t.priority, t.id), index('submissions_client').on(t.clientId)]
+)
+
+/**
+ * The test cases of a graded submission, in order, and each one's outcome once it has run (the
+ * columns after expectedOutput stay null until then, so a poll shows them filling in).
+ */
+export const submissionTests = sqliteTable(
+  'submission_tests',
+  {
+    submissionId: integer()
+      .notNull()
+      .references(() => submissions.id, { onDelete: 'cascade' }),
+    position: integer().notNull(),
+    /** The test's id as shown in result.tests (its name, or its 1-based number). */
+    name: text().notNull(),
+    input: text().notNull(),
+    expectedOutput: text().notNull(),
+    points: real().notNull().default(1),
+    timeLimitSec: real(),
+    /** AC | WA | TLE | MLE | RE | SKIPPED | IE; null while not run. */
+    status: text(),
+    statusDetail: text(),
+    timeUsedSec: real(),
+    memoryUsedKb: integer(),
+    exitCode: integer(),
+    signal: text(),
+    earnedPoints: real(),
+    checkerMessage: text(),
+    stdout: text(),
+    /** The attempt (claim token) that wrote the outcome: a newer attempt overwrites it. */
+    attempt: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.submissionId, t.position] })]
 )
 
 // ── interviews ─────────────────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,116 @@
+// Graded submissions (issue 10): the test cases stored with a submission, each test's outcome as the
+// worker reports it, and the submission's verdict and score from its tests. The worker judges each
+// test (grading/judge-test.ts); this file only stores and sums up.
+import { and, asc, eq } from 'drizzle-orm'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import type { CheckerSpec } from '../grading/checkers.ts'
+import type { JobTest, TestOutcome } from '../jobs/types.ts'
+import { submissionTests } from '../storage/schema.ts'
+import type { Submission } from './replies.ts'
+
+export type SubmissionTest = typeof submissionTests.$inferSelect
+
+/** A test case as a request gives it (v4 test_cases). */
+export interface TestCaseInput {
+  input: string
+  expected_output: string
+  points?: number
+  time_limit?: number
+}
+
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+
+/** Checks the tests against grading.* and clamps their time limits; the rows to insert (without the submission id). */
+export function testRows(
+  config: Deps['config'],
+  tests: TestCaseInput[],
+  clampTime: (t: number | undefined) => number | null
+): Omit<typeof submissionTests.$inferInsert, 'submissionId'>[] {
+  const g = config.grading
+  if (tests.length === 0) throw new AppError('InvalidArgumentError', 'test_cases is empty', { test_cases: [] })
+  if (tests.length > g.max_tests)
+    throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} test cases`, { max_tests: g.max_tests, test_count: tests.length })
+  let total = 0
+  return tests.map((t, position) => {
+    for (const field of ['input', 'expected_output'] as const) {
+      const n = bytes(t[field])
+      total += n
+      if (n > g.test_max_bytes)
+        throw new AppError('PayloadTooLargeError', `test ${position + 1}: ${field} is larger than ${g.test_max_bytes} bytes`, { test_max_bytes: g.test_max_bytes })
+    }
+    if (total > g.total_max_bytes)
+      throw new AppError('PayloadTooLargeError', `the test cases are larger than ${g.total_max_bytes} bytes in all`, { total_max_bytes: g.total_max_bytes })
+    return {
+      position,
+      name: String(position + 1),
+      input: t.input,
+      expectedOutput: t.expected_output,
+      points: t.points ?? 1,
+      timeLimitSec: clampTime(t.time_limit),
+    }
+  })
+}
+
+export function testsOf(db: Deps['db'], submissionId: number): SubmissionTest[] {
+  return db.select().from(submissionTests).where(eq(submissionTests.submissionId, submissionId)).orderBy(asc(submissionTests.position)).all()
+}
+
+/** The job's tests, in order. */
+export const jobTests = (tests: SubmissionTest[]): JobTest[] =>
+  tests.map((t) => ({ input: t.input, expectedOutput: t.expectedOutput, ...(t.timeLimitSec !== null ? { timeLimitSec: t.timeLimitSec } : {}) }))
+
+export const checkerOf = (row: Submission): CheckerSpec | undefined => (row.checkerJson ? (JSON.parse(row.checkerJson) as CheckerSpec) : undefined)
+
+/** Stores one test's outcome for the claim `attempt` (a later attempt overwrites an earlier one's). */
+export function recordTest(db: Deps['db'], row: Submission, position: number, outcome: TestOutcome, points: number): void {
+  db.update(submissionTests)
+    .set({
+      status: outcome.status,
+      statusDetail: outcome.statusDetail,
+      timeUsedSec: outcome.timeUsedSec,
+      memoryUsedKb: outcome.memoryUsedKb,
+      exitCode: outcome.exitCode,
+      signal: outcome.signal,
+      earnedPoints: outcome.earned * points,
+      checkerMessage: outcome.checkerMessage,
+      stdout: outcome.stdout,
+      attempt: row.attempt,
+    })
+    .where(and(eq(submissionTests.submissionId, row.id), eq(submissionTests.position, position)))
+    .run()
+}
+
+/**
+ * The submission's verdict from its tests: the first test that is not AC decides (its status, detail,
+ * signal, exit code and stdout), else the last test; time and memory are the maxima over the tests.
+ */
+export function gradedVerdict(outcomes: TestOutcome[]) {
+  const deciding = outcomes.find((o) => o.status !== 'AC' && o.status !== 'SKIPPED') ?? outcomes[outcomes.length - 1]
+  return {
+    verdict: deciding.status,
+    statusDetail: deciding.statusDetail,
+    signal: deciding.signal,
+    exitCode: deciding.exitCode,
+    timeUsedSec: Math.max(...outcomes.map((o) => o.timeUsedSec)),
+    memoryUsedKb: Math.max(...outcomes.map((o) => o.memoryUsedKb)),
+    stdout: deciding.stdout,
+  }
+}
+
+export interface Score {
+  passed: number
+  total: number
+  points: number
+  max_points: number
+}
+
+export function scoreOf(tests: SubmissionTest[]): Score {
+  const round = (n: number) => Math.round(n * 1e6) / 1e6
+  return {
+    passed: tests.filter((t) => t.status === 'AC').length,
+    total: tests.length,
+    points: round(tests.reduce((sum, t) => sum + (t.earnedPoints ?? 0), 0)),
+    max_points: round(tests.reduce((sum, t) => sum + t.points, 0)),
+  }
+}
