@@ -137,7 +137,7 @@ function buildBaseline(rev: string): SandboxPaths {
     execFileSync('gcc', ['-O2', '-Wno-format-truncation', ...flags, '-o', join(dir, out), join(dir, src)])
   cc('arbiter-supervisor', 'supervisor.c')
   cc('arbiter-jail-init', 'jail-init.c', '-static', '-s')
-  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: join(dir, 'arbiter-jail-init'), initBindSource: join(dir, 'arbiter-jail-init'), runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg') }
+  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: join(dir, 'arbiter-jail-init'), initBindSource: join(dir, 'arbiter-jail-init'), boxRequests: false, runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg') }
 }
 
 const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }

@@ -151,6 +151,22 @@ int main(void){ long long s=0,x; while(scanf("%lld",&x)==1) s+=x;
     expect(done.result.score).toEqual({ passed: 100, total: 100, points: 100, max_points: 100 })
   })
 
+  test('while it runs, a poll shows result.tests filling in', { timeout: 60_000 }, async () => {
+    const q = await submit({ lang: 'PYTHON3', source: 'import time\ntime.sleep(0.4)\nprint(input())', test_cases: Array.from({ length: 6 }, (_, i) => ({ input: String(i), expected_output: String(i) })) })
+    let partial: V4Reply | undefined
+    await waitUntil(async () => {
+      const r = (await poll(q.body.he_id)) as V4Reply
+      if (r.request_status.code !== 'REQUEST_COMPLETED' && (r.result.tests?.length ?? 0) > 0) partial = r
+      return partial !== undefined || r.request_status.code === 'REQUEST_COMPLETED'
+    }, 30_000, 'tests to fill in')
+    expect(partial, 'seen before completion').toBeDefined()
+    expect(partial!.request_status.code).toBe('CODE_COMPILED')
+    expect(partial!.result.tests!.length).toBeLessThan(6)
+    expect(partial!.result.tests!.every((t) => t.status === 'AC')).toBe(true)
+    const done = await completed(q.body.he_id)
+    expect(done.result.score).toEqual({ passed: 6, total: 6, points: 6, max_points: 6 })
+  })
+
   test('refused: an empty test set, too many tests, a bad checker, a checker without tests, a test that is not an object', async () => {
     const base = { lang: 'PYTHON3', source: 'print(1)' }
     const bad = [

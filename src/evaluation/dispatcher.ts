@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import type { RunHooks } from '../jobs/pool-types.ts'
-import type { CompileOutcome, Job } from '../jobs/types.ts'
+import type { CompileOutcome, Job, TestOutcome } from '../jobs/types.ts'
 import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
@@ -36,6 +36,8 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
   }
 }
 
+const TEST_FLUSH_MS = 250
+
 const byId = (db: Deps['db'], id: number): Submission | undefined => db.select().from(submissions).where(eq(submissions.id, id)).get()
 
 export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue = localQueue(deps)): Dispatcher {
@@ -58,11 +60,31 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     let done: Submission | undefined
     try {
       // only v4 shows the compile stage (CODE_COMPILED); v3 learns everything at completion
+      // a graded job's tests are stored as they end, but at most every TEST_FLUSH_MS (a write per
+      // test would cost the main thread more than a short test's run); the completion stores them all
+      const pending = new Map<number, TestOutcome>()
+      let flushTimer: NodeJS.Timeout | undefined
+      const flush = () => {
+        flushTimer = undefined
+        for (const [index, outcome] of pending) queue.tested(row, index, outcome)
+        pending.clear()
+      }
       const hooks: RunHooks =
         row.api === 'v4'
-          ? { onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome), onTest: (index, outcome) => queue.tested(row, index, outcome) }
+          ? {
+              onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome),
+              onTest: (index, outcome) => {
+                pending.set(index, outcome)
+                flushTimer ??= setTimeout(flush, TEST_FLUSH_MS)
+              },
+            }
           : {}
-      const result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined), hooks)
+      let result
+      try {
+        result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined), hooks)
+      } finally {
+        clearTimeout(flushTimer)
+      }
       done = queue.complete(row, result)
     } catch (err) {
       done = queue.fail(row, err instanceof Error ? err.message : String(err))

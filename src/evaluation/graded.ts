@@ -56,6 +56,17 @@ export function testsOf(db: Deps['db'], submissionId: number): SubmissionTest[] 
   return db.select().from(submissionTests).where(eq(submissionTests.submissionId, submissionId)).orderBy(asc(submissionTests.position)).all()
 }
 
+/** Each test's points, in order (without reading inputs and outputs). */
+export function testPoints(db: Deps['db'], submissionId: number): number[] {
+  return db
+    .select({ points: submissionTests.points })
+    .from(submissionTests)
+    .where(eq(submissionTests.submissionId, submissionId))
+    .orderBy(asc(submissionTests.position))
+    .all()
+    .map((t) => t.points)
+}
+
 /** The job's tests, in order. */
 export const jobTests = (tests: SubmissionTest[]): JobTest[] =>
   tests.map((t) => ({ input: t.input, expectedOutput: t.expectedOutput, ...(t.timeLimitSec !== null ? { timeLimitSec: t.timeLimitSec } : {}) }))

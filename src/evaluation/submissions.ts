@@ -11,7 +11,7 @@ import type { CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
-import { gradedVerdict, recordTest, testRows, testsOf, type TestCaseInput } from './graded.ts'
+import { gradedVerdict, recordTest, testPoints, testRows, testsOf, type TestCaseInput } from './graded.ts'
 import type { Client } from './clients.ts'
 import { linksFor, v3CallbackBody, v4Reply, type Submission } from './replies.ts'
 import { InternalFailure, verdictOf, type Verdict } from './verdict.ts'
@@ -263,7 +263,7 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
 
 /** A graded submission's tests are over: each one's outcome and the verdict they add up to, in one transaction. */
 function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOutcome[]): Submission | undefined {
-  const points = testsOf(deps.db, row.id).map((t) => t.points)
+  const points = testPoints(deps.db, row.id)
   const v = gradedVerdict(outcomes)
   return finish(
     deps,
@@ -291,8 +291,8 @@ function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOut
 export function markTested(deps: TransitionDeps, row: Submission, index: number, outcome: TestOutcome): void {
   const live = deps.db.select({ id: submissions.id }).from(submissions).where(liveWhereOf(row)).get()
   if (!live) return
-  const t = testsOf(deps.db, row.id)[index]
-  if (t) recordTest(deps.db, row, index, outcome, t.points)
+  const points = testPoints(deps.db, row.id)[index]
+  if (points !== undefined) recordTest(deps.db, row, index, outcome, points)
 }
 
 /**

@@ -24,6 +24,11 @@ export interface SandboxPaths {
    * unless the benchmark's baseline runs an older init (and supervisor) of its own.
    */
   initBindSource?: string
+  /**
+   * false: the supervisor predates box requests (the benchmark's baseline): dead slots are left to
+   * others and closing unmounts no box (it would wait for a reply that never comes).
+   */
+  boxRequests?: boolean
 }
 
 export interface Sandbox {
@@ -114,7 +119,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   // slot's first step: the supervisor's requests run in order. Each step checks again that the slot
   // is still dead: another process may have claimed the same name since (names include the pid, so
   // only a reused pid or a fixed name could)
-  for (const dead of deadSlots(paths.runs)) {
+  for (const dead of paths.boxRequests === false ? [] : deadSlots(paths.runs)) {
     const stillDead = () => (isDeadSlot(paths.runs, dead) ? Promise.resolve() : Promise.reject(new Error('claimed')))
     void stillDead()
       .then(() => supervisor.box('umount', join(paths.runs, dead, 'box')).catch(() => undefined))
@@ -177,7 +182,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       return mountPoint
     },
     async close() {
-      await supervisor.box('umount', boxDir).catch(() => undefined)
+      if (paths.boxRequests !== false) await supervisor.box('umount', boxDir).catch(() => undefined)
       await supervisor.stop()
       rmSync(slotDir, { recursive: true, force: true })
     },

@@ -1,0 +1,181 @@
+// Benchmark of grading (issue 10): what a teacher's grader saves by sending one graded submission
+// (compile once, each test in a fresh jail, judged by the server) instead of one plain v4 submission
+// per test (a compile and a jail each) and comparing the outputs itself. The real server (real pool and
+// jail) driven over loopback, completions taken from the REQUEST_COMPLETED callbacks.
+//   (a) graded: N distinct sources × one submission with T test_cases each, all submitted at once;
+//   (b) plain:  N distinct sources × T plain submissions each (input = the test's input), all at once,
+//       each output fetched from its URL and compared (significant lines) by this script.
+// Then the per-test cost of a graded run: (time of a graded submission with 1+K tests − with 1 test) / K,
+// sequentially, against the same binary run in the jail directly (bench-sandbox's way: openSandbox).
+// Usage: npx tsx scripts/bench-grading.ts [--c 40] [--java 10] [--tests 10] [--reps 5] [--json]
+import { execFileSync } from 'node:child_process'
+import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../src/config.ts'
+import { startReceiver, startServer } from '../src/e2e/harness.ts'
+import { lines } from '../src/grading/checkers.ts'
+import { rootImagePath } from '../src/sandbox/root-image.ts'
+import { openSandbox } from '../src/sandbox/run.ts'
+
+const { values } = parseArgs({
+  options: {
+    c: { type: 'string', default: '40' },
+    java: { type: 'string', default: '10' },
+    tests: { type: 'string', default: '10' },
+    reps: { type: 'string', default: '5' },
+    json: { type: 'boolean', default: false },
+  },
+})
+const TESTS = Number(values.tests)
+const REPS = Number(values.reps)
+const PATH = '/v4/partner/code-evaluation/submissions/'
+
+// distinct sources (a comment and a constant differ), the same task: print the sum of the input's numbers
+const cSource = (i: number) => `/* submission ${i} */
+#include <stdio.h>
+int main(void){ long long s = ${i} - ${i}, x; while (scanf("%lld", &x) == 1) s += x; printf("%lld\\n", s); return 0; }
+`
+const javaSource = (i: number) => `// submission ${i}
+import java.io.*; import java.util.*;
+class Main { public static void main(String[] a) throws IOException {
+  BufferedReader r = new BufferedReader(new InputStreamReader(System.in)); long s = ${i} - ${i}; String l;
+  while ((l = r.readLine()) != null) for (String t : l.trim().split("\\\\s+")) if (!t.isEmpty()) s += Long.parseLong(t);
+  System.out.println(s); } }
+`
+/** T tests of ~200 numbers each, with their sums. */
+const tests = Array.from({ length: TESTS }, (_, t) => {
+  const nums = Array.from({ length: 200 }, (_, k) => ((t + 1) * 7919 * (k + 3)) % 100003)
+  return { input: nums.join(' ') + '\n', expected_output: `${nums.reduce((a, b) => a + b, 0)}\n` }
+})
+
+const server = await startServer({ configToml: '[limits]\nmax_time_sec = 10' })
+const receiver = await startReceiver()
+const secret = await server.createClient('bench-grading')
+const done = new Map<string, { at: number; body: { result: { run_status: { status: string; output?: string }; score?: { passed: number } } } }>()
+receiver.respond = (r) => {
+  const body = JSON.parse(r.body)
+  if (body.request_status?.code === 'REQUEST_COMPLETED') done.set(body.he_id, { at: r.at, body })
+  return 200
+}
+
+async function submit(body: Record<string, unknown>): Promise<string> {
+  const r = await fetch(`${server.url}${PATH}`, {
+    method: 'POST',
+    headers: { 'client-secret': secret, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, callback: `${receiver.url}/done`, time_limit: 5 }),
+  })
+  const j = (await r.json()) as { he_id?: string; message?: string }
+  if (!j.he_id) throw new Error(`submit: ${r.status} ${j.message}`)
+  return j.he_id
+}
+
+async function completion(heId: string, timeoutMs = 1_800_000) {
+  const t0 = Date.now()
+  for (;;) {
+    const d = done.get(heId)
+    if (d) return d
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${heId} never completed`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+/** (a) one graded submission per source; ms from the first submit to the last completion. */
+async function graded(lang: string, sources: string[]) {
+  const t0 = Date.now()
+  const ids = await Promise.all(sources.map((source) => submit({ lang, source, test_cases: tests })))
+  const results = await Promise.all(ids.map((id) => completion(id)))
+  const ms = Math.max(...results.map((r) => r.at)) - t0
+  const passed = results.filter((r) => r.body.result.score?.passed === TESTS).length
+  return { ms, passed }
+}
+
+/** (b) one plain submission per source and test; the grader fetches and compares each output. */
+async function plain(lang: string, sources: string[]) {
+  const t0 = Date.now()
+  const ids = await Promise.all(sources.flatMap((source) => tests.map((t) => submit({ lang, source, input: t.input }))))
+  let passed = 0
+  await Promise.all(
+    ids.map(async (id, k) => {
+      const r = await completion(id)
+      if (r.body.result.run_status.status !== 'AC') return
+      const out = await (await fetch(r.body.result.run_status.output!)).text()
+      if (lines(tests[k % TESTS].expected_output, out).ok) passed++
+    })
+  )
+  return { ms: Date.now() - t0, passed: passed / TESTS }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** Marginal cost of one more test in a graded C submission, run alone (sequential). */
+async function perTest(k = 20) {
+  const once = async (n: number) => {
+    const t0 = Date.now()
+    const id = await submit({ lang: 'C', source: cSource(1000 + n), test_cases: Array.from({ length: n }, (_, i) => tests[i % TESTS]) })
+    return (await completion(id)).at - t0
+  }
+  const one: number[] = []
+  const many: number[] = []
+  for (let i = 0; i < REPS; i++) {
+    one.push(await once(1))
+    many.push(await once(1 + k))
+  }
+  return (median(many) - median(one)) / k
+}
+
+/** The same program (compiled on the host) run in the jail directly, as bench-sandbox runs it. */
+async function jailedRun(runs = 200) {
+  const config = loadConfig()
+  const scratch = join(config.paths.runs, `bench-grading-${process.pid}`)
+  mkdirSync(scratch, { recursive: true })
+  writeFileSync(join(scratch, 'sum.c'), cSource(0))
+  execFileSync('gcc', ['-O2', '-o', join(scratch, 'sum'), join(scratch, 'sum.c')])
+  const sb = openSandbox({ nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }, `bench-grading-${process.pid}`)
+  const root = await sb.root('trixie', rootImagePath(config.paths.toolchains, 'trixie'))
+  const box = join(sb.slotDir, 'box')
+  rmSync(box, { recursive: true, force: true })
+  mkdirSync(box, { mode: 0o755 })
+  copyFileSync(join(scratch, 'sum'), join(box, 'sum'))
+  chownSync(box, 65534, 65534)
+  const limits = { cpuTimeSec: 5, wallTimeSec: 12, memoryKb: 262144, processes: 64, openFiles: 64, fileSizeBytes: 1 << 20 }
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    const r = await sb.runStep({ root, argv: ['/work/sum'], env: { PATH: '/usr/bin:/bin' }, workDir: box, stdin: tests[i % TESTS].input, limits })
+    times.push(performance.now() - t0)
+    if (r.status !== 'ok' || r.stdout !== tests[i % TESTS].expected_output) throw new Error(`jailed run: ${r.status} ${r.stdout}`)
+  }
+  await sb.close()
+  rmSync(scratch, { recursive: true, force: true })
+  return median(times)
+}
+
+const rows = []
+for (const [lang, n, source] of [['C', Number(values.c), cSource], ['JAVA', Number(values.java), javaSource]] as const) {
+  if (!n) continue
+  const sources = Array.from({ length: n }, (_, i) => source(i))
+  const a = await graded(lang, sources)
+  const b = await plain(lang, sources)
+  rows.push({ lang, submissions: n, tests: TESTS, gradedMs: a.ms, gradedPassed: a.passed, plainMs: b.ms, plainPassed: b.passed, speedup: b.ms / a.ms })
+}
+const perTestMs = await perTest()
+const jailedMs = await jailedRun()
+await receiver.close()
+await server.stop()
+server.cleanup()
+
+const targets: Record<string, number> = { C: 4, JAVA: 6 }
+if (values.json) {
+  console.log(JSON.stringify({ rows, perTestMs, jailedMs, ratio: perTestMs / jailedMs }, null, 2))
+} else {
+  console.log(`bench-grading: ${TESTS} tests per source, pool of the server's default size, all submitted at once`)
+  console.log('lang  | sources | (a) graded: ms, all passed | (b) plain + grader: ms, all passed | (b)/(a) | target')
+  console.log('------|---------|----------------------------|------------------------------------|---------|-------')
+  for (const r of rows) {
+    console.log(
+      `${r.lang.padEnd(5)} | ${String(r.submissions).padEnd(7)} | ${`${r.gradedMs} ms, ${r.gradedPassed}/${r.submissions}`.padEnd(26)} | ${`${r.plainMs} ms, ${r.plainPassed}/${r.submissions}`.padEnd(34)} | ${`${r.speedup.toFixed(1)}x`.padEnd(7)} | ≥ ${targets[r.lang]}x ${r.speedup >= targets[r.lang] ? 'met' : 'MISSED'}`
+    )
+  }
+  console.log(`per-test cost of a graded C run: ${perTestMs.toFixed(1)} ms (median of ${REPS}, marginal over 20 tests); the same binary jailed directly: ${jailedMs.toFixed(1)} ms; ratio ${(perTestMs / jailedMs).toFixed(2)}x (target ≤ 1.3x: ${perTestMs / jailedMs <= 1.3 ? 'met' : 'MISSED'})`)
+}
