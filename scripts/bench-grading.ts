@@ -108,11 +108,16 @@ async function plain(lang: string, sources: string[]) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
-/** Marginal cost of one more test in a graded C submission, run alone (sequential). */
-async function perTest(k = 20) {
+/**
+ * Alone (sequentially): the marginal cost t of one more test in a graded submission, and the time of a
+ * graded submission with one test (≈ the compile c + t + the API's own cost). The speed-up of (a) over
+ * (b) cannot exceed T(c + t)/(c + T·t): what compiling once saves is bounded by the compile's share.
+ */
+async function perTest(lang: string, source: (i: number) => string, k: number) {
+  let seq = 2000
   const once = async (n: number) => {
     const t0 = Date.now()
-    const id = await submit({ lang: 'C', source: cSource(1000 + n), test_cases: Array.from({ length: n }, (_, i) => tests[i % TESTS]) })
+    const id = await submit({ lang, source: source(seq++), test_cases: Array.from({ length: n }, (_, i) => tests[i % TESTS]) })
     return (await completion(id)).at - t0
   }
   const one: number[] = []
@@ -121,7 +126,10 @@ async function perTest(k = 20) {
     one.push(await once(1))
     many.push(await once(1 + k))
   }
-  return (median(many) - median(one)) / k
+  const t = (median(many) - median(one)) / k
+  const oneTest = median(one)
+  const compile = oneTest - t
+  return { t, oneTest, ceiling: (TESTS * (compile + t)) / (compile + TESTS * t) }
 }
 
 /** The same program (compiled on the host) run in the jail directly, as bench-sandbox runs it. */
@@ -159,7 +167,8 @@ for (const [lang, n, source] of [['C', Number(values.c), cSource], ['JAVA', Numb
   const b = await plain(lang, sources)
   rows.push({ lang, submissions: n, tests: TESTS, gradedMs: a.ms, gradedPassed: a.passed, plainMs: b.ms, plainPassed: b.passed, speedup: b.ms / a.ms })
 }
-const perTestMs = await perTest()
+const costs = { C: await perTest('C', cSource, 20), JAVA: Number(values.java) ? await perTest('JAVA', javaSource, 10) : undefined }
+const perTestMs = costs.C.t
 const jailedMs = await jailedRun()
 await receiver.close()
 await server.stop()
@@ -167,7 +176,7 @@ server.cleanup()
 
 const targets: Record<string, number> = { C: 4, JAVA: 6 }
 if (values.json) {
-  console.log(JSON.stringify({ rows, perTestMs, jailedMs, ratio: perTestMs / jailedMs }, null, 2))
+  console.log(JSON.stringify({ rows, costs, perTestMs, jailedMs, ratio: perTestMs / jailedMs }, null, 2))
 } else {
   console.log(`bench-grading: ${TESTS} tests per source, pool of the server's default size, all submitted at once`)
   console.log('lang  | sources | (a) graded: ms, all passed | (b) plain + grader: ms, all passed | (b)/(a) | target')
@@ -176,6 +185,9 @@ if (values.json) {
     console.log(
       `${r.lang.padEnd(5)} | ${String(r.submissions).padEnd(7)} | ${`${r.gradedMs} ms, ${r.gradedPassed}/${r.submissions}`.padEnd(26)} | ${`${r.plainMs} ms, ${r.plainPassed}/${r.submissions}`.padEnd(34)} | ${`${r.speedup.toFixed(1)}x`.padEnd(7)} | ≥ ${targets[r.lang]}x ${r.speedup >= targets[r.lang] ? 'met' : 'MISSED'}`
     )
+  }
+  for (const [lang, c] of Object.entries(costs)) {
+    if (c) console.log(`${lang}: alone, a graded submission with 1 test ${c.oneTest.toFixed(0)} ms, each more test ${c.t.toFixed(1)} ms: compile ≈ ${(c.oneTest - c.t).toFixed(0)} ms, so (b)/(a) cannot exceed ${c.ceiling.toFixed(1)}x here`)
   }
   console.log(`per-test cost of a graded C run: ${perTestMs.toFixed(1)} ms (median of ${REPS}, marginal over 20 tests); the same binary jailed directly: ${jailedMs.toFixed(1)} ms; ratio ${(perTestMs / jailedMs).toFixed(2)}x (target ≤ 1.3x: ${perTestMs / jailedMs <= 1.3 ? 'met' : 'MISSED'})`)
 }

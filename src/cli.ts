@@ -2,6 +2,8 @@
 // only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1, and so
 // does a report that says it failed (`{ok: false, …}`, e.g. doctor): printed as usual, exit code 1.
 import { parseArgs } from 'node:util'
+import { CliExit, type CliCommands } from './cli-types.ts'
+import { gradeCommands } from './grading/cli-grade.ts'
 import { adminCommands } from './admin/cli-commands.ts'
 import { evaluationCommands } from './evaluation/cli-commands.ts'
 import { runCommands } from './evaluation/cli-run.ts'
@@ -12,15 +14,8 @@ import { dataDirFromEnv } from './config.ts'
 import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
 
-export interface CliCommand {
-  /** One line for `cli help`. */
-  summary: string
-  /** util.parseArgs options. */
-  options?: NonNullable<Parameters<typeof parseArgs>[0]>['options']
-  run(args: { values: Record<string, unknown>; positionals: string[] }): Promise<unknown>
-}
-
-export type CliCommands = Record<string, CliCommand>
+// the areas' commands import these from here
+export type { CliCommand, CliCommands } from './cli-types.ts'
 
 const commands: CliCommands = {
   ...jobCommands,
@@ -30,6 +25,7 @@ const commands: CliCommands = {
   ...outboxCommands,
   ...storageCommands,
   ...adminCommands,
+  ...gradeCommands,
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -51,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
     // run as root on the service's data: leave no root-owned database side files behind
     repairOwnership(dataDirFromEnv())
   }
+  // a command that printed its own output says only how to exit
+  if (out instanceof CliExit) return out.code
   if (out !== undefined) process.stdout.write(JSON.stringify(out, null, 2) + '\n')
   return exitCodeOf(out)
 }

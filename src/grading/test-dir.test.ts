@@ -1,0 +1,38 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { readTestDir } from './test-dir.ts'
+
+describe('readTestDir: the three layouts, natural order, unpaired files refused', () => {
+  const root = mkdtempSync(join(tmpdir(), 'arbiter-testdir-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  const make = (name: string, files: Record<string, string>) => {
+    const dir = join(root, name)
+    for (const [f, text] of Object.entries(files)) {
+      mkdirSync(join(dir, f, '..'), { recursive: true })
+      writeFileSync(join(dir, f), text)
+    }
+    return dir
+  }
+
+  it('NAME.in + NAME.out, 2 before 10', () => {
+    const dir = make('inout', { '10.in': 'b', '10.out': 'B', '2.in': 'a', '2.out': 'A', 'notes.txt': 'ignored' })
+    expect(readTestDir(dir)).toEqual([{ name: '2', input: 'a', expectedOutput: 'A' }, { name: '10', input: 'b', expectedOutput: 'B' }])
+  })
+  it('input/inputNN.txt + output/outputNN.txt', () => {
+    const dir = make('folders', { 'input/input10.txt': 'y', 'output/output10.txt': 'Y', 'input/input9.txt': 'x', 'output/output9.txt': 'X' })
+    expect(readTestDir(dir).map((t) => [t.name, t.input, t.expectedOutput])).toEqual([['9', 'x', 'X'], ['10', 'y', 'Y']])
+  })
+  it('NN + NN.a', () => {
+    const dir = make('polygon', { '01': 'p', '01.a': 'P', '02': 'q', '02.a': 'Q' })
+    expect(readTestDir(dir).map((t) => t.name)).toEqual(['01', '02'])
+  })
+  it('refuses unpaired files and empty folders', () => {
+    expect(() => readTestDir(make('lonely-in', { '1.in': '' }))).toThrow(/1.in has no 1.out/)
+    expect(() => readTestDir(make('lonely-out', { '1.in': '', '1.out': '', '2.out': '' }))).toThrow(/2.out has no input/)
+    expect(() => readTestDir(make('lonely-a', { '3.a': '' }))).toThrow(/3.a has no input/)
+    expect(() => readTestDir(make('folders-unpaired', { 'input/input1.txt': '', 'output/output2.txt': '' }))).toThrow(/has no output/)
+    expect(() => readTestDir(make('empty', { 'readme.md': '' }))).toThrow(/no tests/)
+  })
+})
