@@ -47,6 +47,10 @@ export const ConfigSchema = z
           .string()
           .default('/var/lib/arbiter/runs')
           .describe('Scratch directory for per-run work folders (never inside the data directory, which jails must not see).'),
+        compile_cache: z
+          .string()
+          .default('/var/lib/arbiter/compile-cache')
+          .describe("Compiled programs kept for resubmissions of the same source (root's, outside the data directory: the unprivileged server must not be able to change what jails run)."),
       },
       'Where things live on disk.'
     ),
@@ -171,6 +175,17 @@ export const ConfigSchema = z
           .describe('Runs tried when the sandbox fails on our side before the submission completes with request_OK False.'),
       },
       'The code-evaluation API (v3 and v4).'
+    ),
+    compile_cache: section(
+      {
+        max_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(1_073_741_824)
+          .describe('Size of the compile cache; the least recently used programs are evicted beyond it. 0 turns the cache off.'),
+      },
+      'Compiled programs keyed by toolchain version, language, compile command and limits, and the source\'s hash: a resubmission skips the compile (result.compile_cached).'
     ),
     grading: section(
       {

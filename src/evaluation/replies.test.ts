@@ -26,6 +26,7 @@ const row = (over: Partial<Submission> = {}): Submission => ({
   callbackUrl: null,
   checkerJson: null,
   stopOnFirstFailure: false,
+  compileCached: false,
   state: 'queued',
   attempt: 0,
   compileStatus: null,

@@ -121,6 +121,8 @@ export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(
     result: {
       ...graded,
       ...(tests && row.verdict !== 'CE' && !row.failure ? { score: scoreOf(tests) } : {}),
+      // only when true: a reply without it is the same as before the cache existed
+      ...(row.compileCached ? { compile_cached: true } : {}),
       compile_status: compileStatus,
       run_status: {
         status: (row.verdict ?? 'RE') as 'AC',

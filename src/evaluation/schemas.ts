@@ -192,6 +192,7 @@ export const V4Reply = z
       compile_status: z.string(),
       tests: z.array(TestResult).optional().meta({ description: 'Graded submissions: the tests that have run, in order (filling in while it runs).' }),
       score: Score.optional().meta({ description: 'Graded submissions, once completed.' }),
+      compile_cached: z.literal(true).optional().meta({ description: 'Present (true) when the compiled program came from the compile cache: a resubmission of the same source skipped the compile.' }),
     }),
   })
   .meta({ id: 'V4Reply', description: 'v4 reply to A3 and A4; also the JSON body POSTed to callback at CODE_COMPILED and REQUEST_COMPLETED.' })

@@ -23,7 +23,7 @@ type ServiceDeps = Pick<Deps, 'config' | 'db' | 'log' | 'languages' | 'now' | 'd
 const p = sql.placeholder
 
 /** Columns a completion writes (one prepared UPDATE for the verdict and for our own failure). */
-const COMPLETION = ['state', 'compileStatus', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'completedAt'] as const
+const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
 const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'createdAt'] as const
@@ -237,7 +237,7 @@ export function markCompiled(deps: TransitionDeps, row: Submission, outcome: Com
  * undefined when the claim was stale (a newer attempt owns the row) or the job is retried.
  */
 export function completeSubmission(deps: TransitionDeps, row: Submission, result: JobResult): Submission | undefined {
-  if (result.tests && result.compile.ok) return completeGraded(deps, row, result.tests)
+  if (result.tests && result.compile.ok) return completeGraded(deps, row, result.tests, !!result.compile.cached)
   let verdict: Verdict
   try {
     verdict = verdictOf(result, row)
@@ -248,6 +248,7 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
   return finish(deps, row, {
     state: 'completed',
     compileStatus: verdict.compileStatus,
+    compileCached: !!result.compile.cached,
     verdict: verdict.verdict,
     statusDetail: verdict.statusDetail,
     signal: verdict.signal,
@@ -262,7 +263,7 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
 }
 
 /** A graded submission's tests are over: each one's outcome and the verdict they add up to, in one transaction. */
-function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOutcome[]): Submission | undefined {
+function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOutcome[], compileCached: boolean): Submission | undefined {
   const points = testPoints(deps.db, row.id)
   const v = gradedVerdict(outcomes)
   return finish(
@@ -271,6 +272,7 @@ function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOut
     {
       state: 'completed',
       compileStatus: 'OK',
+      compileCached,
       verdict: v.verdict,
       statusDetail: v.statusDetail,
       signal: v.signal,
@@ -310,6 +312,7 @@ export function failAttempt(deps: TransitionDeps, row: Submission, reason: strin
   return finish(deps, row, {
     state: 'completed',
     compileStatus: row.compileStatus ?? 'OK',
+    compileCached: false,
     verdict: 'RE',
     statusDetail: 'OTHER',
     signal: 'OTHER',

@@ -52,8 +52,10 @@ export interface CompileOutcome {
   ok: boolean
   /** The compiler's message (stdout+stderr) when it failed; '' otherwise. */
   message: string
-  /** The raw compile step, absent for interpreted languages. */
+  /** The raw compile step, absent for interpreted languages and for a program from the compile cache. */
   step?: RunResult
+  /** The compiled program came from the compile cache: no compile step ran. */
+  cached?: boolean
 }
 
 export interface JobResult {

@@ -2,7 +2,7 @@
 // job: run each test in a fresh box and judge its output). Runs in a
 // Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
 // Imports only the sandbox and the language manifest: no database, no HTTP.
-import { rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
@@ -10,6 +10,7 @@ import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyTree } from '../sandbox/copy-tree.ts'
+import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
 import { judgeTest, SKIPPED } from '../grading/judge-test.ts'
 import type { RunHooks } from './pool-types.ts'
 import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
@@ -38,6 +39,8 @@ export interface WorkerSettings {
   }
   /** Per-code compile limits from the config, over the manifest's. */
   compileOverrides: Record<string, { time_sec?: number; memory_kb?: number; processes?: number }>
+  /** Where compiled programs are kept for resubmissions (absent: no cache). */
+  compileCache?: { dir: string; maxBytes: number }
 }
 
 export interface JobRunner {
@@ -64,6 +67,19 @@ function compileFailureMessage(r: RunResult, limits: Limits, capBytes: number): 
     signal: `compiler killed by ${r.signal}`,
   }
   return [text, why[r.status]].filter(Boolean).join('\n') || `compiler exited with code ${r.exitCode}`
+}
+
+/** versions.json of the toolchains, re-read when provisioning rewrites it: a new compiler is a new cache key. */
+let versions: { mtimeMs: number; languages: Record<string, { version?: string }> } | undefined
+function toolchainVersion(toolchains: string, code: string): string {
+  const file = join(toolchains, 'versions.json')
+  try {
+    const mtimeMs = statSync(file).mtimeMs
+    if (versions?.mtimeMs !== mtimeMs) versions = { mtimeMs, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
+    return `${versions.languages[code]?.version ?? '?'}@${mtimeMs}`
+  } catch {
+    return 'unknown'
+  }
 }
 
 export function createJobRunner(settings: WorkerSettings, slot: string): JobRunner {
@@ -97,6 +113,11 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
   }
 
+  /** The cache key of a compile: the toolchain's provisioned version, the language, the command, the limits, the source. */
+  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string): string {
+    return compileCacheKey({ version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source })
+  }
+
   /** The jail failed on our side; a root that is not provisioned (checked only then: it costs file system calls) says why. */
   const internalFailure = (lang: Language, message = '') =>
     new Error(isProvisioned(settings.toolchains, lang) ? `sandbox: ${message}` : `lang '${lang.code}' is not provisioned on this server`)
@@ -109,24 +130,36 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const { limits: caps } = settings
     // a fresh, bounded box per job (a tmpfs of its own, owned by the jail's uid): nothing a previous
     // program left is visible to the next one, and no step can write more than its caps
-    if (lang.compile) await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
+    const memory = { memory_kb: job.memoryLimitKb, memory_mb: Math.max(1, Math.floor(job.memoryLimitKb / 1024)) }
+    const compileArgv = lang.compile ? expandArgv(lang.compile, memory) : undefined
+    const compileLimits = stepLimits(lang, job, 'compile')
+    const cache = settings.compileCache
+    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, job.source) : undefined
+    const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
+    if (cached) await sb.box('mount', caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
+    else if (lang.compile) await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
     else await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
     const kept = join(sb.slotDir, 'compiled')
     try {
-      writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-      const memory = { memory_kb: job.memoryLimitKb, memory_mb: Math.max(1, Math.floor(job.memoryLimitKb / 1024)) }
       const env = { ...BASE_ENV, ...lang.env }
 
       let compile: CompileOutcome = { ok: true, message: '' }
-      if (lang.compile) {
-        const limits = stepLimits(lang, job, 'compile')
-        // a compiler may write large binaries (its own file size cap) but its messages are read back
-        // only up to the output cap: a 221-byte template error can print 35 MB
-        const readBackBytes = settings.limits.outputCapBytes
-        const step = await sb.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits, readBackBytes })
-        if (step.status === 'internal') throw internalFailure(lang, step.message)
-        compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, limits, readBackBytes), step }
+      if (cached) {
+        // the program (and its source) as a compile of this same source left them
+        copyTree(cached.tree, box)
+        compile = { ok: true, message: '', cached: true }
+      } else {
+        writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
+        if (compileArgv) {
+          // a compiler may write large binaries (its own file size cap) but its messages are read back
+          // only up to the output cap: a 221-byte template error can print 35 MB
+          const readBackBytes = settings.limits.outputCapBytes
+          const step = await sb.runStep({ root, argv: compileArgv, env, workDir: box, limits: compileLimits, readBackBytes })
+          if (step.status === 'internal') throw internalFailure(lang, step.message)
+          compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, compileLimits, readBackBytes), step }
+          if (compile.ok && cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes)
+        }
       }
       hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
@@ -144,8 +177,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       }
 
       if (!job.tests) {
-        // the compiled program stays; the run step may write its own cap more
-        if (lang.compile) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
+        // the compiled program stays; the run step may write its own cap more (a box from the cache has room already)
+        if (lang.compile && !cached) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
         return { compile, run: await runOnce(job.input, job.timeLimitSec) }
       }
 

@@ -87,6 +87,8 @@ export const submissions = sqliteTable(
     /** Graded (issue 10): the submission has test cases (submission_tests); null for a plain one. */
     checkerJson: text(),
     stopOnFirstFailure: integer({ mode: 'boolean' }).notNull().default(false),
+    /** The program came from the compile cache (result.compile_cached). */
+    compileCached: integer({ mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('submissions_claim').on(t.state, t.priority, t.id), index('submissions_client').on(t.clientId)]
 )

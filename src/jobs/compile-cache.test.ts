@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
+
+describe('the compile cache', () => {
+  const root = mkdtempSync(join(tmpdir(), 'arbiter-ccache-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  const base = { version: '14.2.0@1', language: 'C', argv: ['gcc', '-O2', 'main.c'], limits: { cpuTimeSec: 10 }, source: 'int main(){}' }
+
+  it('a key changes with the toolchain version, the language, the command, the limits and the source', () => {
+    const k = compileCacheKey(base)
+    expect(k).toMatch(/^[0-9a-f]{64}$/)
+    expect(compileCacheKey({ ...base })).toBe(k)
+    for (const other of [{ version: '14.2.0@2' }, { language: 'CPP' }, { argv: ['gcc', '-O0', 'main.c'] }, { limits: { cpuTimeSec: 1 } }, { source: 'int main(){ }' }])
+      expect(compileCacheKey({ ...base, ...other }), JSON.stringify(other)).not.toBe(k)
+  })
+
+  const box = (name: string, bytes: number) => {
+    const dir = join(root, 'boxes', name)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'main'), Buffer.alloc(bytes, 7))
+    writeFileSync(join(dir, 'main.c'), name)
+    return dir
+  }
+
+  it('stores a tree and finds it again; a miss is undefined', () => {
+    const dir = join(root, 'cache1')
+    storeCompiled(dir, 'a'.repeat(64), box('a', 10_000), 1 << 20)
+    const hit = lookupCompiled(dir, 'a'.repeat(64))
+    expect(hit?.size).toEqual({ bytes: 3 * 4096 + 4096, inodes: 2 })
+    expect(readFileSync(join(hit!.tree, 'main.c'), 'utf8')).toBe('a')
+    expect(lookupCompiled(dir, 'b'.repeat(64))).toBeUndefined()
+  })
+
+  it('evicts the least recently used beyond max_bytes; a lookup counts as a use', () => {
+    const dir = join(root, 'cache2')
+    const entry = 4 * 4096 // 3 pages of program, 1 of source
+    const keys = ['1', '2', '3'].map((c) => c.repeat(64))
+    const at = (s: number) => new Date(Date.now() - s * 1000)
+    storeCompiled(dir, keys[0], box('one', 10_000), 2 * entry)
+    utimesSync(join(dir, keys[0]), at(30), at(30))
+    storeCompiled(dir, keys[1], box('two', 10_000), 2 * entry)
+    utimesSync(join(dir, keys[1]), at(20), at(20))
+    lookupCompiled(dir, keys[0]) // one is now the most recently used
+    storeCompiled(dir, keys[2], box('three', 10_000), 2 * entry)
+    expect(lookupCompiled(dir, keys[1]), 'the least recently used is gone').toBeUndefined()
+    expect(lookupCompiled(dir, keys[0])).toBeDefined()
+    expect(lookupCompiled(dir, keys[2])).toBeDefined()
+  })
+
+  it('a program larger than the whole cache is not kept', () => {
+    const dir = join(root, 'cache3')
+    storeCompiled(dir, 'c'.repeat(64), box('big', 100_000), 50_000)
+    expect(lookupCompiled(dir, 'c'.repeat(64))).toBeUndefined()
+  })
+})

@@ -1,0 +1,75 @@
+// The compile cache: what a successful compile step left in the box (the program, and the source
+// beside it), kept on disk under a key of everything that decides the compile's result — the
+// toolchain's version, the language, the compile command, its limits and the source. A resubmission of
+// the same source skips the compile. Entries are written to a temporary folder and renamed into place
+// (several worker threads share the folder); the least recently used are evicted beyond maxBytes.
+// The folder is root's and outside the data directory: the unprivileged server cannot change what jails run.
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { copyTree, type TreeSize } from '../sandbox/copy-tree.ts'
+
+export interface CacheEntry {
+  /** The kept tree, to copy into a fresh box. */
+  tree: string
+  size: TreeSize
+}
+
+const META = 'size.json'
+
+export function compileCacheKey(parts: { version: string; language: string; argv: string[]; limits: unknown; source: string }): string {
+  const source = createHash('sha256').update(parts.source).digest('hex')
+  return createHash('sha256').update(JSON.stringify([parts.version, parts.language, parts.argv, parts.limits, source])).digest('hex')
+}
+
+/** The entry for key, marked as just used; undefined when there is none. */
+export function lookupCompiled(dir: string, key: string): CacheEntry | undefined {
+  const entry = join(dir, key)
+  try {
+    const size = JSON.parse(readFileSync(join(entry, META), 'utf8')) as TreeSize
+    const now = new Date()
+    utimesSync(entry, now, now)
+    return { tree: join(entry, 'tree'), size }
+  } catch {
+    return undefined
+  }
+}
+
+/** Keeps a copy of box under key (unless another worker just did), then evicts beyond maxBytes. */
+export function storeCompiled(dir: string, key: string, box: string, maxBytes: number): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const entry = join(dir, key)
+  if (existsSync(entry)) return
+  const tmp = join(dir, `.new-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  try {
+    const size = copyTree(box, join(tmp, 'tree'))
+    if (size.bytes > maxBytes) return // would evict everything and itself
+    writeFileSync(join(tmp, META), JSON.stringify(size))
+    renameSync(tmp, entry)
+  } catch {
+    // another worker stored the same key first, or the disk is full: the job goes on without the cache
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  evict(dir, maxBytes)
+}
+
+/** Removes the least recently used entries until the rest fit in maxBytes. */
+export function evict(dir: string, maxBytes: number): void {
+  const entries = readdirSync(dir)
+    .filter((name) => /^[0-9a-f]{64}$/.test(name))
+    .flatMap((name) => {
+      try {
+        const size = JSON.parse(readFileSync(join(dir, name, META), 'utf8')) as TreeSize
+        return [{ name, bytes: size.bytes, used: statSync(join(dir, name)).mtimeMs }]
+      } catch {
+        return [] // being written or removed by another worker
+      }
+    })
+    .sort((a, b) => b.used - a.used)
+  let total = 0
+  for (const e of entries) {
+    total += e.bytes
+    if (total > maxBytes) rmSync(join(dir, e.name), { recursive: true, force: true })
+  }
+}

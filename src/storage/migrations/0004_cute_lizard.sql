@@ -1,0 +1,1 @@
+ALTER TABLE `submissions` ADD `compile_cached` integer DEFAULT false NOT NULL;
