@@ -202,6 +202,8 @@ export const ConfigSchema = z
           .positive()
           .default(16_777_216)
           .describe("Largest sum of a graded submission's test inputs and expected outputs."),
+        checker_time_sec: z.number().positive().max(60).default(5).describe("A checker program's CPU time per test."),
+        checker_memory_kb: z.number().int().min(16384).default(262144).describe("A checker program's memory."),
         body_limit_bytes: z
           .number()
           .int()

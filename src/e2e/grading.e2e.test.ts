@@ -13,7 +13,7 @@ let secret: string
 let http: ReturnType<typeof api>
 
 beforeAll(async () => {
-  server = await startServer({ configToml: '[grading]\nmax_tests = 120\ntotal_max_bytes = 4194304' })
+  server = await startServer({ configToml: '[grading]\nmax_tests = 120\ntotal_max_bytes = 4194304\nchecker_time_sec = 1' })
   http = api(server.url)
   receiver = await startReceiver()
   secret = await server.createClient('grading-e2e')
@@ -165,6 +165,86 @@ int main(void){ long long s=0,x; while(scanf("%lld",&x)==1) s+=x;
     expect(partial!.result.tests!.every((t) => t.status === 'AC')).toBe(true)
     const done = await completed(q.body.he_id)
     expect(done.result.score).toEqual({ passed: 6, total: 6, points: 6, max_points: 6 })
+  })
+
+  test('checker programs (testlib\'s protocol): files and argv, AC, WA, PE, partial points, and the checker\'s faults are IE', { timeout: 120_000 }, async () => {
+    // a C checker: argv must be input output expected, the files must hold what they say
+    const cChecker = `#include <stdio.h>
+#include <string.h>
+static long num(const char *f){ FILE *p = fopen(f, "r"); long v = -1; if (p) { if (fscanf(p, "%ld", &v) != 1) v = -2; fclose(p); } return v; }
+int main(int argc, char **argv){
+  if (argc != 4 || strcmp(argv[1], "input") || strcmp(argv[2], "output") || strcmp(argv[3], "expected")) { fprintf(stderr, "bad argv"); return 3; }
+  long in = num("input"), out = num("output"), exp = num("expected");
+  if (out == exp) return 0;
+  if (out == exp + 1000) { fprintf(stderr, "spacing"); return 2; }
+  if (out == 2 * exp) { printf("0.25\\n"); fprintf(stderr, "partly (input %ld)", in); return 7; }
+  fprintf(stderr, "want %ld got %ld", exp, out); return 1;
+}`
+    const q = await submit({
+      lang: 'PYTHON3',
+      source: 'n = int(input())\nprint({1: 1, 2: 1002, 3: 6, 4: 5}.get(n, n))',
+      checker: { type: 'program', lang: 'C', source: cChecker },
+      test_cases: [
+        { input: '1', expected_output: '1' },
+        { input: '2', expected_output: '2' },
+        { input: '3', expected_output: '3', points: 4 },
+        { input: '4', expected_output: '4' },
+      ],
+    })
+    const done = await completed(q.body.he_id, 90_000)
+    const t = done.result.tests!
+    expect(t.map((x) => [x.status, x.status_detail]), JSON.stringify(t)).toEqual([['AC', 'NA'], ['WA', 'PE'], ['WA', 'PARTIAL'], ['WA', 'NA']])
+    expect(t[2].points).toBe(1) // a quarter of 4
+    expect(t[2].checker_message).toBe('partly (input 3)')
+    expect(t[3].checker_message).toBe('want 4 got 5')
+    expect(done.result.score).toEqual({ passed: 1, total: 4, points: 2, max_points: 7 })
+
+    // the checker's own faults are the grader's, never the student's verdict
+    const faults: [string, string, RegExp][] = [
+      ['exit 3', 'import sys\nsys.stderr.write("cannot judge")\nsys.exit(3)', /checker failed \(exit 3\): cannot judge/],
+      ['crash', 'import os\nos.abort()', /checker killed by SIGABRT/],
+      ['endless', 'while True: pass', /checker exceeded its time limit/],
+      ['bad fraction', 'print("lots")\nimport sys\nsys.exit(7)', /no points fraction/],
+      ['odd exit', 'import sys\nsys.exit(42)', /checker exited with 42/],
+    ]
+    for (const [what, source, message] of faults) {
+      const r = await completed((await submit({ lang: 'PYTHON3', source: 'print(1)', checker: { type: 'program', lang: 'PYTHON3', source }, test_cases: [{ input: '', expected_output: '1' }] })).body.he_id, 60_000)
+      expect(r.result.tests![0].status, what).toBe('IE')
+      expect(r.result.tests![0].checker_message, what).toMatch(message)
+      expect(r.result.run_status.status, what).toBe('IE')
+    }
+    // one that does not compile: every test IE, with the compiler's message
+    const nc = await completed((await submit({ lang: 'PYTHON3', source: 'print(1)', checker: { type: 'program', lang: 'C', source: 'int main(void){ return 0 }' }, test_cases: [{ input: '', expected_output: '1' }] })).body.he_id, 60_000)
+    expect(nc.result.tests![0].status).toBe('IE')
+    expect(nc.result.tests![0].checker_message).toMatch(/checker does not compile/)
+  })
+
+  test('a hostile checker program is contained like any program', { timeout: 60_000 }, async () => {
+    const hostile = `import os, socket, sys
+tried = []
+def attempt(name, fn):
+    try:
+        fn(); tried.append(name + " OK")
+    except Exception as e:
+        tried.append(name + " " + type(e).__name__)
+attempt("read /etc/shadow", lambda: open("/etc/shadow").read())
+attempt("write /usr/bin", lambda: open("/usr/bin/x", "w"))
+attempt("connect", lambda: socket.create_connection(("127.0.0.1", ${new URL(server.url).port}), 1))
+attempt("see the host", lambda: os.listdir("/var/lib/arbiter"))
+sys.stderr.write("; ".join(tried))
+sys.exit(0 if not any(t.endswith(" OK") for t in tried) else 1)`
+    const r = await completed((await submit({ lang: 'PYTHON3', source: 'print(1)', checker: { type: 'program', lang: 'PYTHON3', source: hostile }, test_cases: [{ input: '', expected_output: '1' }] })).body.he_id, 60_000)
+    expect(r.result.tests![0].checker_message).toMatch(/read \/etc\/shadow PermissionError; write \/usr\/bin (OSError|PermissionError); connect (OSError|ConnectionRefusedError|TimeoutError); see the host FileNotFoundError/)
+    expect(r.result.tests![0].status).toBe('AC')
+  })
+
+  test('a checker program in a language that is not offered, or too large, is refused at once', async () => {
+    const base = { lang: 'PYTHON3', source: 'print(1)', test_cases: [{ input: '', expected_output: '1' }] }
+    for (const checker of [{ type: 'program', lang: 'COBOL', source: 'x' }, { type: 'program', lang: 'C', source: 'x'.repeat(600_000) }, { type: 'program', lang: 'C' }]) {
+      const r = await submit({ ...base, checker })
+      expect(r.status, JSON.stringify(checker).slice(0, 60)).toBeGreaterThanOrEqual(400)
+      expect(r.status).toBeLessThan(500)
+    }
   })
 
   test('refused: an empty test set, too many tests, a bad checker, a checker without tests, a test that is not an object', async () => {

@@ -105,7 +105,7 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: Record<string
 
 // ── replies ────────────────────────────────────────────────────────────────────────────────────────
 
-const RunStatusCode = z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'CE', 'NA'])
+const RunStatusCode = z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'CE', 'IE', 'NA'])
 
 export const V3RunStatus = z
   .object({

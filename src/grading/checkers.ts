@@ -1,12 +1,18 @@
 // The built-in checkers of graded submissions (issue 10): pure functions comparing a program's output
 // with the expected output. `lines` is the default. A custom checker program (testlib's protocol) runs
 // in its own jail and is not here.
-export type CheckerSpec =
-  | 'exact'
-  | 'lines'
-  | 'tokens'
-  | 'unordered'
-  | { type: 'float'; abs?: number; rel?: number }
+export type BuiltinChecker = 'exact' | 'lines' | 'tokens' | 'unordered' | { type: 'float'; abs?: number; rel?: number }
+
+/** A checker program in a provisioned language (testlib's protocol), run in a jail of its own. */
+export interface ProgramChecker {
+  type: 'program'
+  lang: string
+  source: string
+}
+
+export type CheckerSpec = BuiltinChecker | ProgramChecker
+
+export const isProgramChecker = (c: CheckerSpec): c is ProgramChecker => typeof c === 'object' && c.type === 'program'
 
 export interface CheckResult {
   ok: boolean
@@ -108,7 +114,7 @@ export function unordered(expected: string, actual: string): CheckResult {
   return missing ? wa(`missing line ${JSON.stringify(clip(missing[0]))}`) : AC
 }
 
-export function check(spec: CheckerSpec, expected: string, actual: string): CheckResult {
+export function check(spec: BuiltinChecker, expected: string, actual: string): CheckResult {
   if (typeof spec === 'object') return float(expected, actual, spec.abs ?? 1e-6, spec.rel ?? 1e-6)
   return { exact, lines, tokens, unordered }[spec](expected, actual)
 }

@@ -1,25 +1,72 @@
 // Pure: one test's run (the sandbox's neutral RunResult) and the expected output → the test's outcome.
 // The run's own verdict comes first (TLE, MLE, RE by the same fixed order as a plain submission);
-// only a run that ended well is judged by the checker, AC or WA.
+// only a run that ended well is judged: by a built-in checker here, or by a checker program whose
+// own run (testlib's exit codes) is read by checkerOutcome.
 import { runVerdict } from '../evaluation/verdict.ts'
 import type { TestOutcome } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
-import { check, type CheckerSpec } from './checkers.ts'
+import { check, type BuiltinChecker } from './checkers.ts'
 
-export function judgeTest(run: RunResult, expectedOutput: string, checker: CheckerSpec, limits: { timeLimitSec: number; memoryLimitKb: number }): TestOutcome {
+type Limits = { timeLimitSec: number; memoryLimitKb: number }
+
+const figures = (run: RunResult) => ({
+  timeUsedSec: run.cpuSec,
+  memoryUsedKb: Math.round(run.memoryKb),
+  exitCode: run.exitCode,
+  signal: run.signal ?? 'OTHER',
+  stdout: run.stdout,
+})
+
+/** The outcome of a run that did not end well (TLE, MLE, RE); undefined when it did and is to be judged. */
+export function runFailure(run: RunResult, limits: Limits): TestOutcome | undefined {
   const { verdict, statusDetail } = runVerdict(run, limits)
-  const figures = {
-    timeUsedSec: run.cpuSec,
-    memoryUsedKb: Math.round(run.memoryKb),
-    exitCode: run.exitCode,
-    signal: run.signal ?? 'OTHER',
-    stdout: run.stdout,
-  }
-  if (verdict !== 'AC') return { ...figures, status: verdict as TestOutcome['status'], statusDetail, checkerMessage: '', earned: 0 }
+  if (verdict === 'AC') return undefined
+  return { ...figures(run), status: verdict as TestOutcome['status'], statusDetail, checkerMessage: '', earned: 0 }
+}
+
+export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker, limits: Limits): TestOutcome {
+  const failed = runFailure(run, limits)
+  if (failed) return failed
   const judged = check(checker, expectedOutput, run.stdout)
   return judged.ok
-    ? { ...figures, status: 'AC', statusDetail: 'NA', checkerMessage: '', earned: 1 }
-    : { ...figures, status: 'WA', statusDetail: 'NA', checkerMessage: judged.message, earned: 0 }
+    ? { ...figures(run), status: 'AC', statusDetail: 'NA', checkerMessage: '', earned: 1 }
+    : { ...figures(run), status: 'WA', statusDetail: 'NA', checkerMessage: judged.message, earned: 0 }
+}
+
+/** What a checker may say about itself: its stderr, cut short. */
+export const CHECKER_MESSAGE_BYTES = 4096
+const clipMessage = (s: string) => {
+  const b = Buffer.from(s.trim())
+  return b.length > CHECKER_MESSAGE_BYTES ? `${b.subarray(0, CHECKER_MESSAGE_BYTES).toString('utf8')}…` : b.toString('utf8')
+}
+
+/**
+ * testlib's exit codes, from the checker's own run: 0 AC, 1 WA, 2 presentation error (WA, detail PE),
+ * 3 the checker failed, 7 partial (the fraction of the points is the first token of its stdout).
+ * A checker that crashes, runs out of time or memory, exits otherwise or gives a bad fraction is the
+ * grader's fault, not the student's: IE with the reason.
+ */
+export function checkerOutcome(program: RunResult, checker: RunResult): TestOutcome {
+  const base = { ...figures(program), checkerMessage: clipMessage(checker.stderr) }
+  const ie = (why: string): TestOutcome => ({ ...base, status: 'IE', statusDetail: 'NA', checkerMessage: clipMessage(`checker ${why}${checker.stderr.trim() ? `: ${checker.stderr}` : ''}`), earned: 0 })
+  if (checker.status === 'ok') return { ...base, status: 'AC', statusDetail: 'NA', earned: 1 }
+  if (checker.status !== 'exit') return ie(checker.status === 'signal' ? `killed by ${checker.signal}` : `exceeded its ${checker.status} limit`)
+  switch (checker.exitCode) {
+    case 1:
+      return { ...base, status: 'WA', statusDetail: 'NA', earned: 0 }
+    case 2:
+      return { ...base, status: 'WA', statusDetail: 'PE', earned: 0 }
+    case 3:
+      return ie('failed (exit 3)')
+    case 7: {
+      const token = checker.stdout.trim().split(/\s+/)[0] ?? ''
+      const fraction = /^\d*\.?\d+(e[-+]?\d+)?$/i.test(token) ? Number(token) : NaN
+      if (!(fraction >= 0 && fraction <= 1)) return ie(`gave no points fraction in [0, 1] (stdout starts ${JSON.stringify(token.slice(0, 20))})`)
+      return fraction === 1 ? { ...base, status: 'AC', statusDetail: 'NA', earned: 1 } : { ...base, status: 'WA', statusDetail: 'PARTIAL', earned: fraction }
+    }
+    default:
+      return ie(`exited with ${checker.exitCode}`)
+  }
 }
 
 /** A test not run because an earlier one failed and the submission asked to stop there. */

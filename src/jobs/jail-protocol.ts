@@ -49,7 +49,7 @@ void jobKeysMatch
 
 /** Largest request line: source + input (JSON may escape each byte to 6) and some room. */
 export const requestCap = (config: Config) =>
-  6 * (Math.max(config.limits.source_max_bytes, config.room.max_code_bytes) + Math.max(config.limits.input_max_bytes, config.room.max_code_bytes) + config.grading.total_max_bytes) +
+  6 * (Math.max(config.limits.source_max_bytes, config.room.max_code_bytes) + Math.max(config.limits.input_max_bytes, config.room.max_code_bytes) + config.grading.total_max_bytes + config.limits.source_max_bytes) +
   4096 * (config.grading.max_tests + 1)
 
 export type DaemonMessage =

@@ -11,7 +11,9 @@ import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyTree } from '../sandbox/copy-tree.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
-import { judgeTest, SKIPPED } from '../grading/judge-test.ts'
+import { isProgramChecker, type BuiltinChecker, type ProgramChecker } from '../grading/checkers.ts'
+import { checkerOutcome, judgeTest, runFailure, SKIPPED } from '../grading/judge-test.ts'
+import type { TreeSize } from '../sandbox/copy-tree.ts'
 import type { RunHooks } from './pool-types.ts'
 import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
 
@@ -39,6 +41,8 @@ export interface WorkerSettings {
   }
   /** Per-code compile limits from the config, over the manifest's. */
   compileOverrides: Record<string, { time_sec?: number; memory_kb?: number; processes?: number }>
+  /** A checker program's run limits (grading.checker_*). */
+  checker: { timeSec: number; memoryKb: number }
   /** Where compiled programs are kept for resubmissions (absent: no cache). */
   compileCache?: { dir: string; maxBytes: number }
 }
@@ -122,69 +126,83 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   const internalFailure = (lang: Language, message = '') =>
     new Error(isProvisioned(settings.toolchains, lang) ? `sandbox: ${message}` : `lang '${lang.code}' is not provisioned on this server`)
 
+  /**
+   * Mounts a fresh box (a tmpfs of its own, owned by the jail's uid: nothing a previous program left is
+   * visible, and no step can write more than its caps) holding source compiled for lang: from the
+   * compile cache when it has it, else by a compile step (kept in the cache when it succeeds).
+   */
+  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string): Promise<{ compile: CompileOutcome; roomy: boolean }> {
+    const { limits: caps } = settings
+    const box = sb.boxDir
+    const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
+    const compileArgv = lang.compile ? expandArgv(lang.compile, memory) : undefined
+    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb }, 'compile')
+    const cache = settings.compileCache
+    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source) : undefined
+    const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
+    if (cached) {
+      // the program (and its source) as a compile of this same source left them; room to run already
+      await sb.box('mount', caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
+      copyTree(cached.tree, box)
+      return { compile: { ok: true, message: '', cached: true }, roomy: true }
+    }
+    if (!compileArgv) {
+      await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
+      writeFileSync(join(box, lang.sourceFile), source, { mode: 0o644 })
+      return { compile: { ok: true, message: '' }, roomy: true }
+    }
+    await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
+    writeFileSync(join(box, lang.sourceFile), source, { mode: 0o644 })
+    // a compiler may write large binaries (its own file size cap) but its messages are read back
+    // only up to the output cap: a 221-byte template error can print 35 MB
+    const readBackBytes = settings.limits.outputCapBytes
+    const env = { ...BASE_ENV, ...lang.env }
+    const step = await sb.runStep({ root, argv: compileArgv, env, workDir: box, limits: compileLimits, readBackBytes })
+    if (step.status === 'internal') throw internalFailure(lang, step.message)
+    if (step.status !== 'ok') return { compile: { ok: false, message: compileFailureMessage(step, compileLimits, readBackBytes), step }, roomy: false }
+    if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes)
+    return { compile: { ok: true, message: '', step }, roomy: false }
+  }
+
+  /** One run of a compiled program in the box. */
+  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = []): Promise<RunResult> {
+    const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
+    const env = { ...BASE_ENV, ...lang.env }
+    const r = await sb.runStep({ root, argv: [...expandArgv(lang.run, memory), ...args], env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    if (r.status === 'internal') throw internalFailure(lang, r.message)
+    // a managed heap sized to the limit fails inside the runtime, before the cgroup would
+    if (lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr)) {
+      return { ...r, status: 'memory' }
+    }
+    return r
+  }
+
   async function run(job: Job, hooks: RunHooks = {}): Promise<JobResult> {
     const lang = resolveLanguage(languages, job.language)
     if (!lang) throw new Error(`unknown language ${job.language}`)
     const sb = open()
     const box = sb.boxDir
     const { limits: caps } = settings
-    // a fresh, bounded box per job (a tmpfs of its own, owned by the jail's uid): nothing a previous
-    // program left is visible to the next one, and no step can write more than its caps
-    const memory = { memory_kb: job.memoryLimitKb, memory_mb: Math.max(1, Math.floor(job.memoryLimitKb / 1024)) }
-    const compileArgv = lang.compile ? expandArgv(lang.compile, memory) : undefined
-    const compileLimits = stepLimits(lang, job, 'compile')
-    const cache = settings.compileCache
-    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, job.source) : undefined
-    const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
-    if (cached) await sb.box('mount', caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
-    else if (lang.compile) await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
-    else await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
     const kept = join(sb.slotDir, 'compiled')
+    const keptChecker = join(sb.slotDir, 'checker')
     try {
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-      const env = { ...BASE_ENV, ...lang.env }
-
-      let compile: CompileOutcome = { ok: true, message: '' }
-      if (cached) {
-        // the program (and its source) as a compile of this same source left them
-        copyTree(cached.tree, box)
-        compile = { ok: true, message: '', cached: true }
-      } else {
-        writeFileSync(join(box, lang.sourceFile), job.source, { mode: 0o644 })
-        if (compileArgv) {
-          // a compiler may write large binaries (its own file size cap) but its messages are read back
-          // only up to the output cap: a 221-byte template error can print 35 MB
-          const readBackBytes = settings.limits.outputCapBytes
-          const step = await sb.runStep({ root, argv: compileArgv, env, workDir: box, limits: compileLimits, readBackBytes })
-          if (step.status === 'internal') throw internalFailure(lang, step.message)
-          compile = step.status === 'ok' ? { ok: true, message: '', step } : { ok: false, message: compileFailureMessage(step, compileLimits, readBackBytes), step }
-          if (compile.ok && cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes)
-        }
-      }
+      const { compile, roomy } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root)
       hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
-
-      /** One run of the compiled program in the box, with stdin and a CPU limit. */
-      const runOnce = async (stdin: string, timeLimitSec: number): Promise<RunResult> => {
-        const limits = stepLimits(lang, { ...job, timeLimitSec }, 'run')
-        const r = await sb.runStep({ root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
-        if (r.status === 'internal') throw internalFailure(lang, r.message)
-        // a managed heap sized to the limit fails inside the runtime, before the cgroup would
-        if (lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr)) {
-          return { ...r, status: 'memory' }
-        }
-        return r
-      }
+      const runLimits = (timeLimitSec: number) => stepLimits(lang, { ...job, timeLimitSec }, 'run')
 
       if (!job.tests) {
-        // the compiled program stays; the run step may write its own cap more (a box from the cache has room already)
-        if (lang.compile && !cached) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
-        return { compile, run: await runOnce(job.input, job.timeLimitSec) }
+        // the compiled program stays; the run step may write its own cap more
+        if (!roomy) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
+        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb) }
       }
 
       // graded: what the compile step left is kept outside the box, and each test runs in a fresh
       // box holding only that, so no test sees what an earlier one wrote
       const size = copyTree(box, kept)
+      const checker = job.checker ?? 'lines'
+      const program = isProgramChecker(checker) ? await prepareChecker(sb, checker, keptChecker) : undefined
       const tests: TestOutcome[] = []
       let failed = false
       for (const [index, test] of job.tests.entries()) {
@@ -193,8 +211,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
           await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
           copyTree(kept, box)
           const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
-          const r = await runOnce(test.input, timeLimitSec)
-          outcome = judgeTest(r, test.expectedOutput, job.checker ?? 'lines', { timeLimitSec, memoryLimitKb: job.memoryLimitKb })
+          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb)
+          const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
+          if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits)
+          else outcome = runFailure(r, limits) ?? (await runChecker(sb, program, test.input, test.expectedOutput, r))
           if (outcome.status !== 'AC') failed = true
         }
         tests.push(outcome)
@@ -205,7 +225,34 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       // every byte and inode the job wrote is freed with its tmpfs
       await sb.box('umount').catch(() => undefined)
       rmSync(kept, { recursive: true, force: true })
+      rmSync(keptChecker, { recursive: true, force: true })
     }
+  }
+
+  type PreparedChecker = { lang: Language; root: string; dir: string; size: TreeSize } | { error: string }
+
+  /** Compiles a checker program once per job (the compile cache keeps it across jobs) into dir. */
+  async function prepareChecker(sb: Sandbox, spec: ProgramChecker, dir: string): Promise<PreparedChecker> {
+    const lang = resolveLanguage(languages, spec.lang)
+    if (!lang || !isProvisioned(settings.toolchains, lang)) return { error: `checker language ${spec.lang} is not provisioned here` }
+    const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
+    const { compile } = await compileInBox(sb, lang, spec.source, settings.checker.memoryKb, root)
+    if (!compile.ok) return { error: `checker does not compile: ${compile.message}` }
+    return { lang, root, dir, size: copyTree(sb.boxDir, dir) }
+  }
+
+  /** The checker, in a fresh box of its own with the files input, expected and output (argv: input output expected). */
+  async function runChecker(sb: Sandbox, checker: PreparedChecker, input: string, expected: string, program: RunResult): Promise<TestOutcome> {
+    if ('error' in checker) return checkerOutcome(program, { status: 'exit', exitCode: 3, stdout: '', stderr: checker.error } as RunResult)
+    const { limits: caps } = settings
+    const files = Buffer.byteLength(input) + Buffer.byteLength(expected) + Buffer.byteLength(program.stdout) + 3 * 4096
+    await sb.box('mount', caps.workDirBytes + checker.size.bytes + files, caps.workDirInodes + checker.size.inodes + 3)
+    copyTree(checker.dir, sb.boxDir)
+    for (const [name, text] of [['input', input], ['expected', expected], ['output', program.stdout]]) writeFileSync(join(sb.boxDir, name), text, { mode: 0o444 })
+    const { timeSec, memoryKb } = settings.checker
+    const limits = stepLimits(checker.lang, { language: checker.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
+    const r = await runInBox(sb, checker.lang, checker.root, '', limits, memoryKb, ['input', 'output', 'expected'])
+    return checkerOutcome(program, r)
   }
 
   return { run, close: async () => sandbox?.close() }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest'
+import type { RunResult } from '../sandbox/types.ts'
+import { checkerOutcome, judgeTest } from './judge-test.ts'
+
+const run = (over: Partial<RunResult>): RunResult => ({ status: 'ok', exitCode: 0, signal: undefined, cpuSec: 0.01, wallSec: 0.02, memoryKb: 1000, stdout: '42\n', stderr: '', ...over }) as RunResult
+const limits = { timeLimitSec: 1, memoryLimitKb: 65536 }
+
+describe('judging one test', () => {
+  it("the run's own verdict comes first; only a run that ended well is compared", () => {
+    expect(judgeTest(run({ status: 'time' }), '42', 'lines', limits).status).toBe('TLE')
+    expect(judgeTest(run({ status: 'exit', exitCode: 1 }), '42', 'lines', limits)).toMatchObject({ status: 'RE', statusDetail: 'NZEC' })
+    expect(judgeTest(run({}), '42', 'lines', limits)).toMatchObject({ status: 'AC', earned: 1 })
+    expect(judgeTest(run({ stdout: '41\n' }), '42', 'lines', limits)).toMatchObject({ status: 'WA', earned: 0, checkerMessage: 'line 1: expected "42", got "41"' })
+  })
+})
+
+describe("a checker program's run, by testlib's exit codes", () => {
+  const program = run({})
+  const checker = (over: Partial<RunResult>) => checkerOutcome(program, run({ stdout: '', ...over }))
+  it.each([
+    [{ status: 'ok' as const }, 'AC', 'NA', 1],
+    [{ status: 'exit' as const, exitCode: 1 }, 'WA', 'NA', 0],
+    [{ status: 'exit' as const, exitCode: 2 }, 'WA', 'PE', 0],
+    [{ status: 'exit' as const, exitCode: 7, stdout: '0.5\n' }, 'WA', 'PARTIAL', 0.5],
+    [{ status: 'exit' as const, exitCode: 7, stdout: '1' }, 'AC', 'NA', 1],
+    [{ status: 'exit' as const, exitCode: 7, stdout: '1.5' }, 'IE', 'NA', 0],
+    [{ status: 'exit' as const, exitCode: 7, stdout: '-0.1' }, 'IE', 'NA', 0],
+    [{ status: 'exit' as const, exitCode: 3 }, 'IE', 'NA', 0],
+    [{ status: 'exit' as const, exitCode: 4 }, 'IE', 'NA', 0],
+    [{ status: 'signal' as const, signal: 'SIGSEGV' }, 'IE', 'NA', 0],
+    [{ status: 'time' as const }, 'IE', 'NA', 0],
+    [{ status: 'memory' as const }, 'IE', 'NA', 0],
+  ])('%j → %s %s, earned %d', (over, status, detail, earned) => {
+    expect(checker(over)).toMatchObject({ status, statusDetail: detail, earned })
+  })
+  it("its stderr is the checker_message, capped; the program's figures are the test's", () => {
+    const o = checker({ status: 'exit', exitCode: 1, stderr: 'x'.repeat(10_000), cpuSec: 3 })
+    expect(Buffer.byteLength(o.checkerMessage)).toBeLessThanOrEqual(4096 + 3)
+    expect(o.timeUsedSec).toBe(0.01)
+    expect(o.stdout).toBe('42\n')
+  })
+})
