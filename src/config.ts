@@ -204,12 +204,6 @@ export const ConfigSchema = z
           .describe("Largest sum of a graded submission's test inputs and expected outputs."),
         checker_time_sec: z.number().positive().max(60).default(5).describe("A checker program's CPU time per test."),
         checker_memory_kb: z.number().int().min(16384).default(262144).describe("A checker program's memory."),
-        body_limit_bytes: z
-          .number()
-          .int()
-          .positive()
-          .default(16_777_216)
-          .describe('Largest body of a v4 submission (inline test_cases are for small sets; server.body_limit_bytes if larger).'),
       },
       'Graded submissions (v4 test_cases): compile once, run every test in a fresh jail, judge with a checker.'
     ),

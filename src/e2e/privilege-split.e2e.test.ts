@@ -9,6 +9,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { parseConfig } from '../config.ts'
+import { requestCap } from '../jobs/jail-protocol.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 // numeric ids with no passwd entry: nothing on this machine may share them
@@ -154,7 +156,7 @@ describe('privilege split', () => {
 
   test('ends a request line larger than its cap without waiting for its end', { timeout: 30_000 }, async () => {
     // no newline and the connection left open: only the cap makes the daemon answer and close
-    const replies = await ask('x'.repeat(8 << 20))
+    const replies = await ask('x'.repeat(requestCap(parseConfig({}, {}, tmpdir())) + 4096))
     if (replies.length) expect(JSON.parse(replies[0])).toMatchObject({ type: 'error', message: expect.stringMatching(/too large/) })
     expect(daemonOut).toMatch(/request too large/)
   })

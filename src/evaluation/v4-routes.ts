@@ -25,9 +25,7 @@ export function v4Routes(deps: Deps): Hono {
   const graded = (row: Submission) => (row.checkerJson ? testsOf(deps.db, row.id) : undefined)
 
   // POST /v4/partner/code-evaluation/submissions/
-  // inline test_cases make larger bodies than a plain submission
-  const bodyLimit = Math.max(deps.config.server.body_limit_bytes, deps.config.grading.body_limit_bytes)
-  app.post(SUBMISSIONS_PATH, readBody(bodyLimit), auth, documented(evaluationDocs.v4Submit, (c: Context) => {
+  app.post(SUBMISSIONS_PATH, readBody(deps.config.server.body_limit_bytes), auth, documented(evaluationDocs.v4Submit, (c: Context) => {
     const req = parseRequest(V4Request, c.var.body)
     const row = acceptSubmission(deps, c.var.client, {
       api: 'v4',
