@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util'
 import { CliExit, type CliCommands } from './cli-types.ts'
 import { gradeCommands } from './grading/cli-grade.ts'
+import { problemCommands } from './problems/cli-commands.ts'
 import { adminCommands } from './admin/cli-commands.ts'
 import { evaluationCommands } from './evaluation/cli-commands.ts'
 import { runCommands } from './evaluation/cli-run.ts'
@@ -26,6 +27,7 @@ const commands: CliCommands = {
   ...storageCommands,
   ...adminCommands,
   ...gradeCommands,
+  ...problemCommands,
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -200,8 +200,8 @@ export const ConfigSchema = z
           .number()
           .int()
           .positive()
-          .default(16_777_216)
-          .describe("Largest sum of a graded submission's test inputs and expected outputs."),
+          .default(134_217_728)
+          .describe("Largest sum of a problem's (or a graded submission's) test inputs and expected outputs."),
         checker_time_sec: z.number().positive().max(60).default(5).describe("A checker program's CPU time per test."),
         checker_memory_kb: z.number().int().min(16384).default(262144).describe("A checker program's memory."),
       },

@@ -13,7 +13,7 @@ let secret: string
 let http: ReturnType<typeof api>
 
 beforeAll(async () => {
-  server = await startServer({ configToml: '[grading]\nmax_tests = 120\ntotal_max_bytes = 4194304\nchecker_time_sec = 1' })
+  server = await startServer({ configToml: '[grading]\nmax_tests = 120\nchecker_time_sec = 1' })
   http = api(server.url)
   receiver = await startReceiver()
   secret = await server.createClient('grading-e2e')
@@ -144,10 +144,17 @@ int main(void){ long long s=0,x; while(scanf("%lld",&x)==1) s+=x;
     expect(html).toMatch(/<td class="status">AC<\/td>[\s\S]*<td class="status">WA<\/td>/)
   })
 
-  test('100 tests, compiled once', { timeout: 300_000 }, async () => {
-    const tests = Array.from({ length: 100 }, (_, i) => ({ input: `${i} ${'1 '.repeat(5000)}`, expected_output: String(i + 5000) }))
-    const q = await submit({ lang: 'C', source: SUM_C.replace('FILE*f=fopen("seen","r"); if(f){ puts("LEFTOVER"); return 0; } f=fopen("seen","w"); fputs("x",f); fclose(f);', ''), test_cases: tests })
-    const done = await completed(q.body.he_id, 280_000)
+  test('100 tests of 1 MB inputs, through a stored problem, compiled once', { timeout: 600_000 }, async () => {
+    // each input: 1 MB of "1 " pairs and the test's number; the program prints their sum
+    const tests = Array.from({ length: 100 }, (_, i) => ({ input: `${i} ${'1 '.repeat(524_288)}`, expected_output: String(i + 524_288) }))
+    expect(Buffer.byteLength(tests[0].input)).toBeGreaterThan(1 << 20)
+    const up = await http.post('/v4/partner/code-evaluation/problems/', JSON.stringify({ name: 'big', test_cases: tests }), { 'client-secret': secret, 'content-type': 'application/json' })
+    const problem = await json(up)
+    expect(up.status, JSON.stringify(problem).slice(0, 300)).toBe(200)
+    expect(problem.test_count).toBe(100)
+    const q = await submit({ lang: 'C', source: SUM_C.replace('FILE*f=fopen("seen","r"); if(f){ puts("LEFTOVER"); return 0; } f=fopen("seen","w"); fputs("x",f); fclose(f);', ''), problem_id: problem.problem_id })
+    expect(q.status, JSON.stringify(q.body)).toBe(200)
+    const done = await completed(q.body.he_id, 580_000)
     expect(done.result.score).toEqual({ passed: 100, total: 100, points: 100, max_points: 100 })
   })
 

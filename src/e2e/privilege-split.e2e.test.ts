@@ -13,6 +13,8 @@ import { parseConfig } from '../config.ts'
 import { requestCap } from '../jobs/jail-protocol.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
+/** A small grading cap, so the daemon's request cap (which grows with it) is quick to exceed. */
+const SMALL_TOTAL = 1 << 20
 // numeric ids with no passwd entry: nothing on this machine may share them
 const SERVER_ID = 61_000
 const OTHER_ID = 61_001
@@ -34,7 +36,7 @@ beforeAll(async () => {
   mkdirSync(dataDir, { mode: 0o750 })
   chownSync(dataDir, SERVER_ID, SERVER_ID)
   socketPath = join(base, 'run', 'jail.sock')
-  const configToml = `[pool]\nsize = 2\njail_socket = "${socketPath}"\njail_group = "${SERVER_ID}"\n`
+  const configToml = `[pool]\nsize = 2\njail_socket = "${socketPath}"\njail_group = "${SERVER_ID}"\n[grading]\ntotal_max_bytes = ${SMALL_TOTAL}\n`
   // the server starts first (it writes config.toml as root, as setup.sh does); jobs wait for the daemon
   const serverUp = startServer({ dataDir, configToml, launcher: dropTo(SERVER_ID) })
   await waitUntil(() => existsSync(join(dataDir, 'config.toml')), 10_000, 'config.toml')
@@ -156,7 +158,7 @@ describe('privilege split', () => {
 
   test('ends a request line larger than its cap without waiting for its end', { timeout: 30_000 }, async () => {
     // no newline and the connection left open: only the cap makes the daemon answer and close
-    const replies = await ask('x'.repeat(requestCap(parseConfig({}, {}, tmpdir())) + 4096))
+    const replies = await ask('x'.repeat(requestCap(parseConfig({ grading: { total_max_bytes: SMALL_TOTAL } }, {}, tmpdir())) + 4096))
     if (replies.length) expect(JSON.parse(replies[0])).toMatchObject({ type: 'error', message: expect.stringMatching(/too large/) })
     expect(daemonOut).toMatch(/request too large/)
   })

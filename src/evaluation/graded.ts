@@ -13,6 +13,8 @@ export type SubmissionTest = typeof submissionTests.$inferSelect
 
 /** A test case as a request gives it (v4 test_cases). */
 export interface TestCaseInput {
+  /** A stored problem's test name; the 1-based number otherwise. */
+  name?: string
   input: string
   expected_output: string
   points?: number
@@ -43,7 +45,7 @@ export function testRows(
       throw new AppError('PayloadTooLargeError', `the test cases are larger than ${g.total_max_bytes} bytes in all`, { total_max_bytes: g.total_max_bytes })
     return {
       position,
-      name: String(position + 1),
+      name: t.name ?? String(position + 1),
       input: t.input,
       expectedOutput: t.expected_output,
       points: t.points ?? 1,

@@ -86,6 +86,7 @@ export const V4Request = z
       .array(TestCase)
       .optional()
       .meta({ description: 'Graded submission: the source is compiled once and run against each test in a fresh jail; input is then ignored. JSON bodies only.' }),
+    problem_id: Text.meta({ description: 'Graded against a stored problem (its tests, checker and limits; checker, time_limit and memory_limit here override it).' }),
     checker: CheckerSchema.optional(),
     stop_on_first_failure: Bool.optional().meta({ description: 'Tests after the first that is not AC are SKIPPED (default false).' }),
   })

@@ -11,6 +11,7 @@ import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
+import { loadProblemForGrading } from '../problems/problems.ts'
 import { gradedVerdict, recordTest, testPoints, testRows, testsOf, type TestCaseInput } from './graded.ts'
 import type { Client } from './clients.ts'
 import { linksFor, v3CallbackBody, v4Reply, type Submission } from './replies.ts'
@@ -78,8 +79,9 @@ export interface SubmissionInput {
   id?: unknown
   context?: unknown
   callback?: string
-  /** v4 only: a graded submission (issue 10). */
+  /** v4 only: a graded submission (issue 10), with its tests given or from a stored problem. */
   tests?: TestCaseInput[]
+  problemId?: string
   checker?: CheckerSpec
   stopOnFirstFailure?: boolean
 }
@@ -103,6 +105,18 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   const offer = offeredLanguage(deps.languages, config, input.lang)
   if (!offer.ok) throw new AppError('LanguageNotSupportedError', offer.detail, { lang: input.lang })
   const language = offer.language
+  if (input.problemId !== undefined) {
+    if (input.tests) throw new AppError('InvalidArgumentError', 'give either problem_id or test_cases, not both', { problem_id: input.problemId })
+    // the problem's tests, checker and limits; what the request gives overrides them
+    const problem = loadProblemForGrading(deps, client, input.problemId)
+    input = {
+      ...input,
+      tests: problem.tests,
+      checker: input.checker ?? problem.checker,
+      timeLimit: input.timeLimit ?? problem.timeLimitSec ?? undefined,
+      memoryLimit: input.memoryLimit ?? problem.memoryLimitKb ?? undefined,
+    }
+  }
   const limits = config.limits
   if (bytes(input.source) > limits.source_max_bytes)
     throw new AppError('PayloadTooLargeError', `source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })

@@ -38,6 +38,7 @@ export function v4Routes(deps: Deps): Hono {
       context: req.context,
       callback: req.callback,
       tests: req.test_cases,
+      problemId: req.problem_id,
       checker: req.checker,
       stopOnFirstFailure: req.stop_on_first_failure,
     })

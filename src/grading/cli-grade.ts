@@ -4,7 +4,13 @@
 // test's `output` is its stdout itself: there is no server to link to).
 import { readFileSync } from 'node:fs'
 import { CliExit, type CliCommands } from '../cli-types.ts'
-import { loadConfig } from '../config.ts'
+import { eq } from 'drizzle-orm'
+import { join } from 'node:path'
+import { loadConfig, type Config } from '../config.ts'
+import type { Client } from '../evaluation/clients.ts'
+import { loadProblemForGrading } from '../problems/problems.ts'
+import { openDb } from '../storage/db.ts'
+import { problems } from '../storage/schema.ts'
 import { gradedVerdict } from '../evaluation/graded.ts'
 import { CheckerSchema } from './checker-schema.ts'
 import { workerSettings } from '../jobs/pool.ts'
@@ -13,6 +19,19 @@ import { createJobRunner } from '../jobs/worker.ts'
 import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
 import type { CheckerSpec } from './checkers.ts'
 import { readTestDir } from './test-dir.ts'
+
+/** A stored problem's tests and checker, read from this host's database and files. */
+function storedProblem(config: Config, publicId: string) {
+  const db = openDb(join(config.dataDir, 'arbiter.db'))
+  try {
+    const row = db.select().from(problems).where(eq(problems.publicId, publicId)).get()
+    if (!row) throw new Error(`no problem ${publicId}`)
+    const p = loadProblemForGrading({ db, config }, { id: row.clientId } as Client, publicId)
+    return { checker: p.checker, tests: p.tests.map((t) => ({ name: t.name, input: t.input, expectedOutput: t.expected_output, ...(t.time_limit !== undefined && { timeLimitSec: t.time_limit }) })) }
+  } finally {
+    db.$client.close()
+  }
+}
 
 /** --checker: a built-in name, or JSON such as {"type":"float","abs":1e-4}. */
 function parseChecker(text: string | undefined): CheckerSpec {
@@ -26,7 +45,7 @@ function parseChecker(text: string | undefined): CheckerSpec {
     }
   }
   const parsed = CheckerSchema.safeParse(value)
-  if (!parsed.success) throw new Error(`--checker must be exact, lines, tokens, unordered or {"type":"float","abs":…,"rel":…}`)
+  if (!parsed.success) throw new Error(`--checker must be exact, lines, tokens, unordered, {"type":"float","abs":…,"rel":…} or {"type":"program","lang":…,"source":…}`)
   return parsed.data
 }
 
@@ -35,11 +54,12 @@ const line = (name: string, o: TestOutcome) =>
 
 export const gradeCommands: CliCommands = {
   grade: {
-    summary: 'grade --lang LANG --source FILE --tests DIR [--checker C] [--stop-on-first-failure] [--time-limit S] [--memory-limit KB] [--json]',
+    summary: 'grade --lang LANG --source FILE (--tests DIR | --problem ID) [--checker C] [--stop-on-first-failure] [--time-limit S] [--memory-limit KB] [--json]',
     options: {
       lang: { type: 'string' },
       source: { type: 'string' },
       tests: { type: 'string' },
+      problem: { type: 'string' },
       checker: { type: 'string' },
       'stop-on-first-failure': { type: 'boolean' },
       'time-limit': { type: 'string' },
@@ -48,13 +68,14 @@ export const gradeCommands: CliCommands = {
     },
     async run({ values }) {
       const config = loadConfig()
-      if (typeof values.lang !== 'string' || typeof values.source !== 'string' || typeof values.tests !== 'string')
-        throw new Error('--lang, --source and --tests are required')
+      if (typeof values.lang !== 'string' || typeof values.source !== 'string' || (typeof values.tests === 'string') === (typeof values.problem === 'string'))
+        throw new Error('--lang, --source and one of --tests DIR or --problem ID are required')
       const lang = resolveLanguage(loadLanguages(), values.lang)
       if (!lang) throw new Error(`unknown language code ${values.lang}`)
       if (!isProvisioned(config.paths.toolchains, lang)) throw new Error(`lang '${values.lang}' is not provisioned on this server; provision it with: npm run provision -- --langs ${lang.code}`)
-      const checker = parseChecker(values.checker as string | undefined)
-      const tests = readTestDir(values.tests)
+      const stored = typeof values.problem === 'string' ? storedProblem(config, values.problem) : undefined
+      const checker = values.checker === undefined && stored ? stored.checker : parseChecker(values.checker as string | undefined)
+      const tests = stored ? stored.tests : readTestDir(values.tests as string)
       if (tests.length > config.grading.max_tests) throw new Error(`more than grading.max_tests (${config.grading.max_tests}) tests`)
       const timeLimitSec = Math.min(Number(values['time-limit'] ?? config.limits.default_time_sec), config.limits.max_time_sec)
       const memoryLimitKb = Math.min(Number(values['memory-limit'] ?? config.limits.default_memory_kb), config.limits.max_memory_kb)

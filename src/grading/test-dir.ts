@@ -1,8 +1,9 @@
-// A folder of test cases, in the layouts graders and judges use: NAME.in + NAME.out, input/inputNN.txt +
+// Test cases as graders and judges lay them out: NAME.in + NAME.out, input/inputNN.txt +
 // output/outputNN.txt, or NN + NN.a (Codeforces/Polygon). Ordered naturally (2 before 10). A file
-// without its pair is an error, not a silently dropped test.
+// without its pair is an error, not a silently dropped test. pairTestFiles works on a list of paths
+// (a folder's or a zip's); readTestDir reads a folder.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 
 export interface NamedTest {
   name: string
@@ -10,44 +11,63 @@ export interface NamedTest {
   expectedOutput: string
 }
 
+/** One test's files: its name, the input's path and the expected output's. */
+export type TestPair = [name: string, input: string, output: string]
+
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
+
+/** Pairs relative paths ('/'-separated) into tests, in natural order; throws (with the file) on an unpaired one. */
+export function pairTestFiles(paths: string[]): TestPair[] {
+  const set = new Set(paths)
+  const pairs: TestPair[] = []
+  const used = new Set<string>()
+  const inFolder = paths.filter((p) => /^input\/input[^/]*\.txt$/.test(p))
+  if (inFolder.length || paths.some((p) => /^output\/output[^/]*\.txt$/.test(p))) {
+    for (const p of inFolder) {
+      const name = p.slice('input/input'.length, -'.txt'.length)
+      const out = `output/output${name}.txt`
+      if (!set.has(out)) throw new Error(`${p} has no ${out}`)
+      pairs.push([name, p, out])
+      used.add(p).add(out)
+    }
+    const left = paths.find((p) => /^output\/output[^/]*\.txt$/.test(p) && !used.has(p))
+    if (left) throw new Error(`${left} has no input`)
+  } else {
+    for (const p of paths) {
+      if (p.includes('/')) continue
+      if (p.endsWith('.in')) {
+        const name = p.slice(0, -3)
+        if (!set.has(`${name}.out`)) throw new Error(`${p} has no ${name}.out`)
+        pairs.push([name, p, `${name}.out`])
+        used.add(p).add(`${name}.out`)
+      } else if (/^\d+$/.test(p)) {
+        if (!set.has(`${p}.a`)) throw new Error(`${p} has no ${p}.a`)
+        pairs.push([p, p, `${p}.a`])
+        used.add(p).add(`${p}.a`)
+      }
+    }
+    const unpaired = paths.find((p) => !p.includes('/') && (p.endsWith('.out') || /^\d+\.a$/.test(p)) && !used.has(p))
+    if (unpaired) throw new Error(`${unpaired} has no input`)
+  }
+  if (!pairs.length) throw new Error('no tests found (NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a)')
+  return pairs.sort((a, b) => natural(a[0], b[0]))
+}
 
 export function readTestDir(dir: string): NamedTest[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`)
-  const files = readdirSync(dir).filter((f) => statSync(join(dir, f)).isFile())
-  const pairs: [string, string, string][] = [] // name, input file, output file
-  if (existsSync(join(dir, 'input')) && existsSync(join(dir, 'output'))) {
-    const ins = readdirSync(join(dir, 'input')).filter((f) => /^input.*\.txt$/.test(f))
-    const outs = new Set(readdirSync(join(dir, 'output')))
-    for (const f of ins) {
-      const name = f.slice('input'.length, -'.txt'.length)
-      const out = `output${name}.txt`
-      if (!outs.has(out)) throw new Error(`input/${f} has no output/${out}`)
-      outs.delete(out)
-      pairs.push([name, join(dir, 'input', f), join(dir, 'output', out)])
+  const paths: string[] = []
+  const walk = (d: string, depth: number) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isFile()) paths.push(relative(dir, join(d, e.name)).split('\\').join('/'))
+      else if (e.isDirectory() && depth === 0 && (e.name === 'input' || e.name === 'output')) walk(join(d, e.name), 1)
     }
-    const left = [...outs].filter((f) => /^output.*\.txt$/.test(f))
-    if (left.length) throw new Error(`output/${left[0]} has no input`)
-  } else {
-    const set = new Set(files)
-    const used = new Set<string>()
-    for (const f of files) {
-      if (f.endsWith('.in')) {
-        const name = f.slice(0, -3)
-        if (!set.has(`${name}.out`)) throw new Error(`${f} has no ${name}.out`)
-        pairs.push([name, join(dir, f), join(dir, `${name}.out`)])
-        used.add(f).add(`${name}.out`)
-      } else if (/^\d+$/.test(f)) {
-        if (!set.has(`${f}.a`)) throw new Error(`${f} has no ${f}.a`)
-        pairs.push([f, join(dir, f), join(dir, `${f}.a`)])
-        used.add(f).add(`${f}.a`)
-      }
-    }
-    const unpaired = files.filter((f) => (f.endsWith('.out') || f.endsWith('.a')) && !used.has(f))
-    if (unpaired.length) throw new Error(`${unpaired[0]} has no input`)
   }
-  if (!pairs.length) throw new Error(`no tests in ${dir} (NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a)`)
-  return pairs
-    .sort((a, b) => natural(a[0], b[0]))
-    .map(([name, i, o]) => ({ name, input: readFileSync(i, 'utf8'), expectedOutput: readFileSync(o, 'utf8') }))
+  walk(dir, 0)
+  let pairs: TestPair[]
+  try {
+    pairs = pairTestFiles(paths)
+  } catch (err) {
+    throw new Error(`${(err as Error).message.replace('no tests found', `no tests in ${dir}`)}`)
+  }
+  return pairs.map(([name, i, o]) => ({ name, input: readFileSync(join(dir, i), 'utf8'), expectedOutput: readFileSync(join(dir, o), 'utf8') }))
 }

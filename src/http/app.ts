@@ -5,6 +5,7 @@ import type { Deps } from '../deps.ts'
 import { outputRoutes } from '../evaluation/output-routes.ts'
 import { v3Routes } from '../evaluation/v3-routes.ts'
 import { v4Routes } from '../evaluation/v4-routes.ts'
+import { problemRoutes } from '../problems/routes.ts'
 import { interviewRoutes } from '../interviews/routes.ts'
 import { roomRoutes } from '../room/routes.ts'
 import { AppError } from '../errors.ts'
@@ -58,6 +59,7 @@ export function createApp(deps: Deps): Hono {
   app.use('/v4/*', evaluationCors)
   app.use('/output/*', evaluationCors)
   app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
+  app.route('/', problemRoutes(deps).onError(v4Error(deps.log)))
   app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
 

@@ -94,6 +94,49 @@ export const submissions = sqliteTable(
 )
 
 /**
+ * Problems (issue 10): a client's test set stored once, graded against by `problem_id`. The data of
+ * each test lives in content-addressed files under <data>/problems/blobs (equal files stored once).
+ */
+export const problems = sqliteTable(
+  'problems',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** The problem_id clients use: random, so ids of other clients' problems cannot be guessed. */
+    publicId: text().notNull().unique(),
+    clientId: integer()
+      .notNull()
+      .references(() => clients.id),
+    name: text().notNull(),
+    checkerJson: text().notNull(),
+    timeLimitSec: real(),
+    memoryLimitKb: integer(),
+    testCount: integer().notNull(),
+    totalBytes: integer().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('problems_client').on(t.clientId)]
+)
+
+export const problemTests = sqliteTable(
+  'problem_tests',
+  {
+    problemId: integer()
+      .notNull()
+      .references(() => problems.id, { onDelete: 'cascade' }),
+    position: integer().notNull(),
+    name: text().notNull(),
+    /** SHA-256 (hex) of the input and of the expected output: their files' names. */
+    inputHash: text().notNull(),
+    outputHash: text().notNull(),
+    inputBytes: integer().notNull(),
+    outputBytes: integer().notNull(),
+    points: real().notNull().default(1),
+    timeLimitSec: real(),
+  },
+  (t) => [primaryKey({ columns: [t.problemId, t.position] }), index('problem_tests_input').on(t.inputHash), index('problem_tests_output').on(t.outputHash)]
+)
+
+/**
  * The test cases of a graded submission, in order, and each one's outcome once it has run (the
  * columns after expectedOutput stay null until then, so a poll shows them filling in).
  */

@@ -1,0 +1,163 @@
+// Problems end to end (issue 10): both upload forms, every refusal, ownership, deletion with the
+// content-addressed files, graded submissions by problem_id, and the CLI. Real server and jail.
+import { execFileSync } from 'node:child_process'
+import { execa } from 'execa'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { V4Reply } from '../evaluation/schemas.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+
+const PROBLEMS = '/v4/partner/code-evaluation/problems/'
+const SUBMISSIONS = '/v4/partner/code-evaluation/submissions/'
+const ROOT = join(import.meta.dirname, '..', '..')
+let server: RunningServer
+let http: ReturnType<typeof api>
+let alice: string
+let bob: string
+const tmp = mkdtempSync(join(tmpdir(), 'arbiter-problems-e2e-'))
+
+beforeAll(async () => {
+  server = await startServer({ configToml: '[grading]\nmax_tests = 20\ntest_max_bytes = 65536\ntotal_max_bytes = 262144' })
+  http = api(server.url)
+  alice = await server.createClient('alice')
+  bob = await server.createClient('bob')
+}, 60_000)
+afterAll(async () => {
+  await server?.stop()
+  server?.cleanup()
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+/** A deflated zip of [name, text] entries (text given on stdin: a bomb's megabytes do not fit in argv). */
+const zip = (entries: [string, string][]) =>
+  execFileSync('python3', ['-c', `
+import io, json, sys, zipfile
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as z:
+    for name, data in json.load(sys.stdin):
+        z.writestr(name, data)
+sys.stdout.buffer.write(buf.getvalue())`], { input: JSON.stringify(entries), maxBuffer: 64 << 20 })
+const postJson = async (secret: string, body: unknown) => {
+  const r = await http.post(PROBLEMS, JSON.stringify(body), { 'client-secret': secret, 'content-type': 'application/json' })
+  return { status: r.status, body: await json(r) }
+}
+const postZip = async (secret: string, data: Buffer, fields: Record<string, string> = { name: 'zipped' }) => {
+  const form = new FormData()
+  for (const [k, v] of Object.entries(fields)) form.set(k, v)
+  form.set('tests', new Blob([data]), 'tests.zip')
+  const r = await fetch(`${server.url}${PROBLEMS}`, { method: 'POST', headers: { 'client-secret': secret }, body: form })
+  return { status: r.status, body: await json(r) }
+}
+const blobs = () => {
+  const dir = join(server.dataDir, 'problems', 'blobs')
+  return existsSync(dir) ? readdirSync(dir).flatMap((d) => readdirSync(join(dir, d))).filter((f) => !f.endsWith('.tmp')) : []
+}
+const graded = async (secret: string, body: Record<string, unknown>) => {
+  const q = await json(await http.post(SUBMISSIONS, JSON.stringify(body), { 'client-secret': secret, 'content-type': 'application/json' }))
+  if (!q.he_id) return q
+  let done: V4Reply | undefined
+  await waitUntil(async () => (done = (await json(await http.get(`${SUBMISSIONS}${q.he_id}/`, { 'client-secret': secret }))) as V4Reply).request_status.code === 'REQUEST_COMPLETED', 60_000, 'completion')
+  return done!
+}
+
+describe('problems', () => {
+  let jsonId: string
+  test('JSON upload: stored once, listed, read back without its data', async () => {
+    const r = await postJson(alice, {
+      name: 'sum',
+      checker: 'tokens',
+      time_limit: 2,
+      test_cases: [{ input: '1 2', expected_output: '3', points: 2 }, { input: '5 5', expected_output: '10' }, { input: '1 2', expected_output: '3' }],
+    })
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    expect(r.body).toMatchObject({ name: 'sum', test_count: 3, checker: 'tokens', time_limit: 2 })
+    jsonId = r.body.problem_id
+    expect(jsonId).toMatch(/^p_[0-9a-f]{24}$/)
+    // equal files are stored once: "1 2" and "3" twice, "5 5" and "10" once
+    expect(blobs()).toHaveLength(4)
+    const one = await json(await http.get(`${PROBLEMS}${jsonId}/`, { 'client-secret': alice }))
+    expect(one.tests).toEqual([
+      { id: '1', input_bytes: 3, expected_output_bytes: 1, points: 2, time_limit: null },
+      { id: '2', input_bytes: 3, expected_output_bytes: 2, points: 1, time_limit: null },
+      { id: '3', input_bytes: 3, expected_output_bytes: 1, points: 1, time_limit: null },
+    ])
+    expect(JSON.stringify(one)).not.toContain('"input"')
+    const list = await json(await http.get(PROBLEMS, { 'client-secret': alice }))
+    expect(list.problems.map((p: { problem_id: string }) => p.problem_id)).toContain(jsonId)
+  })
+
+  test('multipart upload with a zip, in natural order; graded by problem_id, the problem\'s checker and points', { timeout: 90_000 }, async () => {
+    const r = await postZip(alice, zip([['tests/10.in', '4 4'], ['tests/10.out', '8'], ['tests/2.in', '1 1'], ['tests/2.out', '2']]), { name: 'zipped', checker: '{"type":"float","abs":0.001}' })
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    expect(r.body).toMatchObject({ test_count: 2, checker: { type: 'float', abs: 0.001 } })
+    const done = await graded(alice, { lang: 'PYTHON3', source: 'print(sum(map(int, input().split())) + 0.0001)', problem_id: r.body.problem_id })
+    expect(done.result.tests!.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([['2', 'AC'], ['10', 'AC']])
+    const byJson = await graded(alice, { lang: 'PYTHON3', source: 'a, b = map(int, input().split())\nprint(a + b if a != 5 else 0)', problem_id: jsonId })
+    expect(byJson.result.score).toEqual({ passed: 2, total: 3, points: 3, max_points: 4 })
+  })
+
+  test('refusals, each with a clear v4 error and nothing stored', async () => {
+    const before = blobs().length
+    const cases: [string, () => Promise<{ status: number; body: any }>, number, RegExp][] = [
+      ['no name', () => postJson(alice, { test_cases: [{ input: '', expected_output: '' }] }), 400, /name is needed/],
+      ['no tests', () => postJson(alice, { name: 'x', test_cases: [] }), 400, /test_cases/],
+      ['too many tests', () => postJson(alice, { name: 'x', test_cases: Array.from({ length: 21 }, () => ({ input: 'a', expected_output: 'b' })) }), 413, /more than 20 tests/],
+      ['a file too large', () => postJson(alice, { name: 'x', test_cases: [{ input: 'q'.repeat(70_000), expected_output: '' }] }), 413, /larger than 65536/],
+      ['a bad checker', () => postJson(alice, { name: 'x', checker: 'roughly', test_cases: [{ input: '', expected_output: '' }] }), 400, /checker/],
+      ['a zip with ..', () => postZip(alice, zip([['../1.in', 'a'], ['1.out', 'b']])), 400, /\.\./],
+      ['an unpaired file', () => postZip(alice, zip([['1.in', 'new input'], ['1.out', 'b'], ['2.in', 'c']])), 400, /2.in has no 2.out/],
+      ['a zip bomb', () => postZip(alice, zip([['1.in', '\0'.repeat(1 << 20)], ['1.out', 'b']])), 400, /larger than/],
+      ['not a zip', () => postZip(alice, Buffer.from('hello')), 400, /does not open/],
+      ['no secret', async () => { const r = await http.post(PROBLEMS, '{}', { 'content-type': 'application/json' }); return { status: r.status, body: await json(r) } }, 401, /Client does not exist/],
+    ]
+    for (const [what, call, status, message] of cases) {
+      const r = await call()
+      expect(r.status, `${what}: ${JSON.stringify(r.body)}`).toBe(status)
+      expect(r.body.message, what).toMatch(message)
+      expect(r.body.request_status?.code, what).toBe('REQUEST_FAILED')
+    }
+    // the unpaired upload wrote no file for its paired test either
+    expect(blobs().length).toBe(before)
+  })
+
+  test('a problem is its client\'s: another client gets 404 for it, cannot grade against it or delete it', async () => {
+    expect((await http.get(`${PROBLEMS}${jsonId}/`, { 'client-secret': bob })).status).toBe(404)
+    expect((await json(await http.get(PROBLEMS, { 'client-secret': bob }))).problems).toEqual([])
+    expect((await fetch(`${server.url}${PROBLEMS}${jsonId}/`, { method: 'DELETE', headers: { 'client-secret': bob } })).status).toBe(404)
+    const r = await http.post(SUBMISSIONS, JSON.stringify({ lang: 'PYTHON3', source: 'print(1)', problem_id: jsonId }), { 'client-secret': bob, 'content-type': 'application/json' })
+    expect(r.status).toBe(404)
+  })
+
+  test('deletion removes the files no other problem uses, and keeps the shared ones', async () => {
+    const other = await postJson(alice, { name: 'shares', test_cases: [{ input: '1 2', expected_output: '3' }] })
+    const before = new Set(blobs())
+    const r = await fetch(`${server.url}${PROBLEMS}${jsonId}/`, { method: 'DELETE', headers: { 'client-secret': alice } })
+    expect(await r.json()).toEqual({ problem_id: jsonId, deleted: true })
+    const after = new Set(blobs())
+    expect(before.size - after.size).toBe(2) // "5 5" and "10"; "1 2" and "3" stay for the other problem
+    expect((await http.get(`${PROBLEMS}${jsonId}/`, { 'client-secret': alice })).status).toBe(404)
+    expect((await http.get(`${PROBLEMS}${other.body.problem_id}/`, { 'client-secret': alice })).status).toBe(200)
+  })
+
+  test('cli problems create / list / delete, and cli grade --problem', { timeout: 120_000 }, async () => {
+    const dir = join(tmp, 'tests')
+    mkdirSync(dir)
+    writeFileSync(join(dir, '1.in'), '2 3\n')
+    writeFileSync(join(dir, '1.out'), '5\n')
+    const cli = (...args: string[]) => execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ARBITER_DATA: server.dataDir }, reject: false })
+    const created = await cli('problems', 'create', '--client', 'alice', '--name', 'from cli', '--tests', dir, '--checker', 'lines', '--json')
+    expect(created.exitCode, created.stderr).toBe(0)
+    const id = JSON.parse(created.stdout).problem_id
+    const listed = JSON.parse((await cli('problems', 'list', '--client', 'alice')).stdout)
+    expect(listed.map((p: { problem_id: string }) => p.problem_id)).toContain(id)
+    writeFileSync(join(tmp, 'sum.py'), 'print(sum(map(int, input().split())))\n')
+    const g = await cli('grade', '--lang', 'PYTHON3', '--source', join(tmp, 'sum.py'), '--problem', id)
+    expect(g.exitCode, g.stderr).toBe(0)
+    expect(g.stdout).toMatch(/score: 1 of 1 tests passed \(AC\)/)
+    const deleted = await cli('problems', 'delete', id)
+    expect(JSON.parse(deleted.stdout)).toEqual({ problem_id: id, deleted: true })
+    expect((await http.get(`${PROBLEMS}${id}/`, { 'client-secret': alice })).status).toBe(404)
+  })
+})

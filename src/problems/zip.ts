@@ -1,0 +1,91 @@
+// A `tests` zip of a problem upload → its test files, or a clear refusal. Read from memory with yauzl
+// (a maintained zip reader that checks each entry's real inflated size against the declared one, and
+// reads the backslashes of zips made on Windows as slashes). Refused: absolute paths, `..`, links and other non-regular entries, more entries than a
+// problem may have tests (twice, with their outputs), a file or a total larger than the caps — by
+// the declared sizes before inflating anything, and by the bytes actually inflated while reading, so a
+// zip bomb stops at the cap. One common top folder (a zipped "tests/" folder) is allowed and dropped.
+import yauzl, { type Entry, type ZipFile } from 'yauzl'
+import { pairTestFiles, type TestPair } from '../grading/test-dir.ts'
+
+export interface ZipCaps {
+  maxTests: number
+  fileBytes: number
+  totalBytes: number
+}
+
+export interface ZipTest {
+  name: string
+  input: Buffer
+  output: Buffer
+}
+
+export class ZipRefused extends Error {}
+
+const S_IFMT = 0o170000
+const S_IFREG = 0o100000
+
+export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[]> {
+  const zip = await new Promise<ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(data, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
+      err ? reject(new ZipRefused(`the tests zip does not open: ${err.message}`)) : resolve(z!)
+    )
+  )
+  const files = new Map<string, Buffer>()
+  let declared = 0
+  let inflated = 0
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const fail = (why: string) => reject(new ZipRefused(why))
+      zip.on('error', (err: Error) => fail(`the tests zip is damaged: ${err.message}`))
+      zip.on('end', () => resolve())
+      zip.on('entry', (entry: Entry) => {
+        const name = entry.fileName
+        if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\')) return fail(`${name}: an absolute path or a backslash`)
+        if (name.split('/').some((part) => part === '..')) return fail(`${name}: a path with ..`)
+        if (name.endsWith('/')) return zip.readEntry() // a folder
+        // the unix mode's file type, when the zip records one (many tools record the permissions only)
+        const type = ((entry.externalFileAttributes >>> 16) & 0xffff) & S_IFMT
+        if (type && type !== S_IFREG) return fail(`${name}: not a regular file (a link or a device)`)
+        if (files.size >= 2 * caps.maxTests + 16) return fail(`more files than ${caps.maxTests} tests need`)
+        if (entry.uncompressedSize > caps.fileBytes) return fail(`${name}: larger than ${caps.fileBytes} bytes`)
+        declared += entry.uncompressedSize
+        if (declared > caps.totalBytes) return fail(`the tests are larger than ${caps.totalBytes} bytes in all`)
+        zip.openReadStream(entry, (err, stream) => {
+          if (err || !stream) return fail(`${name}: ${err?.message ?? 'unreadable'}`)
+          const chunks: Buffer[] = []
+          let size = 0
+          stream.on('data', (chunk: Buffer) => {
+            size += chunk.length
+            inflated += chunk.length
+            // the declared sizes were checked; the real ones are counted too
+            if (size > caps.fileBytes || inflated > caps.totalBytes) {
+              stream.destroy()
+              return fail(`${name}: inflates beyond the caps`)
+            }
+            chunks.push(chunk)
+          })
+          stream.on('error', (e: Error) => fail(`${name}: ${e.message}`))
+          stream.on('end', () => {
+            files.set(name, Buffer.concat(chunks))
+            zip.readEntry()
+          })
+        })
+      })
+      zip.readEntry()
+    })
+  } finally {
+    zip.close()
+  }
+  // one common top folder (a zipped "tests/" folder) is dropped
+  const names = [...files.keys()]
+  const tops = new Set(names.map((n) => n.split('/')[0]))
+  const prefix = tops.size === 1 && names.every((n) => n.includes('/')) && !['input', 'output'].includes([...tops][0]) ? `${[...tops][0]}/` : ''
+  let pairs: TestPair[]
+  try {
+    pairs = pairTestFiles(names.map((n) => n.slice(prefix.length)))
+  } catch (err) {
+    throw new ZipRefused((err as Error).message)
+  }
+  if (pairs.length > caps.maxTests) throw new ZipRefused(`more than ${caps.maxTests} tests`)
+  return pairs.map(([name, i, o]) => ({ name, input: files.get(prefix + i)!, output: files.get(prefix + o)! }))
+}
