@@ -50,6 +50,23 @@ async function open(link: string): Promise<Page> {
 }
 
 const valueOf = (page: Page, selector: string) => page.locator(selector).inputValue()
+/** The editor's text as shown: its lines (.cm-line), without the others' cursors and name labels drawn in them. */
+const codeOf = (page: Page) =>
+  page.locator('#code .cm-line').evaluateAll((lines) =>
+    lines
+      .map((l) => {
+        const copy = l.cloneNode(true) as Element
+        copy.querySelectorAll('.cm-ySelectionCaret').forEach((c) => c.remove())
+        return copy.textContent ?? ''
+      })
+      .join('\n')
+  )
+/** Replaces the editor's whole text, as a user selecting all and pasting would. */
+async function setCode(page: Page, text: string) {
+  await page.locator('#code .cm-content[contenteditable=true]').click()
+  await page.keyboard.press('Control+A')
+  await page.keyboard.insertText(text)
+}
 
 test('two participants share the editor, run code, feedback, end → redirect, B4 and the signed callback', { timeout: 180_000 }, async () => {
   const company = await s.cli('companies', 'create', '--name', 'Acme', '--credits', '5', '--json')
@@ -85,8 +102,8 @@ test('two participants share the editor, run code, feedback, end → redirect, B
 
   // the candidate types; the interviewer sees it
   const code = 'n = int(input())\nprint("hello", n * 2)\n'
-  await cand.locator('#code').fill(code)
-  await waitUntil(async () => (await valueOf(ivan, '#code')) === code, 20_000, 'the code to reach the interviewer')
+  await setCode(cand, code)
+  await waitUntil(async () => (await codeOf(ivan)) === code, 20_000, 'the code to reach the interviewer')
   // the interviewer types the input and runs it; both see the output of the real sandbox
   await ivan.locator('#stdin').fill('21')
   await waitUntil(async () => (await valueOf(cand, '#stdin')) === '21', 20_000, 'the input to reach the candidate')
@@ -101,7 +118,7 @@ test('two participants share the editor, run code, feedback, end → redirect, B
 
   // the candidate edits and runs at once (before the edit's own save): the label does not stay "editing…"
   await cand.locator('#lang').selectOption('C')
-  await cand.locator('#code').fill('int main( {')
+  await setCode(cand, 'int main( {')
   await cand.locator('#run').click()
   for (const page of [cand, ivan]) await page.locator('#run-status', { hasText: /^CE/ }).waitFor()
   expect(await cand.locator('#sync').innerText()).toBe('saved')
@@ -110,8 +127,8 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   expect(await cand.locator('#stdout').isVisible()).toBe(false)
   // back to the working program for the rest
   await cand.locator('#lang').selectOption('PYTHON3')
-  await cand.locator('#code').fill(code)
-  await waitUntil(async () => (await valueOf(ivan, '#code')) === code && (await valueOf(ivan, '#lang')) === 'PYTHON3', 20_000, 'the code back at the interviewer')
+  await setCode(cand, code)
+  await waitUntil(async () => (await codeOf(ivan)) === code && (await valueOf(ivan, '#lang')) === 'PYTHON3', 20_000, 'the code back at the interviewer')
 
   // feedback: the overall result, two rating keys and the eval_param
   await ivan.locator('input[name=result][value=YES]').check()
@@ -127,7 +144,7 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   expect(await ivan.locator('h1').innerText()).toBe('Feedback received')
   // the candidate's room turns read-only
   await cand.locator('#status', { hasText: 'completed' }).waitFor()
-  expect(await cand.locator('#code').isEditable()).toBe(false)
+  expect(await cand.locator('#code .cm-content').getAttribute('contenteditable')).toBe('false')
   expect(await cand.locator('#run').isDisabled()).toBe(true)
   expect(await cand.locator('#sync').innerText()).toBe('read-only')
 

@@ -25,13 +25,19 @@ export interface RoomView {
   }
 }
 
+/** Where the editor's bundle (src/room/editor/client.ts) is served. */
+export const EDITOR_PATH = '/interviews/room-assets/editor.js'
+
 /** JSON inside <script type="application/json">: nothing in it can close the element or break a line. */
 export const scriptJson = (v: unknown): string =>
   JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
 
-/** Headers of every room page: no caching, no framing, scripts only with this response's nonce. */
+/**
+ * Headers of every room page: no caching, no framing, scripts and style sheets only with this response's
+ * nonce; style attributes are allowed (the editor colours the others' cursors and selections with them).
+ */
 export const pageHeaders = (nonce: string): Record<string, string> => ({
-  'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; style-src-attr 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -46,6 +52,7 @@ header{padding:.8rem 1.2rem;background:#fff;border-bottom:1px solid #dcdfe4}h1{m
 @media (max-width:900px){main{grid-template-columns:1fr}}section,aside>div{background:#fff;border:1px solid #dcdfe4;border-radius:6px;padding:.8rem}
 aside{display:flex;flex-direction:column;gap:1rem}.bar{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap;margin-bottom:.5rem}
 textarea{width:100%;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;border:1px solid #c9cdd3;border-radius:4px;padding:.5rem;tab-size:4}
+#code{border:1px solid #c9cdd3;border-radius:4px;min-height:16rem;font-size:13px}#code .cm-editor{min-height:16rem}#code .cm-editor.cm-focused{outline:2px solid #1e6fd966}#code .cm-scroller{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 #code{min-height:22rem;resize:vertical}#stdin{min-height:4rem}pre{white-space:pre-wrap;word-break:break-word;margin:.3rem 0;font:13px/1.4 ui-monospace,monospace}
 #stdout{background:#f7f7f9;padding:.5rem;min-height:2.5rem;border-radius:4px}#stderr:empty,#compile:empty{display:none}#stderr,#compile{color:#a4262c}
 h2{font-size:1rem;margin:.2rem 0 .5rem}ul{padding-left:1.1rem;margin:.2rem 0}.online::after{content:" ●";color:#2e9e4f}
@@ -113,13 +120,15 @@ export function renderRoomPage(v: RoomView): string {
     `<main><section aria-label="Code">` +
     `<div class="bar"><label>Language <select id="lang">${langs}</select></label>` +
     `<button id="run" type="button" class="primary">Run</button><span id="sync" class="muted" role="status"></span></div>` +
-    `<textarea id="code" spellcheck="false" autocapitalize="off" autocomplete="off" aria-label="Code editor">${escapeHtml(v.state.code)}</textarea>` +
+    // the editor (CodeMirror, bundled and served by this server) fills this; the text arrives as the shared document
+    `<div id="code"></div>` +
     `<label for="stdin"><h2>Input</h2></label><textarea id="stdin" spellcheck="false" aria-label="Program input">${escapeHtml(v.state.input)}</textarea>` +
     `<h2>Output</h2><div id="run-status" class="muted" role="status"></div><pre id="compile"></pre><pre id="stdout"></pre><pre id="stderr"></pre>` +
     `</section><aside><div><h2>Participants</h2><ul id="people">${people}</ul></div>` +
     (v.feedback ? feedbackForm(v.feedback) : '') +
     `</aside></main>` +
     `<script type="application/json" id="boot">${scriptJson(boot)}</script>` +
+    `<script nonce="${v.nonce}" src="${EDITOR_PATH}"></script>` +
     `<script nonce="${v.nonce}">${SCRIPT}</script></body></html>`
   )
 }
@@ -133,15 +142,17 @@ export function renderMessagePage(nonce: string, title: string, text: string): s
   )
 }
 
-// The browser side. Last writer wins: a change is POSTed 200 ms after typing stops; a change from
+// The browser side. The code is a shared Yjs document in the editor (ArbiterEditor, the bundle): every
+// keystroke merges, nobody's typing is lost, and the others' cursors show. The language and the input
+// stay plain fields, last writer wins: a change is POSTed 200 ms after typing stops, and a change from
 // someone else is applied unless one of ours is still on its way (ours, being newer, then wins).
 const SCRIPT = `(function () {
 'use strict';
 var boot = JSON.parse(document.getElementById('boot').textContent);
 function $(id) { return document.getElementById(id); }
-var code = $('code'), lang = $('lang'), stdin = $('stdin'), runBtn = $('run'), sync = $('sync');
+var lang = $('lang'), stdin = $('stdin'), runBtn = $('run'), sync = $('sync');
 var cid = Math.random().toString(36).slice(2) + Date.now().toString(36);
-var version = boot.state.version, timer = null, inflight = false, ended = false, escaped = false;
+var version = boot.state.version, timer = null, inflight = false, ended = false;
 
 function post(path, body) {
   return fetch(boot.base + path, {
@@ -155,8 +166,17 @@ function post(path, body) {
     });
   });
 }
-function current() { return { code: code.value, language: lang.value, input: stdin.value, cid: cid }; }
 function failed(e) { return e.status === 401 ? 'signed out: open your link again' : e.message; }
+
+var editor = window.ArbiterEditor.mount({
+  parent: $('code'), language: boot.state.language, me: boot.me, nonce: document.currentScript.nonce,
+  readOnly: boot.status === 'completed', post: post,
+  onSync: function (s) {
+    if (ended) return;
+    sync.textContent = s === 'editing' ? 'editing…' : s === 'saved' ? (timer || inflight ? 'editing…' : 'saved') : 'not saved: ' + s.error;
+  }
+});
+function current() { return { code: editor.text(), language: lang.value, input: stdin.value, cid: cid }; }
 
 function changed() {
   if (ended) return;
@@ -174,19 +194,8 @@ function push() {
   }, function (e) { sync.textContent = 'not saved: ' + failed(e); })
   .then(function () { inflight = false; });
 }
-code.addEventListener('input', changed);
 stdin.addEventListener('input', changed);
-lang.addEventListener('change', changed);
-// Tab indents; Escape then Tab leaves the editor (keyboard users are not trapped)
-code.addEventListener('keydown', function (e) {
-  if (e.key === 'Escape') { escaped = true; return; }
-  if (e.key === 'Tab' && !escaped && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey) {
-    e.preventDefault();
-    code.setRangeText('    ', code.selectionStart, code.selectionEnd, 'end');
-    changed();
-  }
-  escaped = false;
-});
+lang.addEventListener('change', function () { editor.setLanguage(lang.value); changed(); });
 
 function setValue(el, v) {
   if (el.value === v) return;
@@ -198,9 +207,8 @@ function applyState(s) {
   if (s.version < version) return;
   version = s.version;
   if (s.cid === cid || timer || inflight) return;
-  setValue(code, s.code);
   setValue(stdin, s.input);
-  if (lang.value !== s.language) lang.value = s.language;
+  if (lang.value !== s.language) { lang.value = s.language; editor.setLanguage(s.language); }
 }
 
 function showRun(r) {
@@ -234,7 +242,7 @@ function setStatus(status) {
   clearTimeout(timer); timer = null;
   sync.textContent = 'read-only';
   document.body.classList.add('ended');
-  code.readOnly = true; stdin.readOnly = true; lang.disabled = true; runBtn.disabled = true;
+  editor.setReadOnly(); stdin.readOnly = true; lang.disabled = true; runBtn.disabled = true;
   var end = $('end'); if (end) end.disabled = true;
 }
 function markOnline(ids) {
@@ -251,6 +259,8 @@ var es = new EventSource(boot.base + '/events');
 es.onopen = function () { $('conn').textContent = 'live'; };
 es.onerror = function () { $('conn').textContent = es.readyState === 2 ? 'disconnected: reload, or open your link again' : 'reconnecting…'; };
 es.addEventListener('state', function (e) { applyState(JSON.parse(e.data)); });
+es.addEventListener('doc', function (e) { var d = JSON.parse(e.data); if (d.cid !== editor.cid) editor.applyRemote(d.update, !!d.init); });
+es.addEventListener('awareness', function (e) { var d = JSON.parse(e.data); if (d.cid !== editor.cid) editor.applyAwareness(d.update); });
 es.addEventListener('run', function (e) { showRun(JSON.parse(e.data)); });
 es.addEventListener('running', function (e) { $('run-status').textContent = 'Running (started by ' + JSON.parse(e.data).by + ')…'; });
 es.addEventListener('status', function (e) { setStatus(JSON.parse(e.data).status); });

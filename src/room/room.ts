@@ -10,7 +10,7 @@ import { offeredLanguages as sharedOffered } from '../languages.ts'
 import { roomStates } from '../storage/schema.ts'
 import type { RoomHub } from './hub.ts'
 
-type RoomDeps = Pick<Deps, 'config' | 'db' | 'languages' | 'now'>
+export type RoomDeps = Pick<Deps, 'config' | 'db' | 'languages' | 'now'>
 
 export interface RoomState {
   language: string

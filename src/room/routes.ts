@@ -14,8 +14,10 @@ import { roomError } from '../http/error-bodies.ts'
 import { EVAL_PARAM_LABELS, FeedbackSubmission, RATING_KEYS, RATING_SCALE, RESULTS } from '../interviews/feedback.ts'
 import { endInterview, interviewStatus, roomInterview, storedFeedback, submitFeedback } from '../interviews/lifecycle.ts'
 import { LINK_PATH } from '../interviews/links.ts'
+import { createRoomDocs, type RoomDocs } from './doc.ts'
+import { editorBundle } from './editor/bundle.ts'
 import { createRoomHub, type RoomHub } from './hub.ts'
-import { renderMessagePage, renderRoomPage, pageHeaders } from './page.ts'
+import { EDITOR_PATH, renderMessagePage, renderRoomPage, pageHeaders } from './page.ts'
 import { offeredLanguages, roomState, runCode, saveState } from './room.ts'
 import { COOKIE, csrfMatches, findSession, openSession, roomPath, type RoomSession } from './sessions.ts'
 
@@ -27,6 +29,12 @@ const EditorChange = z.object({
   language: z.string().max(40),
   input: z.string().default(''),
   /** The browser tab that made the change, echoed so it can skip its own. */
+  cid: z.string().max(64).optional(),
+})
+
+/** A Yjs update (or awareness update) from the editor, base64. */
+const DocUpdate = z.object({
+  update: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
   cid: z.string().max(64).optional(),
 })
 
@@ -46,7 +54,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   return r.data
 }
 
-export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub()): Hono {
+export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(), docs: RoomDocs = createRoomDocs(deps)): Hono {
   const app = new Hono()
   const cookiePath = (id: string) => roomPath(id)
   const secure = deps.config.server.public_url.startsWith('https:')
@@ -124,6 +132,8 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub()): Hono {
       const { lastRun, ...state } = roomState(deps, id)
       let status = interviewStatus(deps, id)
       await stream.writeSSE({ event: 'state', data: JSON.stringify(state) })
+      // the shared document as it is now; the others' updates follow as 'doc' events
+      await stream.writeSSE({ event: 'doc', data: JSON.stringify({ update: Buffer.from(docs.state(id)).toString('base64'), init: true }) })
       await stream.writeSSE({ event: 'status', data: JSON.stringify({ status }) })
       if (lastRun) await stream.writeSSE({ event: 'run', data: JSON.stringify(lastRun) })
       const unsubscribe = hub.subscribe(id, s.participant.id, send)
@@ -149,10 +159,34 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub()): Hono {
     })
   })
 
-  // POST /interviews/room/<interview_id>/code  (the shared editor changed)
+  // GET /interviews/room-assets/editor.js  (the editor's bundle: CodeMirror, Yjs; no secrets in it)
+  app.get(EDITOR_PATH, async (c) => {
+    const js = await editorBundle()
+    return c.body(js, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+  })
+
+  // POST /interviews/room/<interview_id>/doc  (a Yjs update of the shared code: merged, stored, passed on)
+  app.post('/interviews/room/:id/doc', bodyLimit, (c) => {
+    const s = actor(c)
+    const { update, cid } = parse(DocUpdate, c.var.body)
+    refuseEnded(s.interviewId)
+    docs.apply(s.interviewId, Buffer.from(update, 'base64'))
+    hub.publish(s.interviewId, { type: 'doc', data: { update, cid } })
+    return c.json({ saved: true })
+  })
+
+  // POST /interviews/room/<interview_id>/awareness  (where a participant's cursor and selection are; not stored)
+  app.post('/interviews/room/:id/awareness', readBody(16 * 1024), (c) => {
+    const s = actor(c)
+    const { update, cid } = parse(DocUpdate, c.var.body)
+    hub.publish(s.interviewId, { type: 'awareness', data: { update, cid } })
+    return c.json({ ok: true })
+  })
+
+  // POST /interviews/room/<interview_id>/code  (the language or the input changed; the code is the shared document's)
   app.post('/interviews/room/:id/code', bodyLimit, (c) => {
     const s = actor(c)
-    const change = parse(EditorChange, c.var.body)
+    const change = { ...parse(EditorChange, c.var.body), code: docs.text(s.interviewId) }
     refuseEnded(s.interviewId)
     const state = saveState(deps, s.interviewId, change)
     hub.publish(s.interviewId, { type: 'state', data: { ...state, cid: change.cid, by: s.participant.name } })
@@ -162,7 +196,8 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub()): Hono {
   // POST /interviews/room/<interview_id>/run  (runs the editor's code in the sandbox; everyone sees the output)
   app.post('/interviews/room/:id/run', bodyLimit, async (c) => {
     const s = actor(c)
-    const change = parse(EditorChange, c.var.body)
+    // it runs the shared document's code, whatever the page sent
+    const change = { ...parse(EditorChange, c.var.body), code: docs.text(s.interviewId) }
     refuseEnded(s.interviewId)
     const state = saveState(deps, s.interviewId, change)
     hub.publish(s.interviewId, { type: 'state', data: { ...state, cid: change.cid, by: s.participant.name } })

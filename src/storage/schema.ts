@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
 import { OUTBOX_KIND_NAMES } from './outbox-kinds.ts'
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 // ── service ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -327,6 +327,8 @@ export const roomStates = sqliteTable('room_states', {
   version: integer().notNull(),
   /** The last run's result as shown in the room (JSON), null before the first run. */
   lastRunJson: text(),
+  /** The editor's Yjs document, compacted (Y.encodeStateAsUpdate); `code` mirrors its text. */
+  docState: blob({ mode: 'buffer' }),
   updatedAt: integer({ mode: 'timestamp_ms' }).notNull(),
 })
 

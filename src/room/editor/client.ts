@@ -1,0 +1,177 @@
+// The room's editor in the browser (bundled by src/room/editor/bundle.ts with esbuild, served by
+// Arbiter itself): CodeMirror 6 with the language's mode, line numbers, indentation, bracket matching,
+// search and Tab indenting; the text is a Yjs document shared through the room's own calls — local
+// updates POSTed to /doc, remote ones arriving on the event stream — and y-codemirror.next shows the
+// others' cursors and selections with their names. The page's inline script drives it through
+// window.ArbiterEditor.mount().
+import { indentWithTab } from '@codemirror/commands'
+import { cpp } from '@codemirror/lang-cpp'
+import { go } from '@codemirror/lang-go'
+import { java } from '@codemirror/lang-java'
+import { javascript } from '@codemirror/lang-javascript'
+import { php } from '@codemirror/lang-php'
+import { python } from '@codemirror/lang-python'
+import { rust } from '@codemirror/lang-rust'
+import { StreamLanguage, type LanguageSupport, type StreamParser } from '@codemirror/language'
+import { c as clikeC, csharp, kotlin, objectiveC, scala } from '@codemirror/legacy-modes/mode/clike'
+import { clojure } from '@codemirror/legacy-modes/mode/clojure'
+import { haskell } from '@codemirror/legacy-modes/mode/haskell'
+import { pascal } from '@codemirror/legacy-modes/mode/pascal'
+import { perl } from '@codemirror/legacy-modes/mode/perl'
+import { r } from '@codemirror/legacy-modes/mode/r'
+import { ruby } from '@codemirror/legacy-modes/mode/ruby'
+import { swift } from '@codemirror/legacy-modes/mode/swift'
+import { Compartment, EditorState, type Extension } from '@codemirror/state'
+import { EditorView, keymap, type EditorViewConfig } from '@codemirror/view'
+import { basicSetup } from 'codemirror'
+import { yCollab } from 'y-codemirror.next'
+import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness'
+import * as Y from 'yjs'
+
+// the browser's window (the project's tsconfig has no DOM library, on purpose: the server must not use it)
+declare const window: { addEventListener(type: 'pagehide', fn: () => void): void; ArbiterEditor?: unknown }
+
+const legacy = (p: StreamParser<unknown>): Extension => StreamLanguage.define(p)
+
+/** The editor mode of a language code (the room's codes: C, CPP17, JAVA, PYTHON3 …). */
+export function modeOf(code: string): Extension | LanguageSupport {
+  const c = code.toUpperCase()
+  if (c === 'C') return cpp()
+  if (c.startsWith('CPP') || c === 'CUDA') return cpp()
+  if (c.startsWith('JAVA') && !c.startsWith('JAVASCRIPT')) return java()
+  if (c.startsWith('PYTHON')) return python()
+  if (c.startsWith('JAVASCRIPT') || c === 'NODE') return javascript()
+  if (c.startsWith('TYPESCRIPT')) return javascript({ typescript: true })
+  if (c === 'GO') return go()
+  if (c === 'RUST') return rust()
+  if (c === 'PHP') return php({ plain: true })
+  if (c === 'KOTLIN') return legacy(kotlin as StreamParser<unknown>)
+  if (c === 'SCALA') return legacy(scala as StreamParser<unknown>)
+  if (c === 'CSHARP') return legacy(csharp as StreamParser<unknown>)
+  if (c === 'OBJECTIVEC') return legacy(objectiveC as StreamParser<unknown>)
+  if (c === 'CLOJURE') return legacy(clojure as StreamParser<unknown>)
+  if (c === 'HASKELL') return legacy(haskell as StreamParser<unknown>)
+  if (c === 'PASCAL') return legacy(pascal as StreamParser<unknown>)
+  if (c.startsWith('PERL')) return legacy(perl as StreamParser<unknown>)
+  if (c === 'R') return legacy(r as StreamParser<unknown>)
+  if (c === 'RUBY') return legacy(ruby as StreamParser<unknown>)
+  if (c === 'SWIFT') return legacy(swift as StreamParser<unknown>)
+  return legacy(clikeC as StreamParser<unknown>)
+}
+
+const toB64 = (u: Uint8Array) => {
+  let s = ''
+  for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode(...u.subarray(i, i + 0x8000))
+  return btoa(s)
+}
+const fromB64 = (s: string) => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0))
+
+const COLORS = ['#1e6fd9', '#c2410c', '#15803d', '#9333ea', '#be123c', '#0e7490']
+
+export interface MountOptions {
+  parent: NonNullable<EditorViewConfig['parent']>
+  language: string
+  me: { id: number; name: string }
+  /** The page's CSP nonce, for the style elements CodeMirror adds. */
+  nonce: string
+  readOnly: boolean
+  /** POSTs a body to the room's path (the page's own post(): cookie and CSRF token). */
+  post: (path: string, body: unknown) => Promise<unknown>
+  /** The local document changed (the page shows "editing…" / "saved" from these). */
+  onSync: (state: 'editing' | 'saved' | { error: string }) => void
+}
+
+export function mount(o: MountOptions) {
+  const doc = new Y.Doc()
+  const text = doc.getText('code')
+  const awareness = new Awareness(doc)
+  awareness.setLocalStateField('user', { name: o.me.name, color: COLORS[o.me.id % COLORS.length], colorLight: `${COLORS[o.me.id % COLORS.length]}33` })
+  const cid = Math.random().toString(36).slice(2)
+  let ready = false
+  let readOnly = o.readOnly
+
+  // local changes are batched: merged into one update and POSTed every 60 ms at most, one request at a time
+  let pending: Uint8Array[] = []
+  let inflight = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const flush = () => {
+    timer = undefined
+    if (inflight || !pending.length) return
+    const update = Y.mergeUpdates(pending)
+    pending = []
+    inflight = true
+    o.post('/doc', { update: toB64(update), cid }).then(
+      () => o.onSync('saved'),
+      (e: Error) => o.onSync({ error: e.message })
+    ).finally(() => {
+      inflight = false
+      if (pending.length) timer = setTimeout(flush, 0)
+    })
+  }
+  doc.on('update', (update: Uint8Array, origin: unknown) => {
+    if (origin === 'remote' || !ready) return
+    pending.push(update)
+    o.onSync('editing')
+    timer ??= setTimeout(flush, 60)
+  })
+  let awarenessTimer: ReturnType<typeof setTimeout> | undefined
+  awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
+    if (origin === 'remote' || !ready) return
+    const changed = [...added, ...updated, ...removed].filter((id) => id === doc.clientID)
+    if (!changed.length || awarenessTimer) return
+    awarenessTimer = setTimeout(() => {
+      awarenessTimer = undefined
+      o.post('/awareness', { update: toB64(encodeAwarenessUpdate(awareness, [doc.clientID])), cid }).catch(() => {})
+    }, 50)
+  })
+  window.addEventListener('pagehide', () => removeAwarenessStates(awareness, [doc.clientID], 'local'))
+
+  const mode = new Compartment()
+  const editable = new Compartment()
+  const view = new EditorView({
+    parent: o.parent,
+    state: EditorState.create({
+      doc: '',
+      extensions: [
+        basicSetup,
+        keymap.of([indentWithTab]),
+        EditorView.cspNonce.of(o.nonce),
+        mode.of(modeOf(o.language)),
+        // read-only until the shared document has arrived: an edit made before would never be sent
+        editable.of([EditorState.readOnly.of(true), EditorView.editable.of(false)]),
+        yCollab(text, awareness),
+        EditorView.contentAttributes.of({ 'aria-label': 'Code editor' }),
+      ],
+    }),
+  })
+
+  return {
+    view,
+    /** This tab's id on the wire: the event stream echoes its own updates back, and they are skipped. */
+    cid,
+    /** The whole text (what Run runs). */
+    text: () => text.toString(),
+    /** The document as the server has it: the full state at connect, then others' updates. */
+    applyRemote(update64: string, init = false) {
+      Y.applyUpdate(doc, fromB64(update64), 'remote')
+      if (init && !ready) {
+        ready = true
+        if (!readOnly) view.dispatch({ effects: editable.reconfigure([EditorState.readOnly.of(false), EditorView.editable.of(true)]) })
+        // tell the others where this cursor is
+        awareness.setLocalStateField('user', awareness.getLocalState()?.user)
+      }
+    },
+    applyAwareness(update64: string) {
+      applyAwarenessUpdate(awareness, fromB64(update64), 'remote')
+    },
+    setLanguage(code: string) {
+      view.dispatch({ effects: mode.reconfigure(modeOf(code)) })
+    },
+    setReadOnly() {
+      readOnly = true
+      view.dispatch({ effects: editable.reconfigure([EditorState.readOnly.of(true), EditorView.editable.of(false)]) })
+    },
+  }
+}
+
+window.ArbiterEditor = { mount }

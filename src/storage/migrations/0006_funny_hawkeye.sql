@@ -1,0 +1,1 @@
+ALTER TABLE `room_states` ADD `doc_state` blob;
