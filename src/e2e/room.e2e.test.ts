@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser } from './browser.ts'
+import { editorText, launchBrowser } from './browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startReceiver, waitUntil, type Receiver } from './harness.ts'
 import { startServer, type Server } from './interview-harness.ts'
@@ -50,17 +50,7 @@ async function open(link: string): Promise<Page> {
 }
 
 const valueOf = (page: Page, selector: string) => page.locator(selector).inputValue()
-/** The editor's text as shown: its lines (.cm-line), without the others' cursors and name labels drawn in them. */
-const codeOf = (page: Page) =>
-  page.locator('#code .cm-line').evaluateAll((lines) =>
-    lines
-      .map((l) => {
-        const copy = l.cloneNode(true) as Element
-        copy.querySelectorAll('.cm-ySelectionCaret').forEach((c) => c.remove())
-        return copy.textContent ?? ''
-      })
-      .join('\n')
-  )
+const codeOf = editorText
 /** Replaces the editor's whole text, as a user selecting all and pasting would. */
 async function setCode(page: Page, text: string) {
   await page.locator('#code .cm-content[contenteditable=true]').click()

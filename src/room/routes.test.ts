@@ -188,3 +188,43 @@ describe('sessions used out of place', () => {
     }
   })
 })
+
+describe('the shared document (/doc)', () => {
+  const update = async (doc: import('yjs').Doc, edit: (t: import('yjs').Text) => void) => {
+    const Y = await import('yjs')
+    const before = Y.encodeStateVector(doc)
+    edit(doc.getText('code'))
+    return Buffer.from(Y.encodeStateAsUpdate(doc, before)).toString('base64')
+  }
+
+  it('merges updates, mirrors the text into the code, keeps it for a new server (restart), refuses what is too large or not Yjs', async () => {
+    const Y = await import('yjs')
+    const t = setup()
+    const links = await t.create()
+    const id = links.interview_id
+    const { cookie } = await t.join(links.candidate_interview_link)
+    const csrf = await t.csrfOf(id, cookie!)
+    const doc = new Y.Doc()
+    expect((await t.post(id, cookie, 'doc', { update: await update(doc, (x) => x.insert(0, 'print(1)')) }, csrf)).status).toBe(200)
+    expect((await t.post(id, cookie, 'doc', { update: await update(doc, (x) => x.insert(8, '\nprint(2)')) }, csrf)).status).toBe(200)
+    const row = () => t.deps.db.$client.prepare('select code, doc_state from room_states where interview_id = ?').get(id) as { code: string; doc_state: Buffer }
+    expect(row().code).toBe('print(1)\nprint(2)')
+    // a new app on the same database (a restart) serves the same document to a new event stream
+    const restarted = testApp(t.deps)
+    const stored = new Y.Doc()
+    Y.applyUpdate(stored, new Uint8Array(row().doc_state))
+    expect(stored.getText('code').toString()).toBe('print(1)\nprint(2)')
+    const page = await restarted.app.request(`/interviews/room/${id}/doc`, { method: 'POST', headers: { cookie: `arbiter_room=${cookie}`, 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ update: await update(doc, (x) => x.insert(0, '# ')) }) })
+    expect(page.status).toBe(200)
+    expect(row().code).toBe('# print(1)\nprint(2)')
+    // too large (room.max_code_bytes), not Yjs, not base64, no CSRF token: refused, nothing changed
+    const big = new Y.Doc()
+    big.getText('code').insert(0, 'x'.repeat(t.deps.config.room.max_code_bytes))
+    const tooLarge = await t.post(id, cookie, 'doc', { update: Buffer.from(Y.encodeStateAsUpdate(big)).toString('base64') }, csrf)
+    expect(tooLarge.status).toBe(413)
+    expect((await t.post(id, cookie, 'doc', { update: Buffer.from('hello world, not yjs').toString('base64') }, csrf)).status).toBe(400)
+    expect((await t.post(id, cookie, 'doc', { update: 'not base64!' }, csrf)).status).toBe(400)
+    expect((await t.post(id, cookie, 'doc', { update: '' })).status).toBe(403)
+    expect(row().code).toBe('# print(1)\nprint(2)')
+  })
+})

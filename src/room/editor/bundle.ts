@@ -15,9 +15,10 @@ export async function buildEditor(minify = true): Promise<string> {
 }
 
 let cached: Promise<string> | undefined
-/** The bundle's text: the prebuilt file when there is one, else built once and kept. */
+/** The bundle's text: a built server's prebuilt file when there is one, else built once and kept (always, from the sources). */
 export function editorBundle(): Promise<string> {
-  cached ??= existsSync(PREBUILT) ? Promise.resolve(readFileSync(PREBUILT, 'utf8')) : buildEditor()
+  const built = !import.meta.url.endsWith('.ts')
+  cached ??= built && existsSync(PREBUILT) ? Promise.resolve(readFileSync(PREBUILT, 'utf8')) : buildEditor()
   cached.catch(() => (cached = undefined))
   return cached
 }
