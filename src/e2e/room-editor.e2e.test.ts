@@ -124,8 +124,21 @@ describe('the collaborative editor', () => {
       ])
       expect(tokenColor, `${lang}: ${keyword}`).not.toBe(plainColor)
       // the other side switches mode with the language
-      await cand.locator('#code .cm-line span', { hasText: new RegExp(`^${keyword}$`) }).first().waitFor()
+      await waitUntil(async () => (await cand.locator('#lang').inputValue()) === lang, 10_000, `the candidate's language to become ${lang}`)
+      const candToken = cand.locator('#code .cm-line span', { hasText: new RegExp(`^${keyword}$`) }).first()
+      await candToken.waitFor()
+      expect(await candToken.evaluate((e) => getComputedStyle(e).color), `${lang} at the candidate`).toBe(tokenColor)
     }
+  })
+
+  test('each role\'s page (screenshots into $ARBITER_SCREENSHOTS when set, for the README)', async () => {
+    for (const [page, name] of [[cand, 'candidate'], [ivan, 'interviewer']] as const) {
+      await page.setViewportSize({ width: 1280, height: 900 })
+      if (process.env.ARBITER_SCREENSHOTS) await page.screenshot({ path: `${process.env.ARBITER_SCREENSHOTS}/room-${name}.png`, fullPage: true })
+    }
+    // what the README says each sees: the editor with line numbers for both, the feedback form and End for the interviewer only
+    for (const page of [cand, ivan]) expect(await page.locator('#code .cm-gutters .cm-lineNumbers').count()).toBe(1)
+    expect(await ivan.locator('#feedback').count()).toBe(1)
   })
 
   test('the candidate cannot reach interviewer actions, even by calling them', async () => {
