@@ -131,6 +131,16 @@ describe('the collaborative editor', () => {
     }
   })
 
+  test('Tab indents the line instead of leaving the editor', async () => {
+    await ivan.locator('#code .cm-content').click()
+    await ivan.keyboard.press('Control+A')
+    await ivan.keyboard.insertText('x = 1')
+    await ivan.keyboard.press('Home')
+    await ivan.keyboard.press('Tab')
+    await waitUntil(async () => /^[ \t]+x = 1$/.test(await codeOf(ivan)), 5_000, 'the line indented')
+    expect(await ivan.evaluate(() => (document as unknown as { activeElement: { className: string } }).activeElement.className)).toContain('cm-content')
+  })
+
   test('each role\'s page (screenshots into $ARBITER_SCREENSHOTS when set, for the README)', async () => {
     for (const [page, name] of [[cand, 'candidate'], [ivan, 'interviewer']] as const) {
       await page.setViewportSize({ width: 1280, height: 900 })

@@ -11,6 +11,9 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startReceiver, waitUntil, type Receiver } from './harness.ts'
 import { startServer, type Server } from './interview-harness.ts'
 
+// what page.evaluate() callbacks use, in the browser (the project's tsconfig has no DOM library)
+declare const document: unknown
+
 const P = '/partner/service/interviews'
 
 let s: Server
@@ -137,6 +140,12 @@ test('two participants share the editor, run code, feedback, end → redirect, B
   expect(await cand.locator('#code .cm-content').getAttribute('contenteditable')).toBe('false')
   expect(await cand.locator('#run').isDisabled()).toBe(true)
   expect(await cand.locator('#sync').innerText()).toBe('read-only')
+  // and the server takes no more edits of the document
+  const afterEnd = await cand.evaluate(async () => {
+    const boot = JSON.parse((document as unknown as { getElementById(id: string): { textContent: string } }).getElementById('boot').textContent)
+    return (await fetch(boot.base + '/doc', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': boot.csrf }, body: '{"update":"AAA="}' })).status
+  })
+  expect(afterEnd).toBe(409)
 
   // B4: completed, Ivan's feedback on the 1–5 scale with its labels, Olga's all null
   const report = await s.call('POST', `${P}/report/`, { ...admin, interview_id: id })
