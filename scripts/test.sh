@@ -9,7 +9,8 @@ require_root
 require_node
 started=$(date +%s)
 step "system packages"
-apt_install ca-certificates debootstrap squashfs-tools chromium
+# redis-server: the tests start their own on a loopback port (src/e2e/redis-server.ts) for the queue over Redis
+apt_install ca-certificates debootstrap squashfs-tools chromium redis-server
 step "nsjail and the jail supervisor"
 bash "$here/scripts/install-nsjail.sh"
 step "node modules"

@@ -1,0 +1,2 @@
+// msgpackr uses its pure JavaScript decoder when the accelerator module exports nothing
+module.exports = null
