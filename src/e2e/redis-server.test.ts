@@ -4,7 +4,7 @@
 import { Queue, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startRedis, type TestRedis } from './redis-server.js'
+import { startRedis, type TestRedis } from './redis-server.ts'
 
 let redis: TestRedis
 beforeAll(async () => {

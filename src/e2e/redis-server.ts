@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
-import { freePort } from './harness.js'
+import { freePort } from './harness.ts'
 
 export interface TestRedis {
   url: string
