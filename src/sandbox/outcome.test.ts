@@ -27,6 +27,12 @@ describe('classify: one fixed order of precedence', () => {
     expect(classify(r, end, capped, limits)).toBe(want)
   })
 
+  it('a SIGKILL within 1 MB (or 3%) of a small cap is the OOM killer; further below it is not', () => {
+    const small = { ...limits, memoryKb: 16384 }
+    expect(classify(reply({ memKb: 15856 }), signaled(9), false, small)).toBe('memory') // seen in CI at the 16 MB floor
+    expect(classify(reply({ memKb: 15000 }), signaled(9), false, small)).toBe('signal')
+  })
+
   it('counts the memory headroom as part of the cap', () => {
     expect(classify(reply({ memKb: 65536 }), signaled(9), false, limits, 131072)).toBe('signal')
   })
