@@ -14,6 +14,7 @@ import { outboxCommands } from './jobs/outbox-commands.ts'
 import { dataDirFromEnv } from './config.ts'
 import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
+import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
 
 // the areas' commands import these from here
 export type { CliCommand, CliCommands } from './cli-types.ts'
@@ -28,6 +29,7 @@ const commands: CliCommands = {
   ...adminCommands,
   ...gradeCommands,
   ...problemCommands,
+  ...sandboxHostCommands,
 }
 
 async function main(argv: string[]): Promise<number> {

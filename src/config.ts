@@ -59,10 +59,10 @@ export const ConfigSchema = z
         size: z
           .number()
           .int()
-          .min(1)
+          .min(0)
           .max(64)
           .default(availableParallelism())
-          .describe('Jobs run at once (default: number of cores).'),
+          .describe('Jobs run at once on this machine (default: number of cores); 0 = none, every job goes to sandbox hosts through `queue.redis_url`.'),
         jail_socket: z
           .string()
           .default('')
@@ -73,6 +73,45 @@ export const ConfigSchema = z
           .describe("Group (name or gid) the jail daemon gives its socket directory (0750) and socket (0660): the only one that may submit jobs; the server's."),
       },
       'The evaluation worker pool.'
+    ),
+    queue: section(
+      {
+        redis_url: z
+          .string()
+          .default('')
+          .refine((u) => u === '' || /^rediss?:\/\//.test(u), 'must be redis:// or rediss:// (TLS)')
+          .describe('Redis shared with sandbox hosts (`cli worker`), e.g. `redis://arbiter:PASSWORD@10.0.0.5:6379` or `rediss://…` for TLS; empty = the local queue only (env ARBITER_REDIS_URL overrides).'),
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,32}$/)
+          .default('arbiter')
+          .describe("Prefix of every Redis key (BullMQ's queues and the sandbox hosts' adverts); the API host and its sandbox hosts must agree."),
+        lock_ms: z
+          .number()
+          .int()
+          .min(1000)
+          .default(30000)
+          .describe("How long a sandbox host's hold on a job lasts without renewal (renewed every half of it while the job runs): a host killed mid-job gives the job back after about this long plus queue.stalled_check_ms."),
+        stalled_check_ms: z
+          .number()
+          .int()
+          .min(500)
+          .default(15000)
+          .describe("How often sandbox hosts look for jobs whose holder stopped renewing its lock (BullMQ's stalled-job check)."),
+        reconcile_ms: z
+          .number()
+          .int()
+          .min(200)
+          .default(5000)
+          .describe('How often the API host checks that each job it has out is still in Redis (re-sent when Redis lost it, retried when it failed there).'),
+        advert_ttl_ms: z
+          .number()
+          .int()
+          .min(1000)
+          .default(15000)
+          .describe("A sandbox host's advert (its languages and slots) expires this long after its last renewal (renewed every third of it); then it gets no new jobs."),
+      },
+      'Sharing the queue with sandbox hosts through BullMQ on Redis (README: Outgrowing one machine).'
     ),
     limits: section(
       {
@@ -348,6 +387,10 @@ export const ConfigSchema = z
     ),
   })
   .strict()
+  .refine((c) => c.pool.size > 0 || c.queue.redis_url !== '', {
+    path: ['pool', 'size'],
+    message: 'pool.size 0 needs queue.redis_url: without sandbox hosts nothing would run the jobs',
+  })
 
 export type Config = z.infer<typeof ConfigSchema> & { dataDir: string }
 
@@ -415,6 +458,7 @@ export function parseConfig(
   const server = (merged.server ??= {})
   if (env.PORT !== undefined && env.PORT !== '') server.port = Number(env.PORT)
   if (env.ARBITER_PUBLIC_URL) server.public_url = env.ARBITER_PUBLIC_URL
+  if (env.ARBITER_REDIS_URL) (merged.queue ??= {}).redis_url = env.ARBITER_REDIS_URL
   const parsed = ConfigSchema.safeParse(merged)
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
@@ -462,7 +506,7 @@ const isEmptyTable = (v: unknown) =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0
 
 export function renderDefaultToml(): string {
-  const out = ['# Arbiter configuration. Every key is optional; shown here with its default.', '# Env PORT, ARBITER_PUBLIC_URL and ARBITER_DATA override the file.', '']
+  const out = ['# Arbiter configuration. Every key is optional; shown here with its default.', '# Env PORT, ARBITER_PUBLIC_URL, ARBITER_REDIS_URL and ARBITER_DATA override the file.', '']
   const sections = unwrapObject(ConfigSchema as unknown as Described)
   let current = ''
   for (const row of describeConfig()) {

@@ -7,6 +7,7 @@ import type { Language } from './languages.ts'
 import type { Log } from './log.ts'
 import type { Metrics } from './metrics/metrics.ts'
 import type { Db } from './storage/db.ts'
+import type { RemoteStatus } from './sandbox-hosts/remote-pool.ts'
 
 export interface Deps {
   config: Config
@@ -20,6 +21,8 @@ export interface Deps {
   outbox: Outbox
   /** Prometheus metrics (GET /metrics); createApp makes its own when main.ts gave none (tests). */
   metrics?: Metrics
+  /** Sandbox hosts through Redis (queue.redis_url), for /health. */
+  sandboxHosts?: { status(): RemoteStatus }
   /** The clock, so tests can move time. */
   now: () => Date
 }

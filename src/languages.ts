@@ -347,6 +347,8 @@ export function isProvisionedCached(toolchainsDir: string, lang: Language, now =
 export interface OfferConfig {
   paths: { toolchains: string }
   languages: { enabled: readonly string[] }
+  /** With sandbox hosts (queue.redis_url) a language need not be provisioned here: it waits for a host that has it. */
+  queue?: { redis_url: string }
 }
 
 export type Offer =
@@ -361,7 +363,7 @@ function enabledCodes(langs: Map<string, Language>, enabled: readonly string[]):
 
 function offer(lang: Language, config: OfferConfig, enabled: Set<string> | undefined, sent: string): Offer {
   if (enabled && !enabled.has(lang.code)) return { ok: false, reason: 'not enabled', detail: `lang '${sent}' is not enabled on this server`, language: lang }
-  if (!isProvisionedCached(config.paths.toolchains, lang))
+  if (!config.queue?.redis_url && !isProvisionedCached(config.paths.toolchains, lang))
     return { ok: false, reason: 'not provisioned', detail: `lang '${sent}' is not provisioned on this server`, language: lang }
   return { ok: true, language: lang }
 }

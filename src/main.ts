@@ -14,10 +14,13 @@ import { createJailPool } from './jobs/jail-pool.ts'
 import { createPool } from './jobs/pool.ts'
 import { createMetrics } from './metrics/metrics.ts'
 import { signedCallbackSender } from './jobs/signature.ts'
-import { compileOverridesByCode, loadLanguages } from './languages.ts'
+import { compileOverridesByCode, isProvisionedCached, loadLanguages, resolveLanguage, type Language } from './languages.ts'
+import type { Config } from './config.ts'
 import { createLog } from './log.ts'
 import { startSchedule } from './schedule.ts'
 import { openDb } from './storage/db.ts'
+import { combinePools } from './sandbox-hosts/combined-pool.ts'
+import { createRemotePool, type RemotePool } from './sandbox-hosts/remote-pool.ts'
 import { releasePidFile, writePidFile } from './storage/pid-file.ts'
 
 async function main() {
@@ -29,7 +32,10 @@ async function main() {
   compileOverridesByCode(languages, config.languages.compile_overrides)
   // with a jail daemon the jobs run in a root process and this one needs no privileges (README: Operating Arbiter)
   const now = () => new Date()
-  const jobs = config.pool.jail_socket ? createJailPool(config) : createPool(config)
+  const local = config.pool.size === 0 ? undefined : config.pool.jail_socket ? createJailPool(config) : createPool(config)
+  // with queue.redis_url, jobs (all of them when pool.size is 0) go to sandbox hosts through BullMQ
+  const remote = config.queue.redis_url ? createRemotePool(config, log) : undefined
+  const jobs = remote ? (local ? combinePools(local, remote, (code) => runsHere(config, languages, code)) : remote) : local!
   // the pool the queue sees is timed for /metrics (compile and run durations)
   const metrics = createMetrics({ config, db, pool: jobs, now })
   const pool = metrics.instrument(jobs)
@@ -46,8 +52,10 @@ async function main() {
     { paused: mail ? [] : ['email'], maxAttempts: { email: config.smtp.max_attempts } }
   )
   const dispatcher = createDispatcher({ ...base, outbox })
-  const deps: Deps = { ...base, dispatcher, outbox }
+  const deps: Deps = { ...base, dispatcher, outbox, ...(remote && { sandboxHosts: jobs as RemotePool }) }
   dispatcher.start()
+  // results are read once what was out has been resumed (a result with no claim waiting is dropped as stale)
+  ;(jobs as Partial<RemotePool>).start?.()
   outbox.start()
   const schedule = startSchedule(deps)
 
@@ -86,6 +94,12 @@ async function main() {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+/** Whether this machine's own pool can run a code (provisioned here). */
+function runsHere(config: Config, languages: Map<string, Language>, code: string): boolean {
+  const lang = resolveLanguage(languages, code)
+  return !!lang && isProvisionedCached(config.paths.toolchains, lang)
 }
 
 main().catch((err: Error) => {

@@ -17,6 +17,10 @@ export interface TestRedis {
   stop(): Promise<void>
   kill(): Promise<void>
   restart(): Promise<void>
+  /** Stops it (SIGTERM) and keeps it stopped until up(). */
+  down(): Promise<void>
+  /** Starts it again on the same port after down() or kill(). */
+  up(): Promise<void>
 }
 
 export async function startRedis(): Promise<TestRedis> {
@@ -71,6 +75,8 @@ export async function startRedis(): Promise<TestRedis> {
     user,
     password,
     kill: () => end('SIGKILL'),
+    down: () => end('SIGTERM'),
+    up: () => launch(),
     restart: async () => {
       await end('SIGTERM')
       await launch()

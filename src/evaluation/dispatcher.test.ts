@@ -99,6 +99,7 @@ describe('the queue seam', () => {
     const calls: string[] = []
     const queue: JobQueue = {
       recover: () => (calls.push('recover'), 0),
+      inFlight: () => [],
       claim: () => rows.shift(),
       compiled: (row) => void calls.push(`compiled ${row.id}`),
       tested: (row, index) => void calls.push(`tested ${row.id} ${index}`),

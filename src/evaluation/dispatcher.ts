@@ -9,6 +9,7 @@ import type { CompileOutcome, Job, TestOutcome } from '../jobs/types.ts'
 import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
+import { jobKey } from '../sandbox-hosts/wire.ts'
 import type { Submission } from './replies.ts'
 
 export interface Dispatcher {
@@ -55,6 +56,16 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     for (const resolve of set) resolve(row)
   }
 
+  const track = (row: Submission) => {
+    const p: Promise<void> = execute(row)
+      .catch((err: unknown) => log.error('dispatch failed', { he_id: row.heId, err: String(err) }))
+      .finally(() => {
+        running.delete(p)
+        pump()
+      })
+    running.add(p)
+  }
+
   const execute = async (row: Submission) => {
     const jlog = log.child({ he_id: row.heId, attempt: row.attempt })
     let done: Submission | undefined
@@ -81,7 +92,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
           : {}
       let result
       try {
-        result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined), hooks)
+        result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined), { ...hooks, jobKey: jobKey(row.id, row.attempt) })
       } finally {
         clearTimeout(flushTimer)
       }
@@ -100,15 +111,9 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     pumping = true
     try {
       while (running.size < deps.pool.size) {
-        const row = queue.claim(deps.now())
+        const row = queue.claim(deps.now(), deps.pool.available?.())
         if (!row) break
-        const p: Promise<void> = execute(row)
-          .catch((err: unknown) => log.error('dispatch failed', { he_id: row.heId, err: String(err) }))
-          .finally(() => {
-            running.delete(p)
-            pump()
-          })
-        running.add(p)
+        track(row)
       }
     } catch (err) {
       log.error('claim failed', { err: String(err) })
@@ -119,8 +124,17 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
 
   const api: Dispatcher = {
     start() {
-      const n = queue.recover()
-      if (n) log.info('re-queued submissions left running by the last stop', { count: n })
+      if (deps.pool.resumesInFlight) {
+        // out on sandbox hosts, they may still be running or their results waiting: attach to them under
+        // the same claim (a job lost meanwhile is sent again) rather than run them twice
+        const rows = queue.inFlight()
+        if (rows.length) log.info('resuming submissions that were out when the last stop came', { count: rows.length })
+        rows.forEach(track)
+      } else {
+        const n = queue.recover()
+        if (n) log.info('re-queued submissions left running by the last stop', { count: n })
+      }
+      deps.pool.onCapacity?.(() => api.wake())
       started = true
       pump()
     },

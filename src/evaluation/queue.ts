@@ -4,7 +4,7 @@
 // the local implementation (the default). A queue shared with other hosts implements the same.
 import type { Deps } from '../deps.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
-import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { submissions } from '../storage/schema.ts'
 import type { Submission } from './replies.ts'
 import { completeSubmission, failAttempt, markCompiled, markTested, type TransitionDeps } from './submissions.ts'
@@ -12,8 +12,10 @@ import { completeSubmission, failAttempt, markCompiled, markTested, type Transit
 export interface JobQueue {
   /** Rows a crash left running go back to the queue (their claim tokens become stale); how many. */
   recover(): number
-  /** The next submission to run, claimed with a new attempt token; undefined when none waits. */
-  claim(now: Date): Submission | undefined
+  /** Rows a crash left running, untouched: their jobs may still be out on sandbox hosts (resumed, same claim). */
+  inFlight(): Submission[]
+  /** The next submission to run (in one of `languages`, when given), claimed with a new attempt token; undefined when none waits. */
+  claim(now: Date, languages?: ReadonlySet<string>): Submission | undefined
   /** The compile step of a claimed run ended (v4 CODE_COMPILED); a stale claim is ignored. */
   compiled(row: Submission, outcome: CompileOutcome): void
   /** One test of a claimed graded run is over (a poll shows it); a stale claim is ignored. */
@@ -60,15 +62,30 @@ const stmts = (db: Deps['db']) => {
 }
 
 /** Claims the next queued row: one statement, so two claimers can never take the same row. */
-export function claimNext(db: Deps['db'], now: Date): Submission | undefined {
-  return stmts(db).claim.get({ now })
+export function claimNext(db: Deps['db'], now: Date, languages?: ReadonlySet<string>): Submission | undefined {
+  if (!languages) return stmts(db).claim.get({ now })
+  if (!languages.size) return undefined
+  // only languages some sandbox host can take now; the others wait, queued, for a host that has them
+  const next = db
+    .select({ id: submissions.id })
+    .from(submissions)
+    .where(and(eq(submissions.state, 'queued'), inArray(submissions.language, [...languages])))
+    .orderBy(asc(submissions.priority), asc(submissions.id))
+    .limit(1)
+  return db
+    .update(submissions)
+    .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt: now })
+    .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
+    .returning()
+    .get()
 }
 
 /** Today's queue: the submissions table of this server's SQLite database. */
 export function localQueue(deps: TransitionDeps & Pick<Deps, 'db'>): JobQueue {
   return {
     recover: () => requeueAbandoned(deps.db),
-    claim: (now) => claimNext(deps.db, now),
+    inFlight: () => deps.db.select().from(submissions).where(inArray(submissions.state, ['running', 'compiled'])).orderBy(asc(submissions.id)).all(),
+    claim: (now, languages) => claimNext(deps.db, now, languages),
     compiled: (row, outcome) => markCompiled(deps, row, outcome),
     tested: (row, index, outcome) => markTested(deps, row, index, outcome),
     complete: (row, result) => completeSubmission(deps, row, result),

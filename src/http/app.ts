@@ -18,6 +18,7 @@ import { serverDocs } from './server-docs.ts'
 import { adminRoutes } from '../admin/routes.ts'
 import { createMetrics } from '../metrics/metrics.ts'
 import { metricsRoute } from '../metrics/route.ts'
+import { queueHealth } from '../sandbox-hosts/health.ts'
 import { cachedDiskUsage } from '../storage/disk-usage.ts'
 
 export function createApp(deps: Deps): Hono {
@@ -42,7 +43,18 @@ export function createApp(deps: Deps): Hono {
   // GET /health
   const cgroup = detectCgroups().version // which hierarchy the jails use: v1 or v2
   const disk = cachedDiskUsage(deps.config.dataDir)
-  app.get('/health', documented(serverDocs.health, (c) => c.json({ status: 'ok', cgroup, pool: { size: deps.pool.size, busy: deps.pool.busy }, disk: disk() })))
+  app.get(
+    '/health',
+    documented(serverDocs.health, (c) =>
+      c.json({
+        status: 'ok',
+        cgroup,
+        pool: { size: deps.pool.size, busy: deps.pool.busy },
+        disk: disk(),
+        queue: deps.sandboxHosts ? queueHealth(deps.db, deps.sandboxHosts.status()) : { backend: 'sqlite' },
+      })
+    )
+  )
 
   // ── code evaluation (v3, v4) ──
   // Browser clients call v4 directly: preflights for client-secret + content-type from the allowed origins.

@@ -7,6 +7,8 @@ export interface RunHooks {
   onCompiled?: (outcome: CompileOutcome) => void
   /** A graded job's test `index` (0-based) is over (a poll shows result.tests filling in). */
   onTest?: (index: number, outcome: TestOutcome) => void
+  /** The claim this run belongs to (submission id and claim token): a shared queue's job id, so a job is never out twice. */
+  jobKey?: string
 }
 
 export interface Pool {
@@ -16,5 +18,14 @@ export interface Pool {
   readonly size: number
   /** A reloaded config (SIGHUP): later jobs use its limits; jobs in flight finish as they started. */
   reconfigure?(config: Config): void
+  /** Languages a job may be handed over in now; absent or undefined = any (while busy < size). Sandbox hosts take only their own. */
+  available?(): ReadonlySet<string> | undefined
+  /**
+   * Jobs out when the server stopped may still be running elsewhere (sandbox hosts): the dispatcher runs
+   * them again under the same claim, and the pool attaches to the job already out instead of starting one.
+   */
+  readonly resumesInFlight?: boolean
+  /** Called when the pool can take more jobs than before (a host joined, Redis came back). */
+  onCapacity?(fn: () => void): void
   close(): Promise<void>
 }

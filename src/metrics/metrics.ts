@@ -98,6 +98,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
           return pool.size
         },
         ...(pool.reconfigure && { reconfigure: (config: Config) => pool.reconfigure!(config) }),
+        ...(pool.available && { available: () => pool.available!() }),
+        ...(pool.onCapacity && { onCapacity: (fn: () => void) => pool.onCapacity!(fn) }),
+        resumesInFlight: !!pool.resumesInFlight,
         close: () => pool.close(),
         async run(job, hooks) {
           const result = await pool.run(job, hooks)

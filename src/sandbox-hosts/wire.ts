@@ -1,0 +1,73 @@
+// What goes over Redis between the API host and sandbox hosts, in BullMQ jobs. A job: its key (the
+// submission's id and claim token), and the Job the local pool would run. A message back (the results
+// queue): the key, the host, and a compile step, a test, the result, or an error. Both sides check what
+// they read with these schemas: the host against its own limits (jail-protocol.ts), the API host so a
+// broken or hostile host cannot put anything but a well-formed result into a submission.
+import { z } from 'zod'
+import type { Job } from '../jobs/types.ts'
+
+/** Queue of results, shared by every host. */
+export const RESULTS_QUEUE = 'results'
+
+/** One queue per set of languages: every host with the same set takes from the same queue. */
+export const jobsQueueName = (hash: string) => `jobs-${hash}`
+
+/** BullMQ job id of a claimed submission: its row id and claim token (BullMQ ids may not hold ':'). */
+export const jobKey = (id: number, attempt: number) => `s${id}-a${attempt}`
+
+export function parseJobKey(key: string): { id: number; attempt: number } | undefined {
+  const m = /^s(\d{1,15})-a(\d{1,6})$/.exec(key)
+  return m ? { id: Number(m[1]), attempt: Number(m[2]) } : undefined
+}
+
+export interface JobMessage {
+  key: string
+  job: Job
+}
+
+const text = z.string().max(1 << 30)
+const RunResultSchema = z
+  .object({
+    status: z.enum(['ok', 'exit', 'signal', 'time', 'wall', 'memory', 'output', 'internal']),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().max(32).nullable(),
+    cpuSec: z.number().min(0),
+    wallSec: z.number().min(0),
+    memoryKb: z.number().min(0),
+    stdout: text,
+    stderr: text,
+    textCut: z.boolean().optional(),
+    message: z.string().max(4096).optional(),
+  })
+  .strict()
+
+export const CompileOutcomeSchema = z
+  .object({ ok: z.boolean(), message: text, step: RunResultSchema.optional(), cached: z.boolean().optional() })
+  .strict()
+
+export const TestOutcomeSchema = z
+  .object({
+    status: z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE']),
+    statusDetail: z.string().max(64),
+    timeUsedSec: z.number().min(0),
+    memoryUsedKb: z.number().min(0),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().max(32),
+    checkerMessage: z.string().max(1 << 20),
+    earned: z.number().min(0).max(1),
+    stdout: text,
+  })
+  .strict()
+
+export const JobResultSchema = z
+  .object({ compile: CompileOutcomeSchema, run: RunResultSchema.optional(), tests: z.array(TestOutcomeSchema).max(100_000).optional() })
+  .strict()
+
+const common = { key: z.string().max(40), host: z.string().max(128) }
+export const ResultMessageSchema = z.discriminatedUnion('kind', [
+  z.object({ ...common, kind: z.literal('compiled'), outcome: CompileOutcomeSchema }).strict(),
+  z.object({ ...common, kind: z.literal('test'), index: z.number().int().min(0), outcome: TestOutcomeSchema }).strict(),
+  z.object({ ...common, kind: z.literal('result'), result: JobResultSchema }).strict(),
+  z.object({ ...common, kind: z.literal('error'), message: z.string().max(4096) }).strict(),
+])
+export type ResultMessage = z.infer<typeof ResultMessageSchema>
