@@ -6,10 +6,18 @@
 # enabled and (re)started; without systemd (a container, CI) the same two processes in the foreground
 # under scripts/run-service.sh. Pass --no-start to set up without starting. Re-running it is quick
 # (each step skips what is done) and is also how an upgrade is applied.
+# --worker: a sandbox host instead (README: Outgrowing one machine): the same jail and toolchains, then
+# arbiter-worker.service (`cli worker`, root) taking jobs from ARBITER_REDIS_URL (kept in
+# /etc/arbiter/worker.env, 0600); no server, no database.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_root
 require_node
+worker=no
+args=()
+for a in "$@"; do
+  if [ "$a" = --worker ]; then worker=yes; else args+=("$a"); fi
+done
 step "system packages"
 apt_install ca-certificates debootstrap squashfs-tools
 step "nsjail and the jail supervisor"
@@ -33,4 +41,7 @@ else
   echo "doctor: the self-check failed (report above); not starting Arbiter" >&2
   exit 1
 fi
-ARBITER_DATA=${ARBITER_DATA:-$here/data} exec bash "$here/scripts/install-service.sh" "$@"
+if [ "$worker" = yes ]; then
+  ARBITER_DATA=${ARBITER_DATA:-$here/data} exec bash "$here/scripts/install-worker.sh" "${args[@]}"
+fi
+ARBITER_DATA=${ARBITER_DATA:-$here/data} exec bash "$here/scripts/install-service.sh" "${args[@]}"
