@@ -110,6 +110,12 @@ export const ConfigSchema = z
           .min(1000)
           .default(15000)
           .describe("A sandbox host's advert (its languages and slots) expires this long after its last renewal (renewed every third of it); then it gets no new jobs."),
+        blob_cache_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(256 << 20)
+          .describe("A sandbox host's cache of test data it fetched from Redis (large test sets go by reference, once per host): its size cap."),
       },
       'Sharing the queue with sandbox hosts through BullMQ on Redis (README: Outgrowing one machine).'
     ),

@@ -13,7 +13,8 @@ import type { Job, JobResult } from '../jobs/types.ts'
 import type { Log } from '../log.ts'
 import { readAdverts, type Advert } from './adverts.ts'
 import { producerOptions, redact, redisOptions } from './connection.ts'
-import { RESULTS_QUEUE, ResultMessageSchema, type JobMessage, type ResultMessage } from './wire.ts'
+import { byReference } from './blobs.ts'
+import { MISSING_TEST_DATA, RESULTS_QUEUE, ResultMessageSchema, type JobMessage, type ResultMessage } from './wire.ts'
 
 interface Pending {
   key: string
@@ -25,6 +26,8 @@ interface Pending {
   sent: boolean
   sentAt: number
   compiled: boolean
+  /** Times sent again because the host could not find its test data. */
+  resent: number
   resolve(result: JobResult): void
   reject(err: Error): void
 }
@@ -115,8 +118,8 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
       if (!s) return
       p.queue = s.queue
     }
-    const message: JobMessage = { key: p.key, job: p.job }
     try {
+      const message: JobMessage = { key: p.key, ...(await byReference(producer, prefix, p.job)) }
       // an id already in the queue (a resumed claim) adds nothing: the host's result comes once
       await queueOf(p.queue).add('run', message, {
         jobId: p.key,
@@ -206,6 +209,14 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
         // the compile message travels separately and may come second: the stage is shown once, first
         if (!p.compiled) p.hooks.onCompiled?.(m.result.compile)
         p.resolve(m.result)
+      } else if (m.message.startsWith(MISSING_TEST_DATA) && p.resent < 3) {
+        // the test data expired or Redis lost it: stored again with the job, not our fault's retry
+        log.warn('test data was not in redis: sent again', { key: m.key, host: m.host })
+        p.resent++
+        pending.set(m.key, p)
+        await queueOf(p.queue!).remove(p.key).catch(() => undefined)
+        await send(p)
+        return
       } else p.reject(new Error(`sandbox host ${m.host}: ${m.message}`))
       // the dispatcher records the completion before this message is acknowledged
       await nextTurn()
@@ -237,7 +248,7 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
       const key = hooks.jobKey
       if (!key) return Promise.reject(new Error('a job for sandbox hosts needs its claim key'))
       return new Promise<JobResult>((resolve, reject) => {
-        const p: Pending = { key, job, hooks, sent: false, sentAt: 0, compiled: false, resolve, reject }
+        const p: Pending = { key, job, hooks, sent: false, sentAt: 0, compiled: false, resent: 0, resolve, reject }
         pending.set(key, p)
         void send(p)
       })

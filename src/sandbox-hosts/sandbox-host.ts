@@ -15,7 +15,9 @@ import { offeredLanguages, type Language } from '../languages.ts'
 import type { Log } from '../log.ts'
 import { queueForLanguages, startAdverts } from './adverts.ts'
 import { redact, redisOptions } from './connection.ts'
-import { RESULTS_QUEUE, type ResultMessage } from './wire.ts'
+import { BlobCache, MissingBlob, resolveReferences } from './blobs.ts'
+import { MISSING_TEST_DATA, RESULTS_QUEUE, type ResultMessage } from './wire.ts'
+import type { Job } from '../jobs/types.ts'
 
 export interface SandboxHostOptions {
   config: Config
@@ -61,6 +63,8 @@ export async function startSandboxHost(opts: SandboxHostOptions): Promise<Sandbo
   const pool: Pool = config.pool.jail_socket ? createJailPool(config) : createPool(config)
   // this host's own limits bound what it runs, whatever the API host sent
   const request = z.object({ key: z.string().regex(/^s\d{1,15}-a\d{1,6}$/), job: jobRequestSchema(config).shape.job }).strict()
+  const refsSchema = z.array(z.object({ input: z.string().regex(/^[0-9a-f]{64}$/), expected: z.string().regex(/^[0-9a-f]{64}$/) }).strict()).max(config.grading.max_tests).optional()
+  const blobs = new BlobCache(config.queue.blob_cache_bytes)
 
   const connection = new Redis(redisOptions(opts.redisUrl))
   let reachable = true
@@ -83,8 +87,22 @@ export async function startSandboxHost(opts: SandboxHostOptions): Promise<Sandbo
   const worker = new Worker(
     queueName,
     async (j) => {
-      const parsed = request.safeParse(j.data)
-      const key = typeof (j.data as { key?: unknown })?.key === 'string' ? String((j.data as { key: string }).key).slice(0, 40) : String(j.id)
+      const data = (j.data ?? {}) as { key?: unknown; job?: unknown; testRefs?: unknown }
+      const key = typeof data.key === 'string' ? data.key.slice(0, 40) : String(j.id)
+      const refs = refsSchema.safeParse(data.testRefs)
+      if (!refs.success) {
+        await report({ key, host: id, kind: 'error', message: 'job refused: testRefs: not a list of hashes' })
+        return
+      }
+      let filled: unknown = data.job
+      try {
+        if (refs.data) filled = await resolveReferences(connection, prefix, blobs, data.job as Job, refs.data)
+      } catch (err) {
+        const why = err instanceof MissingBlob ? `${MISSING_TEST_DATA}${err.message}` : `job refused: ${(err as Error).message}`
+        await report({ key, host: id, kind: 'error', message: why })
+        return
+      }
+      const parsed = request.safeParse({ key: data.key, job: filled })
       if (!parsed.success) {
         const why = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
         log.warn('job refused', { key, why })

@@ -5,6 +5,7 @@
 // broken or hostile host cannot put anything but a well-formed result into a submission.
 import { z } from 'zod'
 import type { Job } from '../jobs/types.ts'
+import type { TestRefs } from './blobs.ts'
 
 /** Queue of results, shared by every host. */
 export const RESULTS_QUEUE = 'results'
@@ -23,7 +24,12 @@ export function parseJobKey(key: string): { id: number; attempt: number } | unde
 export interface JobMessage {
   key: string
   job: Job
+  /** The tests' data by reference (blobs.ts): job.tests hold '' and these hashes name the data. */
+  testRefs?: TestRefs[]
 }
+
+/** How a host says a job's test data was not in Redis (expired, or Redis restarted empty): sent again, not failed. */
+export const MISSING_TEST_DATA = 'missing test data: '
 
 const text = z.string().max(1 << 30)
 const RunResultSchema = z

@@ -1,0 +1,185 @@
+// The API host's pool against a real Redis and a stand-in sandbox host (a BullMQ worker in this test that
+// answers as the test says): routing by advert, results and their order, lost and failed jobs, a host
+// that could not find its test data, and Redis going away.
+import { Queue, Worker, type ConnectionOptions } from 'bullmq'
+import { Redis } from 'ioredis'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { parseConfig } from '../config.ts'
+import { startRedis, type TestRedis } from '../e2e/redis-server.ts'
+import type { CompileOutcome, Job, JobResult } from '../jobs/types.ts'
+import { createLog } from '../log.ts'
+import { queueForLanguages, startAdverts } from './adverts.ts'
+import { BY_REFERENCE_BYTES } from './blobs.ts'
+import { redisOptions } from './connection.ts'
+import { createRemotePool, type RemotePool } from './remote-pool.ts'
+import { MISSING_TEST_DATA, RESULTS_QUEUE, type JobMessage, type ResultMessage } from './wire.ts'
+
+let redis: TestRedis
+let client: Redis
+const logged: string[] = []
+const log = createLog({}, 'debug', (line) => void logged.push(line))
+const closers: (() => Promise<unknown>)[] = []
+
+beforeAll(async () => {
+  redis = await startRedis()
+  client = new Redis(redisOptions(redis.url))
+})
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c()
+})
+afterAll(async () => {
+  client?.disconnect()
+  await redis?.stop()
+})
+
+const config = () =>
+  parseConfig({ pool: { size: 0 }, queue: { redis_url: redis.url, reconcile_ms: 300, advert_ttl_ms: 1500, lock_ms: 1000, stalled_check_ms: 500 } }, {}, '/nonexistent')
+
+const ok = (stdout: string): JobResult => ({
+  compile: { ok: true, message: '' },
+  run: { status: 'ok', exitCode: 0, signal: null, cpuSec: 0.01, wallSec: 0.01, memoryKb: 1000, stdout, stderr: '' },
+})
+const job = (language = 'C', extra: Partial<Job> = {}): Job => ({ language, source: 'src', input: 'in', timeLimitSec: 1, memoryLimitKb: 65536, ...extra })
+
+/** A stand-in host for `languages`: answer(message) returns what it sends back, in order. */
+function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[]) {
+  const queue = queueForLanguages(languages)
+  const results = new Queue(RESULTS_QUEUE, { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter' })
+  const seen: JobMessage[] = []
+  const worker = new Worker(
+    queue,
+    async (j) => {
+      const m = j.data as JobMessage
+      seen.push(m)
+      for (const r of await answer(m, seen.length)) await results.add(r.kind, { ...r, key: m.key, host: 'fake' })
+    },
+    { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter', concurrency: 4 }
+  )
+  // the lost job's own completion finds no key (Redis was emptied under it): expected, not a test failure
+  worker.on('error', () => {})
+  const advert = startAdverts(client, 'arbiter', { id: `fake-${languages.join('-')}`, languages, slots: 2, queue }, 1500, () => {})
+  const close = async () => {
+    await advert.stop()
+    await worker.close()
+    await results.close()
+  }
+  closers.push(close)
+  return { seen, close, queue }
+}
+
+function pool(): RemotePool {
+  const p = createRemotePool(config(), log)
+  p.start()
+  closers.push(() => p.close())
+  return p
+}
+
+const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const end = Date.now() + ms
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+describe('the remote pool', () => {
+  test('a job goes to a host with its language; the compile stage is shown once and first, even when its message comes last', async () => {
+    await client.flushall()
+    const p = pool()
+    const host = fakeHost(['C'], () => [
+      { kind: 'result', result: ok('out') },
+      { kind: 'compiled', outcome: { ok: true, message: '' } },
+    ])
+    await until(() => p.available()?.has('C') === true)
+    expect(p.available()?.has('PYTHON3')).toBe(false)
+    const stages: string[] = []
+    const result = await p.run(job(), { jobKey: 's1-a1', onCompiled: (o: CompileOutcome) => void stages.push(`compiled ${o.ok}`) })
+    stages.push('result')
+    expect(result.run?.stdout).toBe('out')
+    expect(stages).toEqual(['compiled true', 'result'])
+    expect(host.seen.map((m) => m.key)).toEqual(['s1-a1'])
+    // the late compile message is for a claim no longer waiting: ignored, and said so
+    await until(() => logged.some((l) => l.includes('unknown or stale attempt') && l.includes('s1-a1')))
+    expect(p.status()).toMatchObject({ redis: 'ok', slots: 2, languages: ['C'], out: 0 })
+  })
+
+  test('the same claim twice is one job: a resumed claim attaches to the job already out', async () => {
+    await client.flushall()
+    const p = pool()
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const host = fakeHost(['C'], async () => (await gate, [{ kind: 'result', result: ok('once') }]))
+    await until(() => p.available()?.has('C') === true)
+    const first = p.run(job(), { jobKey: 's2-a1' })
+    await until(() => host.seen.length === 1)
+    // a second API host process after a restart would send the same claim again
+    const other = pool()
+    await until(() => other.available()?.has('C') === true)
+    const second = other.run(job(), { jobKey: 's2-a1' })
+    await new Promise((r) => setTimeout(r, 300))
+    release()
+    const settled = await Promise.race([first, second])
+    expect(settled.run?.stdout).toBe('once')
+    expect(host.seen).toHaveLength(1)
+  })
+
+  test('large test sets go by reference; a host that cannot find them gets the job again, not a failure', async () => {
+    await client.flushall()
+    const p = pool()
+    const big = 'y'.repeat(BY_REFERENCE_BYTES)
+    fakeHost(['PYTHON3'], async (m, n) => {
+      expect(m.testRefs).toHaveLength(1)
+      expect(m.job.tests![0]!.input).toBe('')
+      if (n === 1) {
+        await client.del(`arbiter:blob:${m.testRefs![0]!.input}`)
+        return [{ kind: 'error', message: `${MISSING_TEST_DATA}gone` }]
+      }
+      expect(await client.exists(`arbiter:blob:${m.testRefs![0]!.input}`)).toBe(1)
+      return [{ kind: 'result', result: { compile: { ok: true, message: '' }, tests: [] } }]
+    })
+    await until(() => p.available()?.has('PYTHON3') === true)
+    const r = await p.run(job('PYTHON3', { tests: [{ input: big, expectedOutput: '1' }] }), { jobKey: 's3-a1' })
+    expect(r.tests).toEqual([])
+    expect(logged.some((l) => l.includes('test data was not in redis'))).toBe(true)
+  })
+
+  test('a job Redis lost is sent again; one that failed there is our fault (rejected, so the dispatcher retries)', async () => {
+    await client.flushall()
+    const p = pool()
+    const host = fakeHost(['C'], async (m) => {
+      if (m.key === 's4-a1' && host.seen.filter((x) => x.key === 's4-a1').length === 1) {
+        // lose it: Redis forgets the job and no result comes
+        await client.flushall()
+        return []
+      }
+      if (m.key === 's5-a1') throw new Error('host broke')
+      return [{ kind: 'result', result: ok('again') }]
+    })
+    await until(() => p.available()?.has('C') === true)
+    const lost = await p.run(job(), { jobKey: 's4-a1' })
+    expect(lost.run?.stdout).toBe('again')
+    expect(host.seen.filter((x) => x.key === 's4-a1')).toHaveLength(2)
+    await expect(p.run(job(), { jobKey: 's5-a1' })).rejects.toThrow(/host broke/)
+  })
+
+  test('without a live host nothing is available; without Redis neither, and /health says so', async () => {
+    await client.flushall()
+    const p = pool()
+    await until(() => p.status().redis === 'ok')
+    expect(p.available()?.size).toBe(0)
+    expect(p.size).toBe(0)
+    const host = fakeHost(['C'], () => [{ kind: 'result', result: ok('x') }])
+    await until(() => p.size === 3) // 2 slots and one waiting in the queue
+    await host.close()
+    await client.del('arbiter:hosts:fake-C')
+    await until(() => p.size === 0)
+    await redis.down()
+    try {
+      await until(() => p.status().redis === 'unreachable')
+      expect(p.available()?.size).toBe(0)
+    } finally {
+      await redis.up()
+    }
+    await until(() => p.status().redis === 'ok', 15_000)
+  })
+})
