@@ -189,6 +189,41 @@ describe('an API host without a jail and its sandbox hosts', () => {
   })
 })
 
+describe('the service command of a sandbox host', () => {
+  test('scripts/arbiter-exec.sh worker takes the URL from ARBITER_REDIS_URL, advertises, and stops cleanly on SIGTERM', { timeout: 90_000 }, async () => {
+    const { spawn } = await import('node:child_process')
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { hostname } = await import('node:os')
+    const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-svc-worker-'))
+    writeFileSync(join(dataDir, 'config.toml'), `${FAST_QUEUE_TOML}[pool]\nsize = 1\n`)
+    const child = spawn('bash', ['scripts/arbiter-exec.sh', 'worker'], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { ...process.env, ARBITER_DATA: dataDir, ARBITER_REDIS_URL: redis.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+    try {
+      // exec all the way: node has the shell's pid, and the host's default name is hostname-pid
+      const id = `${hostname()}-${child.pid}`.replace(/[^A-Za-z0-9_.-]/g, '-')
+      const listed = async () => (await health()).queue.hosts.some((h: { id: string }) => h.id === id)
+      await waitUntil(listed, 60_000, 'the service host to advertise')
+      expect(out).not.toContain(redis.password)
+      child.kill('SIGTERM')
+      expect(await exit).toBe(0)
+      // a clean stop takes its advert away at once
+      await waitUntil(async () => !(await listed()), 10_000, 'the advert gone')
+    } finally {
+      child.kill('SIGKILL')
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
 /** Whether the BullMQ job `key` is active on the worker named `name` (its processedBy). */
 async function heldBy(name: string, key: string): Promise<boolean> {
   const { Redis } = await import('ioredis')

@@ -49,6 +49,42 @@ describe('dispatcher', () => {
     expect(all().map((r) => r.attempt)).toEqual([2, 2])
   })
 
+  test('with a pool that takes only some languages (sandbox hosts), only those are claimed; the rest wait queued until it says it has room', async () => {
+    const fake = createFakePool({ size: 4 })
+    let langs = new Set(['PYTHON3'])
+    let capacity = () => {}
+    const pool = Object.assign(fake, { available: () => langs, onCapacity: (fn: () => void) => void (capacity = fn) })
+    deps = createTestDeps({ pool })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const c = acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: 'c' })
+    const py = acceptSubmission(deps, client, { api: 'v4', lang: 'PYTHON3', source: 's', input: 'p' })
+    await until(() => all().find((r) => r.id === py.id)!.state === 'completed')
+    await new Promise((r) => setTimeout(r, 30))
+    expect(all().find((r) => r.id === c.id)!.state).toBe('queued')
+    langs = new Set(['C', 'PYTHON3'])
+    capacity()
+    await until(() => all().find((r) => r.id === c.id)!.state === 'completed')
+    expect(fake.jobs.map((j) => j.language)).toEqual(['PYTHON3', 'C'])
+  })
+
+  test('a pool that resumes what was out (sandbox hosts) gets the rows a stop left running under the same claim, and their key', async () => {
+    const fake = createFakePool()
+    const keys: string[] = []
+    const pool = Object.assign(fake, {
+      resumesInFlight: true,
+      run: (job: Parameters<typeof fake.run>[0], hooks: Parameters<typeof fake.run>[1] = {}) => (keys.push(hooks.jobKey!), createFakePool().run(job, hooks)),
+    })
+    deps = createTestDeps({ start: false, pool })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const a = acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: 'a' })
+    const b = acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: 'b' })
+    deps.db.update(submissions).set({ state: 'running', attempt: 3 }).where(eq(submissions.id, a.id)).run()
+    deps.dispatcher.start()
+    await until(() => all().every((r) => r.state === 'completed'))
+    expect(all().map((r) => r.attempt)).toEqual([3, 1])
+    expect(keys).toEqual([`s${a.id}-a3`, `s${b.id}-a1`])
+  })
+
   test('waitFor resolves at completion, and at once for a completed row', async () => {
     deps = createTestDeps()
     deps.pool.hold()
