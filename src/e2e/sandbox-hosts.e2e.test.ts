@@ -63,7 +63,11 @@ describe('an API host without a jail and its sandbox hosts', () => {
     const py = await submit('PYTHON3', 'print(input()[::-1])', { input: 'olleh' })
     const c = await submit('C', '#include <stdio.h>\nint main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);}', { input: '2 3' })
     const graded = await submit('PYTHON3', 'print(int(input())*2)', { test_cases: [{ input: '2', expected_output: '4' }, { input: '5', expected_output: '11' }] })
-    await waitUntil(() => allCompleted([py, c, graded]), 60_000, 'the three to complete')
+    // 2 × 40 KB of input: over 64 KiB, so the tests travel by reference (stored once in Redis by hash)
+    const large = await submit('PYTHON3', 'print(len(input()))', { test_cases: [{ input: 'a'.repeat(40_000), expected_output: '40000' }, { input: 'b'.repeat(40_001), expected_output: '40001' }] })
+    await waitUntil(() => allCompleted([py, c, graded, large]), 60_000, 'the four to complete')
+    expect((await status(large)).result.tests.map((t: { status: string }) => t.status)).toEqual(['AC', 'AC'])
+    expect((await redisKeys('arbiter:blob:*')).length).toBe(4)
     const [rp, rc, rg] = await Promise.all([status(py), status(c), status(graded)])
     expect(rp.result.run_status.status).toBe('AC')
     expect(await (await fetch(rp.result.run_status.output)).text()).toBe('hello\n')
@@ -223,6 +227,17 @@ describe('the service command of a sandbox host', () => {
     }
   })
 })
+
+async function redisKeys(pattern: string): Promise<string[]> {
+  const { Redis } = await import('ioredis')
+  const r = new Redis({ host: '127.0.0.1', port: redis.port, username: redis.user, password: redis.password, lazyConnect: true, maxRetriesPerRequest: 1 })
+  try {
+    await r.connect()
+    return await r.keys(pattern)
+  } finally {
+    r.disconnect()
+  }
+}
 
 /** Whether the BullMQ job `key` is active on the worker named `name` (its processedBy). */
 async function heldBy(name: string, key: string): Promise<boolean> {

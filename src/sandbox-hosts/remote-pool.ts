@@ -119,7 +119,9 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
       p.queue = s.queue
     }
     try {
-      const message: JobMessage = { key: p.key, ...(await byReference(producer, prefix, p.job)) }
+      // v3 never shows a stage: its jobs need no message but the result (one Redis round trip less)
+      const progress = !!(p.hooks.onCompiled || p.hooks.onTest)
+      const message: JobMessage = { key: p.key, ...(await byReference(producer, prefix, p.job)), ...(progress && { progress }) }
       // an id already in the queue (a resumed claim) adds nothing: the host's result comes once
       await queueOf(p.queue).add('run', message, {
         jobId: p.key,

@@ -87,7 +87,7 @@ export async function startSandboxHost(opts: SandboxHostOptions): Promise<Sandbo
   const worker = new Worker(
     queueName,
     async (j) => {
-      const data = (j.data ?? {}) as { key?: unknown; job?: unknown; testRefs?: unknown }
+      const data = (j.data ?? {}) as { key?: unknown; job?: unknown; testRefs?: unknown; progress?: unknown }
       const key = typeof data.key === 'string' ? data.key.slice(0, 40) : String(j.id)
       const refs = refsSchema.safeParse(data.testRefs)
       if (!refs.success) {
@@ -111,10 +111,15 @@ export async function startSandboxHost(opts: SandboxHostOptions): Promise<Sandbo
       }
       const progress: Promise<void>[] = []
       try {
-        const result = await pool.run(parsed.data.job, {
-          onCompiled: (outcome) => void progress.push(report({ key, host: id, kind: 'compiled', outcome })),
-          onTest: (index, outcome) => void progress.push(report({ key, host: id, kind: 'test', index, outcome })),
-        })
+        const result = await pool.run(
+          parsed.data.job,
+          data.progress === true
+            ? {
+                onCompiled: (outcome) => void progress.push(report({ key, host: id, kind: 'compiled', outcome })),
+                onTest: (index, outcome) => void progress.push(report({ key, host: id, kind: 'test', index, outcome })),
+              }
+            : {}
+        )
         await Promise.all(progress)
         await report({ key, host: id, kind: 'result', result })
       } catch (err) {

@@ -26,6 +26,8 @@ export interface JobMessage {
   job: Job
   /** The tests' data by reference (blobs.ts): job.tests hold '' and these hashes name the data. */
   testRefs?: TestRefs[]
+  /** Whether the API host shows the compile stage and tests as they end (v4): else only the result is sent. */
+  progress?: boolean
 }
 
 /** How a host says a job's test data was not in Redis (expired, or Redis restarted empty): sent again, not failed. */
