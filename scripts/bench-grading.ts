@@ -2,9 +2,14 @@
 // (compile once, each test in a fresh jail, judged by the server) instead of one plain v4 submission
 // per test (a compile and a jail each) and comparing the outputs itself. The real server (real pool and
 // jail) driven over loopback, completions taken from the REQUEST_COMPLETED callbacks.
-//   (a) graded: N distinct sources × one submission with T test_cases each, all submitted at once;
+//   (a) graded: N distinct sources × one submission against a stored problem of T tests (problem_id),
+//       all submitted at once;
 //   (b) plain:  N distinct sources × T plain submissions each (input = the test's input), all at once,
-//       each output fetched from its URL and compared (significant lines) by this script.
+//       each output fetched from its URL and compared (significant lines) by this script, on a server
+//       with the compile cache off: the grader's way before issue 10, a compile and a jail per test;
+//   (b') the same on the server of (a), compile cache on: the plain path as it is now (the cache gives it
+//       compile-once too, for the second to tenth submission of a source).
+// Every source carries this run's nonce, so no run finds another's programs in the compile cache.
 // Then the per-test cost of a graded run: (time of a graded submission with 1+K tests − with 1 test) / K,
 // sequentially, against the same binary run in the jail directly (bench-sandbox's way: openSandbox).
 // Usage: npx tsx scripts/bench-grading.ts [--c 40] [--java 10] [--tests 10] [--reps 5] [--json]
@@ -32,11 +37,12 @@ const REPS = Number(values.reps)
 const PATH = '/v4/partner/code-evaluation/submissions/'
 
 // distinct sources (a comment and a constant differ), the same task: print the sum of the input's numbers
-const cSource = (i: number) => `/* submission ${i} */
+const NONCE = `${Date.now()}-${process.pid}`
+const cSource = (i: number) => `/* submission ${i} of run ${NONCE} */
 #include <stdio.h>
 int main(void){ long long s = ${i} - ${i}, x; while (scanf("%lld", &x) == 1) s += x; printf("%lld\\n", s); return 0; }
 `
-const javaSource = (i: number) => `// submission ${i}
+const javaSource = (i: number) => `// submission ${i} of run ${NONCE}
 import java.io.*; import java.util.*;
 class Main { public static void main(String[] a) throws IOException {
   BufferedReader r = new BufferedReader(new InputStreamReader(System.in)); long s = ${i} - ${i}; String l;
@@ -50,8 +56,11 @@ const tests = Array.from({ length: TESTS }, (_, t) => {
 })
 
 const server = await startServer({ configToml: '[limits]\nmax_time_sec = 10' })
+// (b): the same server without the compile cache
+const uncached = await startServer({ configToml: '[limits]\nmax_time_sec = 10\n[compile_cache]\nmax_bytes = 0' })
 const receiver = await startReceiver()
 const secret = await server.createClient('bench-grading')
+const uncachedSecret = await uncached.createClient('bench-grading')
 const done = new Map<string, { at: number; body: { result: { run_status: { status: string; output?: string }; score?: { passed: number } } } }>()
 receiver.respond = (r) => {
   const body = JSON.parse(r.body)
@@ -59,10 +68,10 @@ receiver.respond = (r) => {
   return 200
 }
 
-async function submit(body: Record<string, unknown>): Promise<string> {
-  const r = await fetch(`${server.url}${PATH}`, {
+async function submit(body: Record<string, unknown>, to: { url: string; secret: string } = { url: server.url, secret }): Promise<string> {
+  const r = await fetch(`${to.url}${PATH}`, {
     method: 'POST',
-    headers: { 'client-secret': secret, 'content-type': 'application/json' },
+    headers: { 'client-secret': to.secret, 'content-type': 'application/json' },
     body: JSON.stringify({ ...body, callback: `${receiver.url}/done`, time_limit: 5 }),
   })
   const j = (await r.json()) as { he_id?: string; message?: string }
@@ -80,10 +89,23 @@ async function completion(heId: string, timeoutMs = 1_800_000) {
   }
 }
 
+/** The tests as a stored problem of this server (a grader uploads them once). */
+async function createProblem(): Promise<string> {
+  const r = await fetch(`${server.url}/v4/partner/code-evaluation/problems/`, {
+    method: 'POST',
+    headers: { 'client-secret': secret, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `bench ${NONCE}`, test_cases: tests }),
+  })
+  const j = (await r.json()) as { problem_id?: string; message?: string }
+  if (!j.problem_id) throw new Error(`problem: ${r.status} ${j.message}`)
+  return j.problem_id
+}
+
 /** (a) one graded submission per source; ms from the first submit to the last completion. */
 async function graded(lang: string, sources: string[]) {
+  const problem_id = await createProblem()
   const t0 = Date.now()
-  const ids = await Promise.all(sources.map((source) => submit({ lang, source, test_cases: tests })))
+  const ids = await Promise.all(sources.map((source) => submit({ lang, source, problem_id })))
   const results = await Promise.all(ids.map((id) => completion(id)))
   const ms = Math.max(...results.map((r) => r.at)) - t0
   const passed = results.filter((r) => r.body.result.score?.passed === TESTS).length
@@ -91,9 +113,9 @@ async function graded(lang: string, sources: string[]) {
 }
 
 /** (b) one plain submission per source and test; the grader fetches and compares each output. */
-async function plain(lang: string, sources: string[]) {
+async function plain(lang: string, sources: string[], to?: { url: string; secret: string }) {
   const t0 = Date.now()
-  const ids = await Promise.all(sources.flatMap((source) => tests.map((t) => submit({ lang, source, input: t.input }))))
+  const ids = await Promise.all(sources.flatMap((source) => tests.map((t) => submit({ lang, source, input: t.input }, to))))
   let passed = 0
   await Promise.all(
     ids.map(async (id, k) => {
@@ -162,28 +184,33 @@ async function jailedRun(runs = 200) {
 const rows = []
 for (const [lang, n, source] of [['C', Number(values.c), cSource], ['JAVA', Number(values.java), javaSource]] as const) {
   if (!n) continue
-  const sources = Array.from({ length: n }, (_, i) => source(i))
-  const a = await graded(lang, sources)
-  const b = await plain(lang, sources)
-  rows.push({ lang, submissions: n, tests: TESTS, gradedMs: a.ms, gradedPassed: a.passed, plainMs: b.ms, plainPassed: b.passed, speedup: b.ms / a.ms })
+  const sources = (from: number) => Array.from({ length: n }, (_, i) => source(from + i))
+  const a = await graded(lang, sources(0))
+  const b = await plain(lang, sources(1000), { url: uncached.url, secret: uncachedSecret })
+  const bc = await plain(lang, sources(3000))
+  rows.push({ lang, submissions: n, tests: TESTS, gradedMs: a.ms, gradedPassed: a.passed, plainMs: b.ms, plainPassed: b.passed, speedup: b.ms / a.ms, cachedPlainMs: bc.ms, cachedPlainPassed: bc.passed, cachedSpeedup: bc.ms / a.ms })
 }
 const costs = { C: await perTest('C', cSource, 20), JAVA: Number(values.java) ? await perTest('JAVA', javaSource, 10) : undefined }
 const perTestMs = costs.C.t
 const jailedMs = await jailedRun()
 await receiver.close()
-await server.stop()
-server.cleanup()
+for (const s of [server, uncached]) {
+  await s.stop()
+  s.cleanup()
+}
 
 const targets: Record<string, number> = { C: 4, JAVA: 6 }
 if (values.json) {
   console.log(JSON.stringify({ rows, costs, perTestMs, jailedMs, ratio: perTestMs / jailedMs }, null, 2))
 } else {
   console.log(`bench-grading: ${TESTS} tests per source, pool of the server's default size, all submitted at once`)
-  console.log('lang  | sources | (a) graded: ms, all passed | (b) plain + grader: ms, all passed | (b)/(a) | target')
-  console.log('------|---------|----------------------------|------------------------------------|---------|-------')
+  console.log("(b): plain, compile cache off (a compile and a jail per test); (b'): plain, compile cache on")
+  console.log("lang  | sources | (a) graded (problem_id) | (b) plain + grader   | (b)/(a) | target        | (b') plain, cached   | (b')/(a)")
+  console.log('------|---------|-------------------------|----------------------|---------|---------------|----------------------|---------')
   for (const r of rows) {
+    const cell = (ms: number, passed: number) => `${ms} ms, ${passed}/${r.submissions}`.padEnd(20)
     console.log(
-      `${r.lang.padEnd(5)} | ${String(r.submissions).padEnd(7)} | ${`${r.gradedMs} ms, ${r.gradedPassed}/${r.submissions}`.padEnd(26)} | ${`${r.plainMs} ms, ${r.plainPassed}/${r.submissions}`.padEnd(34)} | ${`${r.speedup.toFixed(1)}x`.padEnd(7)} | ≥ ${targets[r.lang]}x ${r.speedup >= targets[r.lang] ? 'met' : 'MISSED'}`
+      `${r.lang.padEnd(5)} | ${String(r.submissions).padEnd(7)} | ${cell(r.gradedMs, r.gradedPassed).padEnd(23)} | ${cell(r.plainMs, r.plainPassed)} | ${`${r.speedup.toFixed(1)}x`.padEnd(7)} | ${`≥ ${targets[r.lang]}x ${r.speedup >= targets[r.lang] ? 'met' : 'MISSED'}`.padEnd(13)} | ${cell(r.cachedPlainMs, r.cachedPlainPassed)} | ${r.cachedSpeedup.toFixed(1)}x`
     )
   }
   for (const [lang, c] of Object.entries(costs)) {
