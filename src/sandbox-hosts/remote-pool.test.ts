@@ -162,6 +162,34 @@ describe('the remote pool', () => {
     await expect(p.run(job(), { jobKey: 's5-a1' })).rejects.toThrow(/host broke/)
   })
 
+  test('a job waiting in the queue of a language set whose hosts all left is taken back and routed to another set', async () => {
+    await client.flushall()
+    const p = pool()
+    const gone = fakeHost(['C'], () => [{ kind: 'result', result: ok('never') }])
+    await until(() => p.available()?.has('C') === true)
+    await gone.close()
+    // its advert outlives it a little (a host killed does not remove it): the job is routed to its queue
+    await client.set('arbiter:hosts:fake-C', JSON.stringify({ id: 'fake-C', languages: ['C'], slots: 2, queue: gone.queue }), 'PX', 700)
+    await new Promise((r) => setTimeout(r, 600))
+    const running = p.run(job(), { jobKey: 's6-a1' })
+    const other = fakeHost(['C', 'PYTHON3'], () => [{ kind: 'result', result: ok('rerouted') }])
+    expect((await running).run?.stdout).toBe('rerouted')
+    expect(gone.seen).toHaveLength(0)
+    expect(other.seen.map((m) => m.key)).toEqual(['s6-a1'])
+    expect(logged.some((l) => l.includes('routed again') && l.includes('s6-a1'))).toBe(true)
+  })
+
+  test("a result over the API host's own caps is refused as unreadable", async () => {
+    await client.flushall()
+    const p = pool()
+    const cap = config().limits.output_cap_bytes
+    fakeHost(['C'], () => [{ kind: 'result', result: ok('z'.repeat(2 * cap + 5000)) }, { kind: 'result', result: ok('small') }])
+    await until(() => p.available()?.has('C') === true)
+    const r = await p.run(job(), { jobKey: 's7-a1' })
+    expect(r.run?.stdout).toBe('small')
+    expect(logged.some((l) => l.includes('unreadable result from a sandbox host ignored'))).toBe(true)
+  })
+
   test('without a live host nothing is available; without Redis neither, and /health says so', async () => {
     await client.flushall()
     const p = pool()

@@ -14,7 +14,7 @@ import type { Log } from '../log.ts'
 import { readAdverts, type Advert } from './adverts.ts'
 import { producerOptions, redact, redisOptions } from './connection.ts'
 import { byReference } from './blobs.ts'
-import { MISSING_TEST_DATA, RESULTS_QUEUE, ResultMessageSchema, type JobMessage, type ResultMessage } from './wire.ts'
+import { MISSING_TEST_DATA, RESULTS_QUEUE, resultMessageSchema, type JobMessage, type ResultMessage } from './wire.ts'
 
 interface Pending {
   key: string
@@ -173,6 +173,17 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
         if (!p.queue || now - p.sentAt < reconcileMs) continue
         const q = queueOf(p.queue)
         const state = await q.getJobState(p.key)
+        if (!sets.some((s) => s.queue === p.queue) && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
+          // every host of its language set is gone: taken back (not yet started anywhere) and routed again
+          const waiting = await q.getJob(p.key)
+          if (waiting && (await waiting.remove().then(() => true, () => false))) {
+            log.warn('a job waited in a queue no live host serves: routed again', { key: p.key })
+            p.queue = undefined
+            p.sent = false
+            await send(p)
+          }
+          continue
+        }
         if (state === 'unknown') {
           log.warn('a job out on a sandbox host is no longer in redis: sent again', { key: p.key })
           await send(p)
@@ -227,6 +238,8 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
   }
 
   let results: Worker | undefined
+  // a host's texts are read back up to its output cap, as ours are: a little room for its own config, no more
+  const results$ = resultMessageSchema(2 * config.limits.output_cap_bytes + 4096, config.grading.max_tests)
   const timers: NodeJS.Timeout[] = []
 
   return {
@@ -259,7 +272,7 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
       results = new Worker(
         RESULTS_QUEUE,
         async (j) => {
-          const parsed = ResultMessageSchema.safeParse(j.data)
+          const parsed = results$.safeParse(j.data)
           if (!parsed.success) {
             log.warn('unreadable result from a sandbox host ignored', { job: j.id, why: parsed.error.issues[0]?.message })
             return

@@ -33,49 +33,47 @@ export interface JobMessage {
 /** How a host says a job's test data was not in Redis (expired, or Redis restarted empty): sent again, not failed. */
 export const MISSING_TEST_DATA = 'missing test data: '
 
-const text = z.string().max(1 << 30)
-const RunResultSchema = z
-  .object({
-    status: z.enum(['ok', 'exit', 'signal', 'time', 'wall', 'memory', 'output', 'internal']),
-    exitCode: z.number().int().nullable(),
-    signal: z.string().max(32).nullable(),
-    cpuSec: z.number().min(0),
-    wallSec: z.number().min(0),
-    memoryKb: z.number().min(0),
-    stdout: text,
-    stderr: text,
-    textCut: z.boolean().optional(),
-    message: z.string().max(4096).optional(),
-  })
-  .strict()
-
-export const CompileOutcomeSchema = z
-  .object({ ok: z.boolean(), message: text, step: RunResultSchema.optional(), cached: z.boolean().optional() })
-  .strict()
-
-export const TestOutcomeSchema = z
-  .object({
-    status: z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE']),
-    statusDetail: z.string().max(64),
-    timeUsedSec: z.number().min(0),
-    memoryUsedKb: z.number().min(0),
-    exitCode: z.number().int().nullable(),
-    signal: z.string().max(32),
-    checkerMessage: z.string().max(1 << 20),
-    earned: z.number().min(0).max(1),
-    stdout: text,
-  })
-  .strict()
-
-export const JobResultSchema = z
-  .object({ compile: CompileOutcomeSchema, run: RunResultSchema.optional(), tests: z.array(TestOutcomeSchema).max(100_000).optional() })
-  .strict()
-
-const common = { key: z.string().max(40), host: z.string().max(128) }
-export const ResultMessageSchema = z.discriminatedUnion('kind', [
-  z.object({ ...common, kind: z.literal('compiled'), outcome: CompileOutcomeSchema }).strict(),
-  z.object({ ...common, kind: z.literal('test'), index: z.number().int().min(0), outcome: TestOutcomeSchema }).strict(),
-  z.object({ ...common, kind: z.literal('result'), result: JobResultSchema }).strict(),
-  z.object({ ...common, kind: z.literal('error'), message: z.string().max(4096) }).strict(),
-])
-export type ResultMessage = z.infer<typeof ResultMessageSchema>
+/**
+ * What a host may send back, bounded by the API host's own caps: every text at most `maxText` characters
+ * (a program's output is read back up to limits.output_cap_bytes; a multi-byte character counts once).
+ */
+export function resultMessageSchema(maxText: number, maxTests: number) {
+  const text = z.string().max(maxText)
+  const RunResult = z
+    .object({
+      status: z.enum(['ok', 'exit', 'signal', 'time', 'wall', 'memory', 'output', 'internal']),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().max(32).nullable(),
+      cpuSec: z.number().min(0),
+      wallSec: z.number().min(0),
+      memoryKb: z.number().min(0),
+      stdout: text,
+      stderr: text,
+      textCut: z.boolean().optional(),
+      message: z.string().max(4096).optional(),
+    })
+    .strict()
+  const CompileOutcome = z.object({ ok: z.boolean(), message: text, step: RunResult.optional(), cached: z.boolean().optional() }).strict()
+  const TestOutcome = z
+    .object({
+      status: z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE']),
+      statusDetail: z.string().max(64),
+      timeUsedSec: z.number().min(0),
+      memoryUsedKb: z.number().min(0),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().max(32),
+      checkerMessage: text,
+      earned: z.number().min(0).max(1),
+      stdout: text,
+    })
+    .strict()
+  const JobResult = z.object({ compile: CompileOutcome, run: RunResult.optional(), tests: z.array(TestOutcome).max(maxTests).optional() }).strict()
+  const common = { key: z.string().max(40), host: z.string().max(128) }
+  return z.discriminatedUnion('kind', [
+    z.object({ ...common, kind: z.literal('compiled'), outcome: CompileOutcome }).strict(),
+    z.object({ ...common, kind: z.literal('test'), index: z.number().int().min(0).max(maxTests), outcome: TestOutcome }).strict(),
+    z.object({ ...common, kind: z.literal('result'), result: JobResult }).strict(),
+    z.object({ ...common, kind: z.literal('error'), message: z.string().max(4096) }).strict(),
+  ])
+}
+export type ResultMessage = z.infer<ReturnType<typeof resultMessageSchema>>
