@@ -42,7 +42,7 @@ const ok = (stdout: string): JobResult => ({
 const job = (language = 'C', extra: Partial<Job> = {}): Job => ({ language, source: 'src', input: 'in', timeLimitSec: 1, memoryLimitKb: 65536, ...extra })
 
 /** A stand-in host for `languages`: answer(message) returns what it sends back, in order. */
-function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[]) {
+function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[], lockDuration = 30_000) {
   const queue = queueForLanguages(languages)
   const results = new Queue(RESULTS_QUEUE, { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter' })
   const seen: JobMessage[] = []
@@ -53,7 +53,7 @@ function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Pro
       seen.push(m)
       for (const r of await answer(m, seen.length)) await results.add(r.kind, { ...r, key: m.key, host: 'fake' })
     },
-    { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter', concurrency: 4 }
+    { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter', concurrency: 4, lockDuration }
   )
   // the lost job's own completion finds no key (Redis was emptied under it): expected, not a test failure
   worker.on('error', () => {})
@@ -64,7 +64,13 @@ function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Pro
     await results.close()
   }
   closers.push(close)
-  return { seen, close, queue }
+  /** Dies holding its jobs: no more lock renewals, nothing finished, the advert left to expire. */
+  const die = async () => {
+    await advert.stop()
+    await client.set(`arbiter:hosts:fake-${languages.join('-')}`, JSON.stringify({ id: `fake-${languages.join('-')}`, languages, slots: 2, queue }), 'PX', 700)
+    await worker.close(true)
+  }
+  return { seen, close, die, queue }
 }
 
 function pool(): RemotePool {
@@ -177,6 +183,19 @@ describe('the remote pool', () => {
     expect(gone.seen).toHaveLength(0)
     expect(other.seen.map((m) => m.key)).toEqual(['s6-a1'])
     expect(logged.some((l) => l.includes('routed again') && l.includes('s6-a1'))).toBe(true)
+  })
+
+  test('a job a dead host had started, in a set no live host serves, is taken back once its lock lapses and routed again', async () => {
+    await client.flushall()
+    const p = pool()
+    const dead = fakeHost(['C'], () => new Promise(() => {}), 1000)
+    await until(() => p.available()?.has('C') === true)
+    const running = p.run(job(), { jobKey: 's8-a1' })
+    await until(() => dead.seen.length === 1)
+    await dead.die()
+    const other = fakeHost(['C', 'RUBY'], () => [{ kind: 'result', result: ok('taken back') }])
+    expect((await running).run?.stdout).toBe('taken back')
+    expect(other.seen.map((m) => m.key)).toEqual(['s8-a1'])
   })
 
   test("a result over the API host's own caps is refused as unreadable", async () => {

@@ -173,8 +173,9 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
         if (!p.queue || now - p.sentAt < reconcileMs) continue
         const q = queueOf(p.queue)
         const state = await q.getJobState(p.key)
-        if (!sets.some((s) => s.queue === p.queue) && (state === 'waiting' || state === 'prioritized' || state === 'delayed')) {
-          // every host of its language set is gone: taken back (not yet started anywhere) and routed again
+        if (!sets.some((s) => s.queue === p.queue) && ['waiting', 'prioritized', 'delayed', 'active'].includes(state)) {
+          // every host of its language set is gone: taken back and routed again. BullMQ refuses to remove
+          // a job whose holder still renews its lock, so only a waiting job or a dead host's is taken
           const waiting = await q.getJob(p.key)
           if (waiting && (await waiting.remove().then(() => true, () => false))) {
             log.warn('a job waited in a queue no live host serves: routed again', { key: p.key })
