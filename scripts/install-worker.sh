@@ -8,17 +8,19 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_root
 data=${ARBITER_DATA:-$here/data}
+# the unit reads /etc/arbiter/worker.env; ARBITER_WORKER_ENV moves it for tests only
+env_file=${ARBITER_WORKER_ENV:-/etc/arbiter/worker.env}
 step "the sandbox host's data directory ($data) and Redis URL"
 mkdir -p "$data"
 chown root:root "$data"
 chmod 0700 "$data"
 if [ -n "${ARBITER_REDIS_URL:-}" ]; then
-  install -d -m 0755 /etc/arbiter
+  install -d -m 0755 "$(dirname "$env_file")"
   umask 077
-  printf 'ARBITER_REDIS_URL=%s\n' "$ARBITER_REDIS_URL" >/etc/arbiter/worker.env
-  chmod 0600 /etc/arbiter/worker.env
-  echo "redis url: /etc/arbiter/worker.env (0600 root)"
-elif [ ! -f /etc/arbiter/worker.env ] && ! grep -qs '^redis_url *= *"redis' "$data/config.toml"; then
+  printf 'ARBITER_REDIS_URL=%s\n' "$ARBITER_REDIS_URL" >"$env_file"
+  chmod 0600 "$env_file"
+  echo "redis url: $env_file (0600 root)"
+elif [ ! -f "$env_file" ] && ! grep -qs '^redis_url *= *"redis' "$data/config.toml"; then
   echo "no Redis URL: set ARBITER_REDIS_URL=redis://USER:PASSWORD@API-HOST:6379 and run this again" >&2
   exit 1
 fi
@@ -34,7 +36,7 @@ if [ -d /run/systemd/system ] && [ "$(ps -p 1 -o comm=)" = systemd ]; then
 else
   step "starting the sandbox host in the foreground: no systemd here; Ctrl-C stops it"
   set -a
-  [ -f /etc/arbiter/worker.env ] && source /etc/arbiter/worker.env
+  [ -f "$env_file" ] && source "$env_file"
   set +a
   ARBITER_DATA=$data exec bash "$here/scripts/arbiter-exec.sh" worker
 fi
