@@ -37,7 +37,7 @@ async function main() {
   const remote = config.queue.redis_url ? createRemotePool(config, log) : undefined
   const jobs = remote ? (local ? combinePools(local, remote, (code) => runsHere(config, languages, code)) : remote) : local!
   // the pool the queue sees is timed for /metrics (compile and run durations)
-  const metrics = createMetrics({ config, db, pool: jobs, now })
+  const metrics = createMetrics({ config, db, pool: jobs, now, ...(remote && { sandboxHosts: jobs as RemotePool }) })
   const pool = metrics.instrument(jobs)
   const base = { config, db, log, languages, pool, metrics, now }
   // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)

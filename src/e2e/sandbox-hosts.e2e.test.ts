@@ -59,6 +59,10 @@ describe('an API host without a jail and its sandbox hosts', () => {
     const h = await health()
     expect(h.queue).toMatchObject({ backend: 'redis', redis: 'ok', slots: 2 })
     expect(JSON.stringify(h)).not.toContain(redis.password)
+    const metrics = await (await http().get('/metrics')).text()
+    expect(metrics).toMatch(/^arbiter_redis_up 1$/m)
+    expect(metrics).toMatch(/^arbiter_sandbox_hosts 1$/m)
+    expect(metrics).toMatch(/^arbiter_sandbox_host_slots 2$/m)
 
     const py = await submit('PYTHON3', 'print(input()[::-1])', { input: 'olleh' })
     const c = await submit('C', '#include <stdio.h>\nint main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);}', { input: '2 3' })

@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Config } from '../config.ts'
 import type { Db } from '../storage/db.ts'
 import type { Pool } from '../jobs/pool-types.ts'
+import type { RemoteStatus } from '../sandbox-hosts/remote-pool.ts'
 import { statusAt } from '../interviews/status.ts'
 import { interviews, outbox, submissions } from '../storage/schema.ts'
 import { count, eq, isNull, min } from 'drizzle-orm'
@@ -15,6 +16,8 @@ export interface MetricsDeps {
   config: Pick<Config, 'interviews'>
   db: Db
   pool: Pool
+  /** Sandbox hosts through Redis, when queue.redis_url is set. */
+  sandboxHosts?: { status(): RemoteStatus }
   now: () => Date
 }
 
@@ -51,6 +54,13 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   })
   gauge('arbiter_pool_busy_slots', 'Pool slots running a job now.', [], (g) => g.set(deps.pool.busy))
   gauge('arbiter_pool_slots', 'Pool slots in all.', [], (g) => g.set(deps.pool.size))
+  if (deps.sandboxHosts) {
+    const hosts = deps.sandboxHosts
+    gauge('arbiter_redis_up', 'Whether Redis (queue.redis_url) answers: 1 or 0.', [], (g) => g.set(hosts.status().redis === 'ok' ? 1 : 0))
+    gauge('arbiter_sandbox_hosts', 'Live sandbox hosts (their adverts in Redis).', [], (g) => g.set(hosts.status().hosts.length))
+    gauge('arbiter_sandbox_host_slots', 'Slots of the live sandbox hosts in all.', [], (g) => g.set(hosts.status().slots))
+    gauge('arbiter_jobs_out', 'Jobs handed to sandbox hosts and not yet answered.', [], (g) => g.set(hosts.status().out))
+  }
   gauge('arbiter_outbox_deliveries', 'Outbox deliveries by kind and state (pending = the backlog, failed = given up).', ['kind', 'state'], (g) => {
     const rows = deps.db.select({ kind: outbox.kind, state: outbox.state, n: count() }).from(outbox).groupBy(outbox.kind, outbox.state).all()
     for (const r of rows) g.set({ kind: r.kind, state: r.state }, r.n)

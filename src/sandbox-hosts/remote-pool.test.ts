@@ -42,7 +42,7 @@ const ok = (stdout: string): JobResult => ({
 const job = (language = 'C', extra: Partial<Job> = {}): Job => ({ language, source: 'src', input: 'in', timeLimitSec: 1, memoryLimitKb: 65536, ...extra })
 
 /** A stand-in host for `languages`: answer(message) returns what it sends back, in order. */
-function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[], lockDuration = 30_000) {
+function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[], lockDuration = 30_000, slots = 2) {
   const queue = queueForLanguages(languages)
   const results = new Queue(RESULTS_QUEUE, { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter' })
   const seen: JobMessage[] = []
@@ -57,7 +57,7 @@ function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Pro
   )
   // the lost job's own completion finds no key (Redis was emptied under it): expected, not a test failure
   worker.on('error', () => {})
-  const advert = startAdverts(client, 'arbiter', { id: `fake-${languages.join('-')}`, languages, slots: 2, queue }, 1500, () => {})
+  const advert = startAdverts(client, 'arbiter', { id: `fake-${languages.join('-')}`, languages, slots, queue }, 1500, () => {})
   const close = async () => {
     await advert.stop()
     await worker.close()
@@ -127,6 +127,26 @@ describe('the remote pool', () => {
     const settled = await Promise.race([first, second])
     expect(settled.run?.stdout).toBe('once')
     expect(host.seen).toHaveLength(1)
+  })
+
+  test('a resumed claim already waiting in one of several sets with its language is attached to there, not sent to another', async () => {
+    await client.flushall()
+    const p = pool()
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const roomy = fakeHost(['C'], () => [{ kind: 'result', result: ok('second run') }], 30_000, 8)
+    const holder = fakeHost(['C', 'PYTHON3'], async () => (await gate, [{ kind: 'result', result: ok('first run') }]))
+    await until(() => p.size === 12)
+    // out before the API host's restart: already in the holder's queue, being run
+    const q = new Queue(holder.queue, { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter' })
+    await q.add('run', { key: 's9-a1', job: job() }, { jobId: 's9-a1' })
+    await q.close()
+    await until(() => holder.seen.length === 1)
+    const resumed = p.run(job(), { jobKey: 's9-a1' })
+    await new Promise((r) => setTimeout(r, 300))
+    release()
+    expect((await resumed).run?.stdout).toBe('first run')
+    expect(roomy.seen).toHaveLength(0)
   })
 
   test('large test sets go by reference; a host that cannot find them gets the job again, not a failure', async () => {

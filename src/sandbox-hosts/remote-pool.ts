@@ -59,7 +59,7 @@ export interface RemotePool extends Pool {
   status(): RemoteStatus
 }
 
-/** A job left with the host set for this long without a result is looked up in Redis. */
+/** A finished job stays this long in its queue, so a claim sent again meanwhile (a resume) is not run again. */
 const keepCompletedSec = 3600
 
 export function createRemotePool(config: Config, log: Log): RemotePool {
@@ -114,6 +114,18 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
 
   const send = async (p: Pending) => {
     if (!p.queue) {
+      // a claim resumed after a restart may already wait in one of several sets with its language: attach
+      // to it there rather than add it to another (where it would run a second time)
+      const candidates = sets.filter((s) => s.languages.has(p.job.language))
+      if (candidates.length > 1) {
+        for (const c of candidates) {
+          const state = await queueOf(c.queue).getJobState(p.key).catch(() => 'unknown')
+          if (state !== 'unknown') {
+            Object.assign(p, { queue: c.queue, sent: true, sentAt: Date.now() })
+            return
+          }
+        }
+      }
       const s = route(p.job.language)
       if (!s) return
       p.queue = s.queue
