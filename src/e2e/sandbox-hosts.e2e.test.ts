@@ -197,6 +197,37 @@ describe('an API host without a jail and its sandbox hosts', () => {
   })
 })
 
+describe('an API host with its own pool besides sandbox hosts', () => {
+  test('jobs run here while a local slot is free and on a host otherwise; all complete once', { timeout: 120_000 }, async () => {
+    await waitUntil(async () => (await health()).queue.hosts.length >= 1, 30_000, 'a host')
+    const both = await startServer({ configToml: `[pool]\nsize = 1\n${FAST_QUEUE_TOML}redis_url = "${redis.url}"\nprefix = "both"\n` })
+    const w = await startWorker({ redisUrl: redis.url, id: 'both-host', slots: 2, configToml: 'prefix = "both"\n' }).catch(async (e) => {
+      await both.stop()
+      throw e
+    })
+    try {
+      const s = await both.createClient('both')
+      await waitUntil(async () => (await json(await api(both.url).get('/health'))).queue.hosts.length === 1, 30_000, 'the host')
+      const ids: string[] = []
+      for (let i = 0; i < 6; i++) {
+        const r = await api(both.url).post(PATH, JSON.stringify({ lang: 'PYTHON3', source: sleeper(1.5, `j${i}`) }), { 'client-secret': s, 'content-type': 'application/json' })
+        ids.push((await json(r)).he_id)
+      }
+      const done = () => both.query<{ n: number }>("select count(*) n from submissions where state = 'completed' and verdict = 'AC'")[0]!.n
+      await waitUntil(() => done() === 6, 90_000, 'all six')
+      const remote = (await redisKeys('both:jobs-*:s*')).filter((k) => /:s\d+-a\d+$/.test(k)).length
+      expect(remote).toBeGreaterThan(0)
+      expect(remote).toBeLessThan(6)
+      expect(both.query<{ n: number }>('select count(*) n from submissions where attempt = 1')[0]!.n).toBe(6)
+    } finally {
+      await w.stop()
+      w.cleanup()
+      await both.stop()
+      both.cleanup()
+    }
+  })
+})
+
 describe('the service command of a sandbox host', () => {
   test('scripts/arbiter-exec.sh worker takes the URL from ARBITER_REDIS_URL, advertises, and stops cleanly on SIGTERM', { timeout: 90_000 }, async () => {
     const { spawn } = await import('node:child_process')
