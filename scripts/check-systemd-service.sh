@@ -4,7 +4,9 @@
 # scripts/install-service.sh there (setup.sh's service step: arbiter user, data directory, the two
 # units) and then scripts/systemd-check/vm-check.sh: the server runs as arbiter with no capabilities,
 # a job completes, `kill -9` of the server is survived (systemd restarts it, the job is not lost),
-# `systemctl reload` reaches both units, `systemctl stop arbiter` stops both.
+# `systemctl reload` reaches both units, `systemctl stop arbiter` stops both; then a sandbox host:
+# Redis with an ACL user, the API host with pool.size 0, install-worker.sh (setup.sh --worker's service
+# step) starting arbiter-worker.service as root, a job run there, `kill -9` of it survived, a clean stop.
 # Usage (root, on a set-up machine): bash scripts/check-systemd-service.sh
 # The VM's root is cached in $ARBITER_SYSTEMD_VM (default /var/lib/arbiter-ops-service/systemd-vm).
 set -euo pipefail
@@ -13,12 +15,14 @@ require_root
 apt_install qemu-system-x86 debootstrap e2fsprogs
 cache=${ARBITER_SYSTEMD_VM:-/var/lib/arbiter-ops-service/systemd-vm}
 root=$cache/root
+# a root from before redis-server was in the list is made again
+[ -e "$root/usr/bin/redis-server" ] || rm -f "$cache/.root-done"
 if [ ! -e "$cache/.root-done" ]; then
   step "debootstrap a Debian 12 root with systemd and a kernel"
   rm -rf "$root"
   mkdir -p "$cache"
   debootstrap --variant=minbase \
-    --include=systemd,systemd-sysv,dbus,linux-image-amd64,initramfs-tools,kmod,iproute2,libstdc++6,procps,util-linux,passwd \
+    --include=systemd,systemd-sysv,dbus,linux-image-amd64,initramfs-tools,kmod,iproute2,libstdc++6,procps,util-linux,passwd,redis-server \
     bookworm "$root"
   touch "$cache/.root-done"
 fi
@@ -44,7 +48,7 @@ echo arbiter-vm >"$root/etc/hostname"
 # the serial console is the check's output: no login prompt there (its vhangup would cut the output off)
 for unit in serial-getty@ttyS0.service getty@tty1.service; do ln -sf /dev/null "$root/etc/systemd/system/$unit"; done
 # a fresh machine: no arbiter user, no units, no data from a previous boot
-chroot "$root" sh -c 'userdel arbiter 2>/dev/null; rm -rf /var/lib/arbiter-data /etc/systemd/system/arbiter.service /etc/systemd/system/arbiter-jail.service /etc/systemd/system/multi-user.target.wants/arbiter*.service; ln -sf /etc/systemd/system/arbiter-vm-check.service /etc/systemd/system/multi-user.target.wants/' || true
+chroot "$root" sh -c 'userdel arbiter 2>/dev/null; rm -rf /var/lib/arbiter-data /var/lib/arbiter-worker /etc/arbiter /etc/systemd/system/arbiter.service /etc/systemd/system/arbiter-jail.service /etc/systemd/system/arbiter-worker.service /etc/systemd/system/multi-user.target.wants/arbiter*.service; ln -sf /etc/systemd/system/arbiter-vm-check.service /etc/systemd/system/multi-user.target.wants/' || true
 img=$cache/disk.img
 rm -f "$img"
 truncate -s 4G "$img"

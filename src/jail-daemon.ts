@@ -12,6 +12,17 @@ async function main() {
   if (process.getuid?.() !== 0) throw new Error('the jail daemon runs as root (nsjail needs it)')
   const config = loadRootOwnedConfig()
   compileOverridesByCode(loadLanguages(), config.languages.compile_overrides)
+  if (config.pool.size === 0) {
+    // an API host whose jobs all go to sandbox hosts: nothing to run here. It stays up, idle, because
+    // systemd restarts a unit that exits; a restart after pool.size changes brings the pool
+    log.info('pool.size is 0: every job goes to sandbox hosts (queue.redis_url); the jail daemon idles')
+    const timer = setInterval(() => {}, 1 << 30)
+    const stop = () => (clearInterval(timer), process.exit(0))
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+    process.on('SIGHUP', () => log.info('config reload: pool.size 0, nothing to run; restart to apply a new size'))
+    return
+  }
   const daemon = await startJailDaemon(config, createPool(config), log)
 
   process.on('SIGHUP', () => {

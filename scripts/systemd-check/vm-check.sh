@@ -62,6 +62,44 @@ check "systemctl stop arbiter stops both"
 systemctl stop arbiter
 wait_for 60 "! systemctl is-active arbiter-jail" || fail "jail daemon still active"
 
+check "a sandbox host as a service: Redis with an ACL user, the API host with pool.size 0, setup.sh --worker's service step"
+# a private Redis on loopback (the package's own unit is not used): default user off, one ACL user
+systemctl stop redis-server 2>/dev/null || true
+redis-server --port 6390 --bind 127.0.0.1 --daemonize yes --save '' --appendonly no --user default off \
+  --user arbiter on '>vm-redis-pw' '~*' '&*' '+@all' || fail "redis-server"
+redis_url=redis://arbiter:vm-redis-pw@127.0.0.1:6390
+cfg=$ARBITER_DATA/config.toml
+sed -i "s|^redis_url = \"\"|redis_url = \"$redis_url\"|" "$cfg"
+sed -i '/^\[pool\]/a size = 0' "$cfg"
+grep -q "^redis_url = \"$redis_url\"" "$cfg" || fail "API host config"
+systemctl restart arbiter
+wait_for 120 "http http://127.0.0.1:8080/health | grep -q '\"redis\":\"ok\"'" || fail "API host does not reach Redis"
+export WORKER_DATA=/var/lib/arbiter-worker
+mkdir -p "$WORKER_DATA"
+printf '[pool]\nsize = 2\n[queue]\nlock_ms = 3000\nstalled_check_ms = 1000\n' >"$WORKER_DATA/config.toml"
+ARBITER_DATA=$WORKER_DATA ARBITER_REDIS_URL=$redis_url bash scripts/install-worker.sh || fail "install-worker.sh"
+systemctl is-active arbiter-worker && systemctl is-enabled arbiter-worker || fail "worker unit"
+[ "$(stat -c '%U %a' /etc/arbiter/worker.env)" = "root 600" ] || fail "worker.env mode"
+wpid=$(systemctl show -p MainPID --value arbiter-worker)
+[ "$(awk '/^Uid:/ {print $2}' "/proc/$wpid/status")" = 0 ] || fail "worker not root"
+wait_for 120 "http http://127.0.0.1:8080/health | grep -q '\"slots\":2'" || fail "the host never advertised"
+
+check "a job runs on the sandbox host service; kill -9 of it mid-job: systemd restarts it and the job completes once"
+he=$(http http://127.0.0.1:8080/v4/partner/code-evaluation/submissions/ '{"lang":"PYTHON3","source":"import time\ntime.sleep(4)\nprint(input())","input":"on a host"}' | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).he_id))")
+[ -n "$he" ] || fail "submit to the API host"
+url="http://127.0.0.1:8080/v4/partner/code-evaluation/submissions/$he/"
+wait_for 300 "http $url | grep -qv REQUEST_QUEUED" || fail "job never reached the host"
+sleep 1
+kill -9 "$wpid"
+wait_for 120 "[ \"\$(systemctl show -p MainPID --value arbiter-worker)\" != 0 ] && [ \"\$(systemctl show -p MainPID --value arbiter-worker)\" != $wpid ]" || fail "worker not restarted"
+wait_for 300 "http $url | grep -q REQUEST_COMPLETED" || fail "job lost with the host"
+http "$url" | grep -q '"status": *"AC"\|"status":"AC"' || fail "verdict on the host"
+
+check "systemctl stop arbiter-worker stops it cleanly and its advert goes"
+systemctl stop arbiter-worker
+[ "$(systemctl show -p Result --value arbiter-worker)" = success ] || fail "worker stop result"
+wait_for 60 "http http://127.0.0.1:8080/health | grep -q '\"hosts\":\[\]'" || fail "advert still there"
+
 echo "SYSTEMD-CHECK-RESULT 0"
 sync
 systemctl poweroff --force

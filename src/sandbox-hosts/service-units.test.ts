@@ -36,3 +36,22 @@ test('install-worker.sh --no-start: a root-only data directory and the Redis URL
   expect(statSync(data).mode & 0o777).toBe(0o700)
   expect(statSync(data).uid).toBe(0)
 })
+
+test('the jail daemon of an API host with pool.size 0 idles (its unit stays up) and stops on SIGTERM', async () => {
+  const { spawn } = await import('node:child_process')
+  const data = join(dir, 'api-data')
+  execFileSync('mkdir', ['-p', data])
+  writeFileSync(join(data, 'config.toml'), '[pool]\nsize = 0\n[queue]\nredis_url = "redis://127.0.0.1:1"\n', { mode: 0o640 })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/jail-daemon.ts'], { cwd: ROOT, env: { ...process.env, ARBITER_DATA: data }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stderr.on('data', (d) => (out += d))
+  child.stdout.on('data', (d) => (out += d))
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  const until = Date.now() + 20_000
+  while (!out.includes('the jail daemon idles') && Date.now() < until && child.exitCode === null) await new Promise((r) => setTimeout(r, 50))
+  expect(out).toContain('the jail daemon idles')
+  await new Promise((r) => setTimeout(r, 500))
+  expect(child.exitCode).toBeNull()
+  child.kill('SIGTERM')
+  expect(await exit).toBe(0)
+}, 30_000)
