@@ -133,7 +133,7 @@ export async function startSandboxHost(opts: SandboxHostOptions): Promise<Sandbo
       concurrency: slots,
       lockDuration: config.queue.lock_ms,
       stalledInterval: config.queue.stalled_check_ms,
-      // a job whose host died twice goes to failed; the API host then retries it as its own fault
+      // a job whose hosts died more than twice goes to failed; the API host then retries it as its own fault
       maxStalledCount: 2,
       removeOnComplete: { age: 3600 },
       removeOnFail: { age: 24 * 3600 },
