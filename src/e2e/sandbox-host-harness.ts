@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { waitUntil } from './harness.ts'
+import { waitUntil, type Receiver, type RunningServer } from './harness.ts'
+import type { TestRedis } from './redis-server.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
@@ -57,4 +58,18 @@ export async function startWorker(opts: { redisUrl: string; id: string; slots?: 
     },
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   }
+}
+
+/** config.toml of an API host that runs no job itself: every job goes to sandbox hosts on redisUrl. */
+export const apiHostToml = (redisUrl: string) =>
+  `[pool]\nsize = 0\n${FAST_QUEUE_TOML}redis_url = "${redisUrl}"\n[outbox]\nbackoff_ms = 200\nbackoff_max_ms = 1000\n`
+
+/** Stops whatever a test started (hosts first, so none is left waiting on a gone Redis). */
+export async function stopAll(parts: { workers: WorkerProcess[]; receiver?: Receiver; server?: RunningServer; redis?: TestRedis }): Promise<void> {
+  await Promise.allSettled(parts.workers.map((w) => w.stop()))
+  parts.workers.forEach((w) => w.cleanup())
+  await parts.receiver?.close()
+  await parts.server?.stop()
+  parts.server?.cleanup()
+  await parts.redis?.stop()
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from './harness.ts'
 import { startRedis, type TestRedis } from './redis-server.ts'
-import { FAST_QUEUE_TOML, startWorker, type WorkerProcess } from './sandbox-host-harness.ts'
+import { apiHostToml, startWorker, stopAll, type WorkerProcess } from './sandbox-host-harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 const N = 500
@@ -27,18 +27,11 @@ const workers: WorkerProcess[] = []
 beforeAll(async () => {
   redis = await startRedis()
   receiver = await startReceiver()
-  server = await startServer({ configToml: `[pool]\nsize = 0\n${FAST_QUEUE_TOML}redis_url = "${redis.url}"\n[outbox]\nbackoff_ms = 200\nbackoff_max_ms = 1000\n` })
+  server = await startServer({ configToml: apiHostToml(redis.url) })
   workers.push(await startWorker({ redisUrl: redis.url, id: 'load-a', slots: 2 }), await startWorker({ redisUrl: redis.url, id: 'load-b', slots: 2 }))
 }, 180_000)
 
-afterAll(async () => {
-  await Promise.allSettled(workers.map((w) => w.stop()))
-  workers.forEach((w) => w.cleanup())
-  await receiver?.close()
-  await server?.stop()
-  server?.cleanup()
-  await redis?.stop()
-}, 120_000)
+afterAll(() => stopAll({ workers, receiver, server, redis }), 120_000)
 
 test(`${N} mixed submissions, a host SIGKILLed midway, Redis restarted once: each completes exactly once`, { timeout: 900_000 }, async () => {
   const secret = await server.createClient('load')

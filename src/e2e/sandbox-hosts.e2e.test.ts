@@ -6,7 +6,7 @@ import { Queue } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from './harness.ts'
 import { startRedis, type TestRedis } from './redis-server.ts'
-import { FAST_QUEUE_TOML, startWorker, type WorkerProcess } from './sandbox-host-harness.ts'
+import { apiHostToml, FAST_QUEUE_TOML, startWorker, stopAll, type WorkerProcess } from './sandbox-host-harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 
@@ -25,18 +25,11 @@ const worker = async (id: string, opts: { slots?: number; langs?: string[] } = {
 beforeAll(async () => {
   redis = await startRedis()
   receiver = await startReceiver()
-  server = await startServer({ configToml: `[pool]\nsize = 0\n${FAST_QUEUE_TOML}redis_url = "${redis.url}"\n[outbox]\nbackoff_ms = 200\nbackoff_max_ms = 1000\n` })
+  server = await startServer({ configToml: apiHostToml(redis.url) })
   secret = await server.createClient('hosts')
 }, 120_000)
 
-afterAll(async () => {
-  await Promise.allSettled(workers.map((w) => w.stop()))
-  workers.forEach((w) => w.cleanup())
-  await receiver?.close()
-  await server?.stop()
-  server?.cleanup()
-  await redis?.stop()
-}, 120_000)
+afterAll(() => stopAll({ workers, receiver, server, redis }), 120_000)
 
 const http = () => api(server.url)
 const submit = async (lang: string, source: string, extra: Record<string, unknown> = {}) => {

@@ -1,20 +1,9 @@
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startRedis, type TestRedis } from '../e2e/redis-server.ts'
+import { describe, expect, test } from 'vitest'
+import { useTestRedis } from './test-redis.ts'
 import type { Job } from '../jobs/types.ts'
 import { BlobCache, BY_REFERENCE_BYTES, byReference, MissingBlob, resolveReferences } from './blobs.ts'
-import { redisOptions } from './connection.ts'
 
-let redis: TestRedis
-let client: Redis
-beforeAll(async () => {
-  redis = await startRedis()
-  client = new Redis(redisOptions(redis.url))
-})
-afterAll(async () => {
-  client?.disconnect()
-  await redis?.stop()
-})
+const t = useTestRedis()
 
 const big = 'x'.repeat(BY_REFERENCE_BYTES)
 const job = (tests: { input: string; expectedOutput: string }[]): Job => ({ language: 'C', source: 's', input: '', timeLimitSec: 1, memoryLimitKb: 65536, tests })
@@ -22,7 +11,7 @@ const job = (tests: { input: string; expectedOutput: string }[]): Job => ({ lang
 describe('test data by reference', () => {
   test('small test sets go inline', async () => {
     const j = job([{ input: '1', expectedOutput: '2' }])
-    expect(await byReference(client, 't', j)).toEqual({ job: j })
+    expect(await byReference(t.client, 't', j)).toEqual({ job: j })
   })
 
   test('large ones are stored once by hash, sent as references, and filled in again on the host', async () => {
@@ -30,33 +19,33 @@ describe('test data by reference', () => {
       { input: big, expectedOutput: 'a' },
       { input: big, expectedOutput: 'b' },
     ])
-    const sent = await byReference(client, 't', j)
+    const sent = await byReference(t.client, 't', j)
     expect(sent.testRefs).toHaveLength(2)
     expect(sent.job.tests!.every((t) => t.input === '' && t.expectedOutput === '')).toBe(true)
     expect(JSON.stringify(sent).length).toBeLessThan(2000)
     // equal inputs are one key
     expect(sent.testRefs![0]!.input).toBe(sent.testRefs![1]!.input)
-    expect(await client.keys('t:blob:*')).toHaveLength(3)
-    expect(await client.ttl(`t:blob:${sent.testRefs![0]!.input}`)).toBeGreaterThan(3600)
+    expect(await t.client.keys('t:blob:*')).toHaveLength(3)
+    expect(await t.client.ttl(`t:blob:${sent.testRefs![0]!.input}`)).toBeGreaterThan(3600)
 
     const cache = new BlobCache(10 << 20)
-    expect(await resolveReferences(client, 't', cache, sent.job, sent.testRefs)).toEqual(j)
+    expect(await resolveReferences(t.client, 't', cache, sent.job, sent.testRefs)).toEqual(j)
     // a second job of the same problem is read from the cache, even with Redis emptied
-    await client.flushall()
-    expect(await resolveReferences(client, 't', cache, sent.job, sent.testRefs)).toEqual(j)
+    await t.client.flushall()
+    expect(await resolveReferences(t.client, 't', cache, sent.job, sent.testRefs)).toEqual(j)
     // and the API host stores what Redis lost again
-    await byReference(client, 't', j)
-    expect(await client.keys('t:blob:*')).toHaveLength(3)
+    await byReference(t.client, 't', j)
+    expect(await t.client.keys('t:blob:*')).toHaveLength(3)
   })
 
   test('a missing or altered blob is refused, never run with other data', async () => {
     const j = job([{ input: big + 'm', expectedOutput: 'z' }])
-    const sent = await byReference(client, 'u', j)
-    await client.set(`u:blob:${sent.testRefs![0]!.input}`, 'tampered')
-    await expect(resolveReferences(client, 'u', new BlobCache(1 << 20), sent.job, sent.testRefs)).rejects.toThrow(/does not match its hash/)
-    await client.del(`u:blob:${sent.testRefs![0]!.input}`)
-    await expect(resolveReferences(client, 'u', new BlobCache(1 << 20), sent.job, sent.testRefs)).rejects.toBeInstanceOf(MissingBlob)
-    await expect(resolveReferences(client, 'u', new BlobCache(1 << 20), sent.job, [])).rejects.toThrow(/do not match/)
+    const sent = await byReference(t.client, 'u', j)
+    await t.client.set(`u:blob:${sent.testRefs![0]!.input}`, 'tampered')
+    await expect(resolveReferences(t.client, 'u', new BlobCache(1 << 20), sent.job, sent.testRefs)).rejects.toThrow(/does not match its hash/)
+    await t.client.del(`u:blob:${sent.testRefs![0]!.input}`)
+    await expect(resolveReferences(t.client, 'u', new BlobCache(1 << 20), sent.job, sent.testRefs)).rejects.toBeInstanceOf(MissingBlob)
+    await expect(resolveReferences(t.client, 'u', new BlobCache(1 << 20), sent.job, [])).rejects.toThrow(/do not match/)
   })
 
   test('the host cache keeps at most its cap, dropping the least recently used', () => {

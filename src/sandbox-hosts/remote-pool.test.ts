@@ -2,10 +2,9 @@
 // answers as the test says): routing by advert, results and their order, lost and failed jobs, a host
 // that could not find its test data, and Redis going away.
 import { Queue, Worker, type ConnectionOptions } from 'bullmq'
-import { Redis } from 'ioredis'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import { parseConfig } from '../config.ts'
-import { startRedis, type TestRedis } from '../e2e/redis-server.ts'
+import { useTestRedis } from './test-redis.ts'
 import type { CompileOutcome, Job, JobResult } from '../jobs/types.ts'
 import { createLog } from '../log.ts'
 import { queueForLanguages, startAdverts } from './adverts.ts'
@@ -14,26 +13,17 @@ import { redisOptions } from './connection.ts'
 import { createRemotePool, type RemotePool } from './remote-pool.ts'
 import { MISSING_TEST_DATA, RESULTS_QUEUE, type JobMessage, type ResultMessage } from './wire.ts'
 
-let redis: TestRedis
-let client: Redis
+const t = useTestRedis()
 const logged: string[] = []
 const log = createLog({}, 'debug', (line) => void logged.push(line))
 const closers: (() => Promise<unknown>)[] = []
 
-beforeAll(async () => {
-  redis = await startRedis()
-  client = new Redis(redisOptions(redis.url))
-})
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c()
 })
-afterAll(async () => {
-  client?.disconnect()
-  await redis?.stop()
-})
 
 const config = () =>
-  parseConfig({ pool: { size: 0 }, queue: { redis_url: redis.url, reconcile_ms: 300, advert_ttl_ms: 1500, lock_ms: 1000, stalled_check_ms: 500 } }, {}, '/nonexistent')
+  parseConfig({ pool: { size: 0 }, queue: { redis_url: t.redis.url, reconcile_ms: 300, advert_ttl_ms: 1500, lock_ms: 1000, stalled_check_ms: 500 } }, {}, '/nonexistent')
 
 const ok = (stdout: string): JobResult => ({
   compile: { ok: true, message: '' },
@@ -44,7 +34,7 @@ const job = (language = 'C', extra: Partial<Job> = {}): Job => ({ language, sour
 /** A stand-in host for `languages`: answer(message) returns what it sends back, in order. */
 function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[], lockDuration = 30_000, slots = 2) {
   const queue = queueForLanguages(languages)
-  const results = new Queue(RESULTS_QUEUE, { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter' })
+  const results = new Queue(RESULTS_QUEUE, { connection: redisOptions(t.redis.url) as ConnectionOptions, prefix: 'arbiter' })
   const seen: JobMessage[] = []
   const worker = new Worker(
     queue,
@@ -53,11 +43,11 @@ function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Pro
       seen.push(m)
       for (const r of await answer(m, seen.length)) await results.add(r.kind, { ...r, key: m.key, host: 'fake' })
     },
-    { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter', concurrency: 4, lockDuration }
+    { connection: redisOptions(t.redis.url) as ConnectionOptions, prefix: 'arbiter', concurrency: 4, lockDuration }
   )
   // the lost job's own completion finds no key (Redis was emptied under it): expected, not a test failure
   worker.on('error', () => {})
-  const advert = startAdverts(client, 'arbiter', { id: `fake-${languages.join('-')}`, languages, slots, queue }, 1500, () => {})
+  const advert = startAdverts(t.client, 'arbiter', { id: `fake-${languages.join('-')}`, languages, slots, queue }, 1500, () => {})
   const close = async () => {
     await advert.stop()
     await worker.close()
@@ -67,7 +57,7 @@ function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Pro
   /** Dies holding its jobs: no more lock renewals, nothing finished, the advert left to expire. */
   const die = async () => {
     await advert.stop()
-    await client.set(`arbiter:hosts:fake-${languages.join('-')}`, JSON.stringify({ id: `fake-${languages.join('-')}`, languages, slots: 2, queue }), 'PX', 700)
+    await t.client.set(`arbiter:hosts:fake-${languages.join('-')}`, JSON.stringify({ id: `fake-${languages.join('-')}`, languages, slots: 2, queue }), 'PX', 700)
     await worker.close(true)
   }
   return { seen, close, die, queue }
@@ -90,7 +80,7 @@ const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
 
 describe('the remote pool', () => {
   test('a job goes to a host with its language; the compile stage is shown once and first, even when its message comes last', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     const host = fakeHost(['C'], () => [
       { kind: 'result', result: ok('out') },
@@ -110,7 +100,7 @@ describe('the remote pool', () => {
   })
 
   test('the same claim twice is one job: a resumed claim attaches to the job already out', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
@@ -130,7 +120,7 @@ describe('the remote pool', () => {
   })
 
   test('a resumed claim already waiting in one of several sets with its language is attached to there, not sent to another', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
@@ -138,7 +128,7 @@ describe('the remote pool', () => {
     const holder = fakeHost(['C', 'PYTHON3'], async () => (await gate, [{ kind: 'result', result: ok('first run') }]))
     await until(() => p.size === 12)
     // out before the API host's restart: already in the holder's queue, being run
-    const q = new Queue(holder.queue, { connection: redisOptions(redis.url) as ConnectionOptions, prefix: 'arbiter' })
+    const q = new Queue(holder.queue, { connection: redisOptions(t.redis.url) as ConnectionOptions, prefix: 'arbiter' })
     await q.add('run', { key: 's9-a1', job: job() }, { jobId: 's9-a1' })
     await q.close()
     await until(() => holder.seen.length === 1)
@@ -150,17 +140,17 @@ describe('the remote pool', () => {
   })
 
   test('large test sets go by reference; a host that cannot find them gets the job again, not a failure', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     const big = 'y'.repeat(BY_REFERENCE_BYTES)
     fakeHost(['PYTHON3'], async (m, n) => {
       expect(m.testRefs).toHaveLength(1)
       expect(m.job.tests![0]!.input).toBe('')
       if (n === 1) {
-        await client.del(`arbiter:blob:${m.testRefs![0]!.input}`)
+        await t.client.del(`arbiter:blob:${m.testRefs![0]!.input}`)
         return [{ kind: 'error', message: `${MISSING_TEST_DATA}gone` }]
       }
-      expect(await client.exists(`arbiter:blob:${m.testRefs![0]!.input}`)).toBe(1)
+      expect(await t.client.exists(`arbiter:blob:${m.testRefs![0]!.input}`)).toBe(1)
       return [{ kind: 'result', result: { compile: { ok: true, message: '' }, tests: [] } }]
     })
     await until(() => p.available()?.has('PYTHON3') === true)
@@ -170,12 +160,12 @@ describe('the remote pool', () => {
   })
 
   test('a job Redis lost is sent again; one that failed there is our fault (rejected, so the dispatcher retries)', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     const host = fakeHost(['C'], async (m) => {
       if (m.key === 's4-a1' && host.seen.filter((x) => x.key === 's4-a1').length === 1) {
         // lose it: Redis forgets the job and no result comes
-        await client.flushall()
+        await t.client.flushall()
         return []
       }
       if (m.key === 's5-a1') throw new Error('host broke')
@@ -189,13 +179,13 @@ describe('the remote pool', () => {
   })
 
   test('a job waiting in the queue of a language set whose hosts all left is taken back and routed to another set', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     const gone = fakeHost(['C'], () => [{ kind: 'result', result: ok('never') }])
     await until(() => p.available()?.has('C') === true)
     await gone.close()
     // its advert outlives it a little (a host killed does not remove it): the job is routed to its queue
-    await client.set('arbiter:hosts:fake-C', JSON.stringify({ id: 'fake-C', languages: ['C'], slots: 2, queue: gone.queue }), 'PX', 700)
+    await t.client.set('arbiter:hosts:fake-C', JSON.stringify({ id: 'fake-C', languages: ['C'], slots: 2, queue: gone.queue }), 'PX', 700)
     await new Promise((r) => setTimeout(r, 600))
     const running = p.run(job(), { jobKey: 's6-a1' })
     const other = fakeHost(['C', 'PYTHON3'], () => [{ kind: 'result', result: ok('rerouted') }])
@@ -206,7 +196,7 @@ describe('the remote pool', () => {
   })
 
   test('a job a dead host had started, in a set no live host serves, is taken back once its lock lapses and routed again', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     const dead = fakeHost(['C'], () => new Promise(() => {}), 1000)
     await until(() => p.available()?.has('C') === true)
@@ -219,7 +209,7 @@ describe('the remote pool', () => {
   })
 
   test("a result over the API host's own caps is refused as unreadable", async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     const cap = config().limits.output_cap_bytes
     fakeHost(['C'], () => [{ kind: 'result', result: ok('z'.repeat(2 * cap + 5000)) }, { kind: 'result', result: ok('small') }])
@@ -230,7 +220,7 @@ describe('the remote pool', () => {
   })
 
   test('without a live host nothing is available; without Redis neither, and /health says so', async () => {
-    await client.flushall()
+    await t.client.flushall()
     const p = pool()
     await until(() => p.status().redis === 'ok')
     expect(p.available()?.size).toBe(0)
@@ -238,14 +228,14 @@ describe('the remote pool', () => {
     const host = fakeHost(['C'], () => [{ kind: 'result', result: ok('x') }])
     await until(() => p.size === 3) // 2 slots and one waiting in the queue
     await host.close()
-    await client.del('arbiter:hosts:fake-C')
+    await t.client.del('arbiter:hosts:fake-C')
     await until(() => p.size === 0)
-    await redis.down()
+    await t.redis.down()
     try {
       await until(() => p.status().redis === 'unreachable')
       expect(p.available()?.size).toBe(0)
     } finally {
-      await redis.up()
+      await t.redis.up()
     }
     await until(() => p.status().redis === 'ok', 15_000)
   })
