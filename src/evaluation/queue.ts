@@ -37,23 +37,27 @@ export function requeueAbandoned(db: Deps['db']): number {
     .run().changes
 }
 
-function prepare(db: Deps['db']) {
+/**
+ * The claim: one UPDATE … RETURNING of the oldest queued row (synchronous v3 first), optionally only in
+ * some languages, bumping its claim token; one statement, so two claimers can never take the same row.
+ */
+function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet<string>) {
+  const queued = eq(submissions.state, 'queued')
   const next = db
     .select({ id: submissions.id })
     .from(submissions)
-    .where(eq(submissions.state, 'queued'))
+    .where(languages ? and(queued, inArray(submissions.language, [...languages])) : queued)
     .orderBy(asc(submissions.priority), asc(submissions.id))
     .limit(1)
-  return {
-    // drizzle binds the placeholder through startedAt's encoder (Date → ms); set()'s types do not say so
-    claim: db
-      .update(submissions)
-      .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt: sql.placeholder('now') as unknown as Date })
-      .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
-      .returning()
-      .prepare(),
-  }
+  return db
+    .update(submissions)
+    .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt })
+    .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
+    .returning()
 }
+
+// drizzle binds the placeholder through startedAt's encoder (Date → ms); set()'s types do not say so
+const prepare = (db: Deps['db']) => ({ claim: claimStatement(db, sql.placeholder('now') as unknown as Date).prepare() })
 const cache = new WeakMap<object, ReturnType<typeof prepare>>()
 const stmts = (db: Deps['db']) => {
   let s = cache.get(db)
@@ -61,23 +65,11 @@ const stmts = (db: Deps['db']) => {
   return s
 }
 
-/** Claims the next queued row: one statement, so two claimers can never take the same row. */
+/** Claims the next queued row; with `languages`, only in those (what sandbox hosts can take now). */
 export function claimNext(db: Deps['db'], now: Date, languages?: ReadonlySet<string>): Submission | undefined {
   if (!languages) return stmts(db).claim.get({ now })
-  if (!languages.size) return undefined
-  // only languages some sandbox host can take now; the others wait, queued, for a host that has them
-  const next = db
-    .select({ id: submissions.id })
-    .from(submissions)
-    .where(and(eq(submissions.state, 'queued'), inArray(submissions.language, [...languages])))
-    .orderBy(asc(submissions.priority), asc(submissions.id))
-    .limit(1)
-  return db
-    .update(submissions)
-    .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt: now })
-    .where(sql`${submissions.id} = (${next}) and ${submissions.state} = 'queued'`)
-    .returning()
-    .get()
+  // the other languages wait, queued, for a host that has them
+  return languages.size ? claimStatement(db, now, languages).get() : undefined
 }
 
 /** Today's queue: the submissions table of this server's SQLite database. */
