@@ -546,3 +546,13 @@ export function renderDefaultToml(): string {
   }
   return out.join('\n') + '\n'
 }
+
+/**
+ * Missing, zero or negative → the default; larger than the cap → the cap; smaller than the floor →
+ * the floor (never refused, as the spec sets a too-large value to the maximum). The floor matters: a
+ * limit rounded down to 0 would reach the jail as "no limit".
+ */
+export function clampLimit(value: number | undefined, fallback: number, max: number, min: number): number {
+  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
+  return Math.max(min, Math.min(value, max))
+}

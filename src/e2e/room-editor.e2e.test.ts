@@ -6,9 +6,9 @@
 import type { Browser, Page } from 'playwright-core'
 import * as Y from 'yjs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { editorText, launchBrowser } from './browser.ts'
-import { waitUntil } from './harness.ts'
-import { startServer, type Server } from './interview-harness.ts'
+import { editorText, launchBrowser } from '../testing/browser.ts'
+import { waitUntil } from '../testing/harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 // what the page.evaluate() callbacks use, in the browser (the project's tsconfig has no DOM library)
 declare const document: { getElementById(id: string): { textContent: string | null } | null }
