@@ -34,11 +34,11 @@ export function checkUpdate(update: Uint8Array): Set<number> {
     if (s instanceof Y.Skip) throw bad('it has gaps (structs that never integrate)')
     writers.add(s.id.client)
     if (!(s instanceof Y.Item)) continue // a GC struct: a deleted run, no content
-    if (!allowedContent(s.content)) throw bad(`only plain text may go into the code (got ${s.content.constructor.name})`)
-    if (s.parentSub !== null) throw bad('the code has no keyed entries')
     // in a decoded update, parent is a root's name, or null when it follows from the item's neighbours
     const parent = s.parent as unknown
     if (parent !== null && parent !== TEXT) throw bad(typeof parent === 'string' ? `no shared type but "${TEXT}" exists (got "${parent}")` : 'no nested types')
+    if (s.parentSub !== null) throw bad('the code has no keyed entries')
+    if (!allowedContent(s.content)) throw bad(`only plain text may go into the code (got ${s.content.constructor.name})`)
   }
   return writers
 }
