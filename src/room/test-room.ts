@@ -73,7 +73,12 @@ export async function roomSetup(room: Partial<Config['room']> = {}, start = new 
           }
         }
       }
-      return { res, next, close: () => ac.abort() }
+      /** The browser goes away: its end of the body is cancelled. */
+      const close = async () => {
+        ac.abort()
+        await (reader ? reader.cancel() : res.body?.cancel())
+      }
+      return { res, next, close }
     }
     return { cookie, csrf, post, stream }
   }
