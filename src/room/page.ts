@@ -227,9 +227,11 @@ runBtn.addEventListener('click', function () {
   clearTimeout(timer); timer = null;
   runBtn.disabled = true;
   $('run-status').textContent = 'Running…';
-  // the run request saves the code it runs: the editing label is over either way
-  post('/run', current()).then(function (r) { sync.textContent = 'saved'; showRun(r); },
-    function (e) { sync.textContent = ''; $('run-status').textContent = 'Not run: ' + failed(e); })
+  // the server runs its copy of the document: first it gets every edit made so far, so Run runs what is on screen
+  editor.flush().then(function () {
+    return post('/run', current()).then(function (r) { sync.textContent = 'saved'; showRun(r); },
+      function (e) { sync.textContent = ''; $('run-status').textContent = 'Not run: ' + failed(e); });
+  }, function (e) { $('run-status').textContent = 'Not run: your last edit was not saved (' + failed(e) + ')'; })
   .then(function () { runBtn.disabled = ended; });
 });
 

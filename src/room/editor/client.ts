@@ -66,8 +66,6 @@ const toB64 = (u: Uint8Array) => {
 }
 const fromB64 = (s: string) => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0))
 
-const COLORS = ['#1e6fd9', '#c2410c', '#15803d', '#9333ea', '#be123c', '#0e7490']
-
 export interface MountOptions {
   parent: NonNullable<EditorViewConfig['parent']>
   language: string
@@ -85,28 +83,38 @@ export function mount(o: MountOptions) {
   const doc = new Y.Doc()
   const text = doc.getText('code')
   const awareness = new Awareness(doc)
-  awareness.setLocalStateField('user', { name: o.me.name, color: COLORS[o.me.id % COLORS.length], colorLight: `${COLORS[o.me.id % COLORS.length]}33` })
+  // the others see the name, role and colour the server gives this session, whatever is set here
+  awareness.setLocalStateField('user', { name: o.me.name })
   const cid = Math.random().toString(36).slice(2)
   let ready = false
   let readOnly = o.readOnly
 
-  // local changes are batched: merged into one update and POSTed every 60 ms at most, one request at a time
+  // local changes are batched: merged into one update and POSTed 60 ms after the first, one request at a
+  // time in order (each builds on the ones before); flush() sends what waits at once, for Run
   let pending: Uint8Array[] = []
-  let inflight = false
   let timer: ReturnType<typeof setTimeout> | undefined
-  const flush = () => {
+  /** The latest POST, settled when it and every one before it are done. */
+  let last: Promise<void> = Promise.resolve()
+  const flush = (): Promise<void> => {
+    clearTimeout(timer)
     timer = undefined
-    if (inflight || !pending.length) return
+    if (!pending.length) return last
     const update = Y.mergeUpdates(pending)
     pending = []
-    inflight = true
-    o.post('/doc', { update: toB64(update), cid }).then(
-      () => o.onSync('saved'),
-      (e: Error) => o.onSync({ error: e.message })
-    ).finally(() => {
-      inflight = false
-      if (pending.length) timer = setTimeout(flush, 0)
-    })
+    last = last
+      .catch(() => {})
+      .then(() => o.post('/doc', { update: toB64(update), cid }))
+      .then(
+        () => {
+          if (!pending.length) o.onSync('saved')
+        },
+        (e: Error) => {
+          o.onSync({ error: e.message })
+          throw e
+        }
+      )
+    last.catch(() => {})
+    return last
   }
   doc.on('update', (update: Uint8Array, origin: unknown) => {
     if (origin === 'remote' || !ready) return
@@ -151,6 +159,8 @@ export function mount(o: MountOptions) {
     cid,
     /** The whole text (what Run runs). */
     text: () => text.toString(),
+    /** Sends the edits not yet sent; settles when the server has every edit made so far (rejects if one was refused). */
+    flush,
     /** The document as the server has it: the full state at connect, then others' updates. */
     applyRemote(update64: string, init = false) {
       Y.applyUpdate(doc, fromB64(update64), 'remote')
