@@ -251,4 +251,33 @@ describe('the collaborative editor', () => {
     await ivan.keyboard.type(' # still live')
     await waitUntil(async () => (await codeOf(cand)).includes('# still live'), 10_000, "the interviewer's edit at the candidate")
   })
+
+  test('a stored document that breaks the rules is rebuilt from its text at a restart, and open pages start again from it', { timeout: 120_000 }, async () => {
+    const want = await codeOf(ivan)
+    expect(await codeOf(cand)).toBe(want)
+    // as an older server could have stored it: the text, an embed, and another root type
+    const broken = new Y.Doc()
+    broken.getText('code').insert(0, want)
+    broken.getText('code').insertEmbed(0, { image: 'x' })
+    broken.getMap('junk').set('k', 'v'.repeat(10_000))
+    s.exec('update room_states set doc_state = ? where interview_id = ?', Buffer.from(Y.encodeStateAsUpdate(broken)), links.id)
+    const reloaded = [ivan.waitForEvent('load', { timeout: 60_000 }), cand.waitForEvent('load', { timeout: 60_000 })]
+    await s.restart()
+    // their streams reconnect, find a document that is not theirs, and the pages load again (no doubled text)
+    await Promise.all(reloaded)
+    for (const page of [ivan, cand]) {
+      await page.locator('#conn', { hasText: 'live' }).waitFor()
+      await page.locator('#code .cm-content[contenteditable=true]').waitFor()
+      await waitUntil(async () => (await codeOf(page)) === want, 10_000, 'the text once, as it was')
+    }
+    const stored = s.sql<{ doc_state: Buffer }>('select doc_state from room_states where interview_id = ?', links.id)[0]
+    const d = new Y.Doc()
+    Y.applyUpdate(d, new Uint8Array(stored.doc_state))
+    expect([...d.share.keys()].filter((k) => k !== 'code')).toEqual([])
+    expect(d.getText('code').toDelta()).toEqual([{ insert: want }])
+    // and editing goes on
+    await toEndOfLine(ivan, 1)
+    await ivan.keyboard.type(' # after the repair')
+    await waitUntil(async () => (await codeOf(cand)).includes('# after the repair'), 10_000, "the interviewer's edit at the candidate")
+  })
 })

@@ -171,6 +171,7 @@ function failed(e) { return e.status === 401 ? 'signed out: open your link again
 var editor = window.ArbiterEditor.mount({
   parent: $('code'), language: boot.state.language, me: boot.me, nonce: document.currentScript.nonce,
   readOnly: boot.status === 'completed', post: post,
+  onReplaced: function () { window.location.reload(); },
   onSync: function (s) {
     if (ended) return;
     sync.textContent = s === 'editing' ? 'editing…' : s === 'saved' ? (timer || inflight ? 'editing…' : 'saved') : 'not saved: ' + s.error;

@@ -75,6 +75,8 @@ export interface MountOptions {
   readOnly: boolean
   /** POSTs a body to the room's path (the page's own post(): cookie and CSRF token). */
   post: (path: string, body: unknown) => Promise<unknown>
+  /** The server's document is not the one this tab has (it was rebuilt): the page reloads. */
+  onReplaced: () => void
   /** The local document changed (the page shows "editing…" / "saved" from these). */
   onSync: (state: 'editing' | 'saved' | { error: string }) => void
 }
@@ -122,6 +124,14 @@ export function mount(o: MountOptions) {
     o.onSync('editing')
     timer ??= setTimeout(flush, 60)
   })
+  /** The server's whole document holds everything this tab got from the others (its own edits may still be on their way). */
+  const covers = (whole: Uint8Array) => {
+    const theirs = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(whole))
+    for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(doc))) {
+      if (client !== doc.clientID && (theirs.get(client) ?? 0) < clock) return false
+    }
+    return true
+  }
   let awarenessTimer: ReturnType<typeof setTimeout> | undefined
   awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
     if (origin === 'remote' || !ready) return
@@ -163,7 +173,12 @@ export function mount(o: MountOptions) {
     flush,
     /** The document as the server has it: the full state at connect, then others' updates. */
     applyRemote(update64: string, init = false) {
-      Y.applyUpdate(doc, fromB64(update64), 'remote')
+      const update = fromB64(update64)
+      // a stream that reopens gets the whole document again; when it lacks what this tab already had from
+      // the others, the server's document was rebuilt (repaired from its text): merging would double the
+      // text, so the page starts again from the server's
+      if (init && ready && !covers(update)) return o.onReplaced()
+      Y.applyUpdate(doc, update, 'remote')
       if (init && !ready) {
         ready = true
         if (!readOnly) view.dispatch({ effects: editable.reconfigure([EditorState.readOnly.of(false), EditorView.editable.of(true)]) })
