@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compileArgvWith, JVM_RUN, runArgvWith, splitWords } from './argv.ts'
 
@@ -29,4 +33,14 @@ describe('argv composition', () => {
     expect(runArgvWith([JVM_RUN, 'java', '-cp', '/work'], ['x'])).toEqual([JVM_RUN, 'java', '-cp', '/work', '--', 'x'])
     expect(runArgvWith(['./main'], [])).toEqual(['./main'])
   })
+})
+
+describe('the JVM wrapper (toolchains/bin/jvm-run) places the arguments after the main class', () => {
+  const run = (args: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'jvm-run-'))
+    writeFileSync(join(dir, '.arbiter-main-class'), 'Hello\n')
+    return execFileSync('sh', [join(import.meta.dirname, '..', '..', 'toolchains', 'bin', 'jvm-run'), 'printf', '[%s]', ...args], { cwd: dir, encoding: 'utf8' })
+  }
+  it('without arguments the main class goes last', () => expect(run(['java', '-cp', '/work'])).toBe('[java][-cp][/work][Hello]'))
+  it('the first lone -- becomes the main class', () => expect(run(['java', '--', 'a b', '--', '$x'])).toBe('[java][Hello][a b][--][$x]'))
 })
