@@ -77,7 +77,16 @@ export function railsInteger(v: unknown): number | undefined {
   return undefined
 }
 
-export function submissionRequest(r: Judge0Ranges) {
+const built = new Map<string, ReturnType<typeof buildRequest>>()
+/** The request schema for these ranges (built once per set of ranges: requests reuse it). */
+export function submissionRequest(r: Judge0Ranges): ReturnType<typeof buildRequest> {
+  const key = JSON.stringify(r)
+  let s = built.get(key)
+  if (!s) built.set(key, (s = buildRequest(r)))
+  return s
+}
+
+function buildRequest(r: Judge0Ranges) {
   return z
     .object({
       source_code: Text.meta({ description: "Program's source code (Base64 when base64_encoded=true). Required." }),
