@@ -140,6 +140,8 @@ export function submissionInput(input: Judge0Input, wait: boolean): SubmissionIn
     processes: input.maxProcessesAndOrThreads,
     outputBytes: Math.max(1, input.maxFileSize) * 1024,
     ...(input.redirectStderrToStdout ? { redirectStderrToStdout: true } : {}),
+    // the exact bytes: Base64 replies carry them, and plain replies must tell text that is not UTF-8
+    outputEncoding: 'latin1',
     ...(input.files.length ? { files: input.files.map((f) => ({ name: f.name, contentBase64: f.content.toString('base64') })) } : {}),
     ...(input.compileArgv ? { compileArgv: input.compileArgv } : {}),
     ...(input.runArgv ? { runArgv: input.runArgv } : {}),
@@ -168,6 +170,8 @@ export function findSubmission(deps: Pick<Deps, 'db'>, client: Client, token: st
 }
 
 const orNull = (s: string | null | undefined) => (s === null || s === undefined || s === '' ? null : s)
+/** The run's output as bytes (the core stored it one character per byte: outputEncoding latin1). */
+const bytesOf = (s: string | null | undefined) => (s ? new Uint8Array(Buffer.from(s, 'latin1')) : null)
 
 /** A stored row as Judge0 shows it. */
 export function judge0Record(row: Submission): Judge0Record {
@@ -208,12 +212,13 @@ export function judge0Record(row: Submission): Judge0Record {
   if (row.verdict === 'CE') return { ...base, ...pending, ...withStatus(STATUS.compilationError), finished_at: finished, compile_output: orNull(row.compileStatus) ?? 'Compilation failed' }
   const run = raw?.run
   if (!run) return { ...base, ...pending, ...withStatus(STATUS.internal), finished_at: finished, message: 'the run step left no result' }
-  const report = runReport(run, d.expectedOutput, row.stdout)
+  const stdout = bytesOf(row.stdout)
+  const report = runReport(run, d.expectedOutput, stdout ? Buffer.from(stdout).toString('utf8') : null)
   return {
     ...base,
     ...withStatus(report.statusId),
-    stdout: orNull(row.stdout),
-    stderr: orNull(row.stderr),
+    stdout,
+    stderr: bytesOf(row.stderr),
     compile_output: compiled,
     finished_at: finished,
     time: Math.round(run.cpuSec * 1000) / 1000,
