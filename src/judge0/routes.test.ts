@@ -148,6 +148,18 @@ describe('Judge0 submissions', () => {
   })
 })
 
+describe('Judge0 quota', () => {
+  test('a client past its quota gets 429 with an error, nothing stored', async () => {
+    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} } })
+    const app = createApp(deps)
+    const secret = addClient(deps, { name: 'small', quota: 1 })
+    expect((await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })).status).toBe(201)
+    const r = await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })
+    expect(r.status).toBe(429)
+    expect(await json(r)).toEqual({ error: 'API usage quota exceeded' })
+  })
+})
+
 describe('Judge0 batch', () => {
   test('create: a token or the errors per item; 400 for none or more than 20', async () => {
     const { app, secret } = setup()
