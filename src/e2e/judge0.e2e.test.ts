@@ -131,6 +131,19 @@ describe('refusals and auth', () => {
     expect((await call('POST', '/submissions', { source_code: 'x', language_id: 89 })).body).toEqual({ language_id: ["language with id 89 doesn't exist"] })
     expect((await call('POST', '/submissions', { source_code: 'x' })).body).toEqual({ language_id: ["can't be blank", "language with id  doesn't exist"] })
     expect((await call('POST', '/submissions', { source_code: 'x', language_id: 71, compiler_options: '-O2' })).body).toEqual({ compiler_options: ['setting compiler options is only allowed for compiled languages'] })
+    expect((await call('POST', '/submissions', { source_code: 'x', language_id: 50, compiler_options: '"-O2', command_line_arguments: 'x'.repeat(513) })).body).toEqual({
+      command_line_arguments: ['is too long (maximum is 512 characters)'],
+      compiler_options: ['has an unterminated double quote'],
+    })
+    expect((await call('POST', '/submissions', { source_code: 'x', language_id: 71, enable_per_process_and_thread_time_limit: true, enable_per_process_and_thread_memory_limit: 'true', number_of_runs: 21 })).body).toEqual({
+      number_of_runs: ['must be less than or equal to 20'],
+      enable_per_process_and_thread_time_limit: ['this option cannot be enabled'],
+      enable_per_process_and_thread_memory_limit: ['this option cannot be enabled'],
+    })
+    expect((await call('POST', '/submissions', { source_code: 'x', language_id: 71, additional_files: 'bm90IGEgemlw' })).body.additional_files[0]).toMatch(/^is not a zip archive/)
+    expect((await call('GET', '/submissions/x?fields=stdout,bogus')).body).toEqual({ error: 'invalid fields: [bogus]' })
+    const batch = await call('POST', '/submissions/batch', { submissions: [{ language_id: 71 }] })
+    expect([batch.status, batch.body]).toEqual([422, [{ source_code: ["can't be blank"] }]])
   })
 
   test('401 without or with a wrong X-Auth-Token; another client\'s token is 404', { timeout: 60_000 }, async () => {
