@@ -24,3 +24,6 @@ export type CliCommands = Record<string, CliCommand>
 export class CliExit {
   constructor(readonly code: number) {}
 }
+
+/** Output is always JSON; --json is accepted so that scripts can say so. */
+export const JSON_FLAG = { json: { type: 'boolean' as const } }

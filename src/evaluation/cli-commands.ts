@@ -1,5 +1,6 @@
 // CLI of the code-evaluation API: clients create | list | revoke. The secret is printed once, at creation.
 import type { CliCommands } from '../cli.ts'
+import { JSON_FLAG } from '../cli-types.ts'
 import { createClient, listClients, revokeClient, type Client } from '../clients/clients.ts'
 
 
@@ -14,8 +15,7 @@ const clientJson = (c: Client, defaultQuota: number) => ({
   revoked_at: c.revokedAt,
 })
 
-// output is always JSON; --json is accepted so that scripts can say so
-const json = { json: { type: 'boolean' as const } }
+const json = JSON_FLAG
 
 export const evaluationCommands: CliCommands = {
   'clients create': {

@@ -1,6 +1,6 @@
 // CLI of the interview accounts: companies (credits, feature switch) and their API users.
 import type { CliCommands } from '../cli.ts'
-import type { CliContext } from '../cli-types.ts'
+import { type CliContext, JSON_FLAG } from '../cli-types.ts'
 import { addCredits, createCompany, createUser, listCompanies, listUsers, revokeUser, setInterviewsEnabled, webhookSecret } from './accounts.ts'
 
 
@@ -25,8 +25,7 @@ const companyJson = (c: ReturnType<typeof listCompanies>[number]) => ({
   created_at: c.createdAt,
 })
 
-// output is always JSON; --json is accepted so that scripts can say so
-const json = { json: { type: 'boolean' as const } }
+const json = JSON_FLAG
 
 export const interviewCommands: CliCommands = {
   'companies create': {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { stringify } from 'smol-toml'
 import { startServer as startRealServer } from './harness.ts'
+import { callJson } from './interviews.ts'
 
 export interface Server {
   base: string
@@ -46,21 +47,7 @@ export async function startServer(config: Record<string, Record<string, unknown>
       return real.pid
     },
     cli: (...args) => real.cli(args) as Promise<any>,
-    async call(method, path, body, headers = {}) {
-      const res = await fetch(real.url + path, {
-        method,
-        headers: { 'content-type': 'application/json', ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      })
-      const text = await res.text()
-      let json: any
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: res.status, json, text, headers: res.headers }
-    },
+    call: (method, path, body, headers = {}) => callJson((p, init) => fetch(real.url + p, init), method, path, body, headers),
     sql(query, ...params) {
       const db = open(true)
       try {

@@ -77,23 +77,27 @@ export function createBody(creds: Creds, now: Date, over: Record<string, unknown
   }
 }
 
+/** One JSON request through `request` (app.request or fetch on a real server): status, parsed body, text, headers. */
+export async function callJson(request: (path: string, init: RequestInit) => Promise<Response>, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await request(path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  })
+  const text = await res.text()
+  let json: any
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: res.status, json, text, headers: res.headers }
+}
+
 /** The app and a JSON request helper. */
 export function testApp(deps: Deps) {
   const app = createApp(deps)
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await app.request(path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    })
-    const text = await res.text()
-    let json: any
-    try {
-      json = JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    return { status: res.status, json, text, headers: res.headers }
-  }
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    callJson((p, init) => Promise.resolve(app.request(p, init)), method, path, body, headers)
   return { app, call }
 }
