@@ -32,6 +32,8 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
     input: row.input,
     timeLimitSec: row.timeLimitSec,
     memoryLimitKb: row.memoryLimitKb,
+    // the compile cache is shared within one client only (compile_cached tells nothing about others)
+    cacheScope: `client:${row.clientId}`,
     ...(row.compileOnly ? { compileOnly: true } : {}),
     ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),
   }

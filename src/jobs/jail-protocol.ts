@@ -37,6 +37,7 @@ export function jobRequestSchema(config: Config) {
         .optional(),
       checker: CheckerSchema.optional(),
       stopOnFirstFailure: z.boolean().optional(),
+      cacheScope: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).optional(),
     })
     .strict()
   return z.object({ job }).strict()
