@@ -169,6 +169,13 @@ export const ConfigSchema = z
           .default(1_048_576)
           .describe("Compile memory limit in KB of a language whose manifest sets none; languages.compile_overrides wins over both."),
         compile_processes: z.number().int().min(1).default(128).describe("Compile process/thread limit of a language whose manifest sets none; languages.compile_overrides wins over both."),
+        files_max_count: z.number().int().min(0).default(64).describe('Most extra files one job may carry into its work directory (Jobe file_list, Piston files).'),
+        files_max_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 << 20)
+          .describe("Largest total size of a job's extra files."),
         compile_file_size_bytes: z
           .number()
           .int()
@@ -360,6 +367,18 @@ export const ConfigSchema = z
           .describe('node-cron schedule of the retention sweep (default nightly at 03:17).'),
       },
       'How long data is kept (applied by a nightly sweep; changes apply on SIGHUP).'
+    ),
+    admin: section(
+      {
+        sign_in_failures_per_minute: z
+          .number()
+          .int()
+          .min(1)
+          .default(5)
+          .describe('Failed dashboard sign-ins allowed per client address per minute; past it, sign-in answers 429 with Retry-After.'),
+        sign_in_failures_per_day: z.number().int().min(1).default(50).describe('The same, per day.'),
+      },
+      'The dashboard (/admin): sign-in throttling (changes apply on SIGHUP).'
     ),
     metrics: section(
       {

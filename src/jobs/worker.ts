@@ -10,12 +10,13 @@ import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, type TreeBounds, type TreeSize } from '../sandbox/copy-tree.ts'
-import { NameTaken, readRegularFile, writeNewFile } from '../sandbox/host-files.ts'
+import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
 import { isProgramChecker, type BuiltinChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, judgeTest, runFailure, SKIPPED } from '../grading/judge-test.ts'
 import type { RunHooks } from './pool-types.ts'
-import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
+import type { CompileOutcome, Job, JobResult, JobSpec, TestOutcome } from './types.ts'
+import { writeJobFiles, writeNewFile } from './job-files.ts'
 
 
 export interface WorkerSettings {
@@ -46,6 +47,11 @@ export interface WorkerSettings {
   /** Where compiled programs are kept for resubmissions (absent: no cache). */
   compileCache?: { dir: string; maxBytes: number }
 }
+
+/** Room for a job's extra files in its box, above the step's own cap. */
+const filesBytes = (spec: JobSpec) => (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0)
+
+const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
 
 export interface JobRunner {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
@@ -97,11 +103,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     if (phase === 'compile') {
       const o = overrides[lang.code] ?? {}
       // compile_overrides (config, per language) > the manifest > the config's limits.compile_* defaults
-      const timeSec = o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
+      // a job's own compile limits (a protocol's, clamped to the config's caps) > compile_overrides > the manifest > the defaults
+      const timeSec = job.compileTimeSec ?? o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
       return {
         cpuTimeSec: timeSec,
         wallTimeSec: timeSec * 2 + limits.wallExtraSec,
-        memoryKb: o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
+        memoryKb: job.compileMemoryKb ?? o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
         processes: o.processes ?? lang.compileLimits.processes ?? limits.compileProcesses,
         openFiles: Math.max(limits.openFiles, 256),
         fileSizeBytes: limits.compileFileSizeBytes,
@@ -109,17 +116,20 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     return {
       cpuTimeSec: job.timeLimitSec,
-      wallTimeSec: job.timeLimitSec * 2 + limits.wallExtraSec,
+      wallTimeSec: job.wallTimeSec ?? job.timeLimitSec * 2 + limits.wallExtraSec,
       memoryKb: job.memoryLimitKb,
-      processes: lang.runProcesses ?? limits.processes,
+      processes: job.processes ?? lang.runProcesses ?? limits.processes,
       openFiles: lang.runOpenFiles ?? limits.openFiles,
-      fileSizeBytes: limits.outputCapBytes,
+      fileSizeBytes: Math.min(job.outputBytes ?? limits.outputCapBytes, limits.outputCapBytes),
+      ...(job.addressSpaceKb !== undefined && { addressSpaceKb: job.addressSpaceKb }),
     }
   }
 
   /** The cache key of a compile: whose it is, the toolchain's provisioned version, the language, the command, the limits, the source. */
-  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string, scope: string): string {
-    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source })
+  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string, spec: JobSpec, scope: string): string {
+    // the extra files and the source's name are part of what was compiled
+    const extra = spec.files?.length || spec.sourceFileName ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? []])}` : ''
+    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra })
   }
 
   /**
@@ -140,14 +150,21 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
    * visible, and no step can write more than its caps) holding source compiled for lang: from the
    * compile cache when it has it, else by a compile step (kept in the cache when it succeeds).
    */
-  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string, scope: string): Promise<Compiled> {
+  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string, scope: string, spec: JobSpec = {}): Promise<Compiled> {
     const { limits: caps } = settings
     const box = sb.boxDir
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
-    const compileArgv = lang.compile ? expandArgv(lang.compile, memory) : undefined
-    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb }, 'compile')
+    // a protocol's own compile command replaces the manifest's; [] means no compile step
+    const argv = spec.compileArgv ? (spec.compileArgv.length ? spec.compileArgv : undefined) : lang.compile
+    const compileArgv = argv ? expandArgv(argv, memory) : undefined
+    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb, compileTimeSec: spec.compileTimeSec, compileMemoryKb: spec.compileMemoryKb }, 'compile')
+    const sourceFile = spec.sourceFileName ?? lang.sourceFile
+    const writeSources = () => {
+      writeNewFile(box, sourceFile, source)
+      writeJobFiles(box, spec.files)
+    }
     const cache = settings.compileCache
-    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source, scope) : undefined
+    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source, spec, scope) : undefined
     const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
     if (cached) {
       // the program (and its source) as a compile of this same source left them; room to run already
@@ -161,12 +178,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     // a box just mounted holds nothing: the source is written exclusively all the same
     if (!compileArgv) {
-      await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
-      writeNewFile(box, lang.sourceFile, source, 0o644)
+      await sb.box('mount', caps.workDirBytes + filesBytes(spec), caps.workDirInodes + (spec.files?.length ?? 0))
+      writeSources()
       return { compile: { ok: true, message: '' }, roomy: true }
     }
-    await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
-    writeNewFile(box, lang.sourceFile, source, 0o644)
+    await sb.box('mount', caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + (spec.files?.length ?? 0))
+    writeSources()
     // a compiler may write large binaries (its own file size cap) but its messages are read back
     // only up to the output cap: a 221-byte template error can print 35 MB
     const readBackBytes = settings.limits.outputCapBytes
@@ -188,23 +205,25 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   }
 
   /** One run of a compiled program in the box. */
-  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = []): Promise<RunResult> {
+  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}): Promise<RunResult> {
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
-    const r = await sb.runStep({ root, argv: [...expandArgv(lang.run, memory), ...args], env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
+    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
     if (r.status === 'internal') throw internalFailure(lang, r.message)
     // a managed heap sized to the limit fails inside the runtime, before the cgroup would
-    if (lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr)) {
-      return { ...r, status: 'memory' }
-    }
-    return r
+    const status = lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr) ? 'memory' : r.status
+    // the jail reads the two streams apart: joined after the run, stdout first
+    return spec.redirectStderrToStdout ? redirected({ ...r, status }) : { ...r, status }
   }
 
   /**
    * The last step's stdout as the bytes it wrote (RunResult.stdout is them decoded as UTF-8, where
    * distinct invalid bytes become the same U+FFFD): the slot's own io folder, which no jail sees.
    */
-  function stdoutBytes(sb: Sandbox, r: RunResult): Uint8Array {
+  function stdoutBytes(sb: Sandbox, r: RunResult, spec: JobSpec): Uint8Array {
+    // stderr joined after the run is in r.stdout only
+    if (spec.redirectStderrToStdout) return Buffer.from(r.stdout, 'utf8')
     try {
       return readRegularFile(join(sb.slotDir, 'io', 'stdout'), settings.limits.outputCapBytes)
     } catch {
@@ -223,7 +242,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const scope = job.cacheScope ?? ''
     try {
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-      const { compile, roomy, measured } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root, scope)
+      const { compile, roomy, measured } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root, scope, job)
       hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
       const runLimits = (timeLimitSec: number) => stepLimits(lang, { ...job, timeLimitSec }, 'run')
@@ -231,7 +250,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       if (!job.tests) {
         // the compiled program stays; the run step may write its own cap more
         if (!roomy) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
-        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb) }
+        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb, [], job) }
       }
 
       // graded: what the compile step left is kept outside the box, and each test runs in a fresh
@@ -248,12 +267,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
           await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
           copyTree(kept, box, keptBounds())
           const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
-          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb)
+          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb, [], job)
           const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
           const failure = runFailure(r, limits)
           if (failure) outcome = failure
-          else if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits, { stdoutBytes: stdoutBytes(sb, r), timeMs: judgeTimeMs })
-          else outcome = await runChecker(sb, program, test.input, test.expectedOutput, r, stdoutBytes(sb, r))
+          else if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
+          else outcome = await runChecker(sb, program, test.input, test.expectedOutput, r, stdoutBytes(sb, r, job))
           if (outcome.status !== 'AC') failed = true
         }
         tests.push(outcome)
@@ -295,11 +314,13 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     // root writes the test's files into a folder the checker's compile step filled: each is created
     // exclusively, so a link (or anything) it left under one of these names is refused, never followed
     const data = { input, expected, output }
-    try {
-      for (const name of CHECKER_FILES) writeNewFile(sb.boxDir, name, data[name], 0o444)
-    } catch (err) {
-      if (!(err instanceof NameTaken)) throw err
-      return failed(`its compile step left a file named ${err.message.split(' ')[0]}, where the test's files go (input, expected, output)`)
+    for (const name of CHECKER_FILES) {
+      try {
+        writeNewFile(sb.boxDir, name, Buffer.from(data[name]), 0o444)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+        return failed(`its compile step left a file named ${name}, where the test's files go (input, expected, output)`)
+      }
     }
     const { timeSec, memoryKb } = settings.checker
     const limits = stepLimits(checker.lang, { language: checker.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')

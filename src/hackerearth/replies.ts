@@ -4,12 +4,12 @@
 // is never null.
 import { constants } from 'node:os'
 import type { Config } from '../config.ts'
-import type { submissions } from '../storage/schema.ts'
-import { scoreOf, type SubmissionTest } from './graded.ts'
+import type { Submission } from '../evaluation/model.ts'
+import { scoreOf, type SubmissionTest } from '../evaluation/graded.ts'
 import type { TestResult, V3Reply, V4Reply } from './schemas.ts'
 import { escapeHtml } from '../http/html.ts'
 
-export type Submission = typeof submissions.$inferSelect
+export type { Submission }
 
 export interface Links {
   publicUrl: string
@@ -26,7 +26,8 @@ export const SUBMISSIONS_PATH = '/v4/partner/code-evaluation/submissions'
 export const statusUpdateUrl = (links: Links, heId: string) => `${links.publicUrl}${SUBMISSIONS_PATH}/${heId}/`
 export const outputUrl = (links: Links, codeId: string) => `${links.publicUrl}/output/${codeId}`
 export const webLink = (links: Links, codeId: string) => `${links.codeViewUrl}/${codeId}`
-export const testOutputUrl = (links: Links, codeId: string, testId: string) => `${links.publicUrl}/output/${codeId}/tests/${testId}`
+// a test's name comes from an upload (a zip's file names): encoded, so '#', '?', '/' or spaces stay in the path segment
+export const testOutputUrl = (links: Links, codeId: string, testId: string) => `${links.publicUrl}/output/${codeId}/tests/${encodeURIComponent(testId)}`
 
 export const COMPILING = 'Compiling...'
 
