@@ -7,7 +7,7 @@ import { applyLiveConfig } from './config-reload.ts'
 import type { Deps } from './deps.ts'
 import { createDispatcher } from './evaluation/dispatcher.ts'
 import { createProtocols } from './protocols.ts'
-import { createApp } from './http/app.ts'
+import { createApp } from './app.ts'
 import { reportSecret } from './interviews/report.ts'
 import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
@@ -47,6 +47,7 @@ async function main() {
     base,
     {
       callback: callbackSender(config),
+      callback_put: callbackSender(config, 'PUT'),
       interview_report: signedCallbackSender(config, (row) => reportSecret(base, row)),
       email: mail ? emailSender(config) : undefined,
     },

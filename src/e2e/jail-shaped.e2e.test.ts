@@ -12,9 +12,9 @@ import { createJailPool } from '../jobs/jail-pool.ts'
 import { createPool } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { silentLog } from '../log.ts'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
-import { startRedis, type TestRedis } from './redis-server.ts'
-import { apiHostToml, startWorker, stopAll, type WorkerProcess } from './sandbox-host-harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
+import { startRedis, type TestRedis } from '../testing/redis-server.ts'
+import { apiHostToml, startWorker, stopAll, type WorkerProcess } from '../testing/sandbox-host-harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 const base = mkdtempSync(join(tmpdir(), 'arbiter-shaped-e2e-'))

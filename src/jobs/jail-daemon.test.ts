@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../config.ts'
 import { silentLog } from '../log.ts'
-import { createFakePool } from './fake-pool.ts'
+import { createFakePool } from '../testing/fake-pool.ts'
 import { startJailDaemon, type RequestLimits } from './jail-daemon.ts'
 import { createJailPool } from './jail-pool.ts'
 

@@ -1,25 +1,26 @@
 // createApp(deps): the shared HTTP edge. Request id, logging, the area routers, /health, JSON 404s.
 import { Hono } from 'hono'
 import { cors } from 'hono/cors'
-import type { Deps } from '../deps.ts'
-import { outputRoutes } from '../hackerearth/output-routes.ts'
-import { v3Routes } from '../hackerearth-v3/routes.ts'
-import { v4Routes } from '../hackerearth-v4/routes.ts'
-import { problemRoutes } from '../problems/routes.ts'
-import { interviewRoutes } from '../interviews/routes.ts'
-import { roomRoutes } from '../room/routes.ts'
-import { AppError } from '../errors.ts'
-import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
-import { detectCgroups } from '../sandbox/cgroups.ts'
-import { buildOpenApi } from './openapi.ts'
-import { docsRoutes } from './docs.ts'
-import { documented, internalRoutes } from './route-docs.ts'
-import { serverDocs } from './server-docs.ts'
-import { adminRoutes } from '../admin/routes.ts'
-import { createMetrics } from '../metrics/metrics.ts'
-import { metricsRoute } from '../metrics/route.ts'
-import { queueHealth } from '../sandbox-hosts/health.ts'
-import { cachedDiskUsage } from '../storage/disk-usage.ts'
+import type { Deps } from './deps.ts'
+import { outputRoutes } from './hackerearth/output-routes.ts'
+import { v3Routes } from './hackerearth-v3/routes.ts'
+import { v4Routes } from './hackerearth-v4/routes.ts'
+import { judge0Routes } from './judge0/routes.ts'
+import { problemRoutes } from './hackerearth-v4/problem-routes.ts'
+import { interviewRoutes } from './interviews/routes.ts'
+import { roomRoutes } from './room/routes.ts'
+import { AppError } from './errors.ts'
+import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './http/error-bodies.ts'
+import { detectCgroups } from './sandbox/cgroups.ts'
+import { buildOpenApi } from './http/openapi.ts'
+import { docsRoutes } from './http/docs.ts'
+import { documented, internalRoutes } from './http/route-docs.ts'
+import { serverDocs } from './http/server-docs.ts'
+import { adminRoutes } from './admin/routes.ts'
+import { createMetrics } from './metrics/metrics.ts'
+import { metricsRoute } from './metrics/route.ts'
+import { queueHealth } from './sandbox-hosts/health.ts'
+import { cachedDiskUsage } from './storage/disk-usage.ts'
 
 export function createApp(deps: Deps): Hono {
   const app = new Hono({ strict: false })
@@ -73,6 +74,8 @@ export function createApp(deps: Deps): Hono {
   app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
   app.route('/', problemRoutes(deps).onError(v4Error(deps.log)))
   app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
+  // ── Judge0 CE 1.13.1 (its own error bodies inside) ──
+  app.route('/judge0', judge0Routes(deps))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
 
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
