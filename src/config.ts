@@ -278,6 +278,12 @@ export const ConfigSchema = z
           .describe("Largest sum of a problem's (or a graded submission's) test inputs and expected outputs."),
         checker_time_sec: z.number().positive().max(60).default(5).describe("A checker program's CPU time per test."),
         checker_memory_kb: z.number().int().min(16384).default(262144).describe("A checker program's memory."),
+        judge_time_sec: z
+          .number()
+          .positive()
+          .max(600)
+          .default(10)
+          .describe("How long judging one test's output with a built-in checker may take (they are linear in the output; this bounds what is left): past it the test is IE."),
       },
       'Graded submissions (v4 test_cases): compile once, run every test in a fresh jail, judge with a checker.'
     ),

@@ -69,7 +69,7 @@ export const gradeCommands: CliCommands = {
       if (!isProvisioned(config.paths.toolchains, lang)) throw new Error(`lang '${values.lang}' is not provisioned on this server; provision it with: npm run provision -- --langs ${lang.code}`)
       const stored = typeof values.problem === 'string' ? storedProblem(ctx, values.problem) : undefined
       const checker = values.checker === undefined && stored ? stored.checker : parseChecker(values.checker as string | undefined)
-      const tests = stored ? stored.tests : readTestDir(values.tests as string)
+      const tests = stored ? stored.tests : readTestDir(values.tests as string, config.grading.total_max_bytes)
       if (tests.length > config.grading.max_tests) throw new Error(`more than grading.max_tests (${config.grading.max_tests}) tests`)
       const timeLimitSec = Math.min(Number(values['time-limit'] ?? config.limits.default_time_sec), config.limits.max_time_sec)
       const memoryLimitKb = Math.min(Number(values['memory-limit'] ?? config.limits.default_memory_kb), config.limits.max_memory_kb)

@@ -34,6 +34,8 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
     input: row.input,
     timeLimitSec: row.timeLimitSec,
     memoryLimitKb: row.memoryLimitKb,
+    // the compile cache is shared within one client only (compile_cached tells nothing about others)
+    cacheScope: `client:${row.clientId}`,
     ...(row.compileOnly ? { compileOnly: true } : {}),
     ...jobSpecOf(row),
     ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),

@@ -20,6 +20,11 @@ export interface Job extends JobSpec {
   checker?: CheckerSpec
   /** Tests after the first that is not AC are SKIPPED. */
   stopOnFirstFailure?: boolean
+  /**
+   * Whose compiles the compile cache may share with this job (the client; absent: the command line's
+   * own): a program compiled for one scope is never found by another.
+   */
+  cacheScope?: string
 }
 
 export interface JobTest {
