@@ -27,6 +27,7 @@ const row = (over: Partial<Submission> = {}): Submission => ({
   checkerJson: null,
   stopOnFirstFailure: false,
   compileCached: false,
+  problemId: null,
   state: 'queued',
   attempt: 0,
   compileStatus: null,

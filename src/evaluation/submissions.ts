@@ -27,7 +27,7 @@ const p = sql.placeholder
 const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'createdAt'] as const
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'problemId', 'createdAt'] as const
 
 /** The claimed row is still ours: same claim token, not completed. */
 const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
@@ -164,6 +164,8 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       callbackUrl: async ? callback : null,
       checkerJson: tests ? JSON.stringify(input.checker ?? 'lines') : null,
       stopOnFirstFailure: !!input.stopOnFirstFailure,
+      // similarity reports select a problem's submissions by it
+      problemId: input.problemId ?? null,
       createdAt: now,
     })!
     if (tests) db.insert(submissionTests).values(tests.map((t) => ({ ...t, submissionId: inserted.id }))).run()

@@ -8,6 +8,8 @@ import { v4Routes } from '../evaluation/v4-routes.ts'
 import { problemRoutes } from '../problems/routes.ts'
 import { interviewRoutes } from '../interviews/routes.ts'
 import { roomRoutes } from '../room/routes.ts'
+import { similarityRoutes } from '../similarity/routes.ts'
+import { similarityPageRoutes } from '../similarity/page-routes.ts'
 import { AppError } from '../errors.ts'
 import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './error-bodies.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
@@ -74,6 +76,9 @@ export function createApp(deps: Deps): Hono {
   app.route('/', problemRoutes(deps).onError(v4Error(deps.log)))
   app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
+  // ── similarity reports: the v4 API and the report pages behind their links ──
+  app.route('/', similarityRoutes(deps).onError(v4Error(deps.log)))
+  app.route('/', internalRoutes('the similarity report pages (HTML behind an unguessable link)', similarityPageRoutes(deps)))
 
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))
