@@ -15,6 +15,7 @@ import { dataDirFromEnv } from './config.ts'
 import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
 import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
+import { similarityCommands } from './similarity/cli-commands.ts'
 
 // the areas' commands import these from here
 export type { CliCommand, CliCommands } from './cli-types.ts'
@@ -30,6 +31,7 @@ const commands: CliCommands = {
   ...gradeCommands,
   ...problemCommands,
   ...sandboxHostCommands,
+  ...similarityCommands,
 }
 
 async function main(argv: string[]): Promise<number> {

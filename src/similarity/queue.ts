@@ -76,7 +76,6 @@ export function createSimilarityQueue(deps: QueueDeps): SimilarityQueue {
         await runReport(deps, row, abort.signal)
       }
     } while (again && !stopped)
-    running = undefined
   }
   const wake = () => {
     if (stopped) return
@@ -84,10 +83,10 @@ export function createSimilarityQueue(deps: QueueDeps): SimilarityQueue {
       again = true
       return
     }
-    running = loop().catch((err: Error) => {
-      running = undefined
-      deps.log.error('similarity queue', { err: String(err), stack: err.stack })
-    })
+    // cleared when the loop ends (not inside it: with nothing queued it ends before `running` is even set)
+    running = loop()
+      .catch((err: Error) => deps.log.error('similarity queue', { err: String(err), stack: err.stack }))
+      .finally(() => (running = undefined))
   }
   return {
     start() {
