@@ -86,15 +86,15 @@ export function program(r: () => number): Program {
   const g = gen(r)
   const funcs: string[] = []
   const functions: string[][] = []
-  const count = g.int(4, 5)
+  const count = g.int(3, 4)
   for (let f = 0; f < count; f++) {
     const name = `${g.pick(VERBS)}_${g.pick(NOUNS)}${f}`
     const params = ['a', 'b', 'c'].slice(0, g.int(1, 3))
-    const body = block(g, [...params], funcs, '    ', g.int(7, 10), 0)
+    const body = block(g, [...params], funcs, '    ', g.int(6, 9), 0)
     functions.push([`def ${name}(${params.join(', ')}):`, `    """${g.pick(VERBS)} ${g.pick(NOUNS)}"""`, ...body, `    return ${expr(g, params, 2, funcs)}`])
     funcs.push(name)
   }
-  const main = ['def main():', '    n = int(input())', ...block(g, ['n'], funcs, '    ', g.int(6, 9), 0), '', 'main()']
+  const main = ['def main():', '    n = int(input())', ...block(g, ['n'], funcs, '    ', g.int(5, 8), 0), '', 'main()']
   return { functions, main }
 }
 
