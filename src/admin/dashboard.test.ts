@@ -1,8 +1,8 @@
 // The dashboard lists the newest similarity reports, each linked to its page.
 import { afterEach, expect, test } from 'vitest'
-import { findClientBySecret } from '../evaluation/clients.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 import { acceptSubmission } from '../evaluation/submissions.ts'
-import { addClient, createTestDeps, type TestDeps } from '../evaluation/test-support.ts'
+import { addClient, createTestDeps, type TestDeps } from '../testing/evaluation.ts'
 import { requestReport, webLinkOf } from '../similarity/reports.ts'
 import { dashboard } from './dashboard.ts'
 import { dashboardPage } from './page.ts'

@@ -1,6 +1,6 @@
 // OpenAPI descriptions of the similarity routes, attached with documented() (http/route-docs.ts).
 import { z } from 'zod'
-import { ErrorReply } from '../evaluation/schemas.ts'
+import { ErrorReply } from '../hackerearth/schemas.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { SimilarityAccepted, SimilarityReport, SimilarityRequest } from './schemas.ts'
 

@@ -2,9 +2,9 @@
 // end, its progress recorded; reports left running are requeued at start; a failing analysis fails the
 // report (no retry loop) and still calls back.
 import { afterEach, describe, expect, test } from 'vitest'
-import { findClientBySecret } from '../evaluation/clients.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 import { acceptSubmission } from '../evaluation/submissions.ts'
-import { addClient, createTestDeps, testConfig, until, type TestDeps } from '../evaluation/test-support.ts'
+import { addClient, createTestDeps, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 import { similarityReports } from '../storage/schema.ts'
 import { generateSubmissions } from './generate.ts'
 import { createSimilarityQueue } from './queue.ts'

@@ -48,7 +48,8 @@ export const submissions = sqliteTable(
     clientId: integer()
       .notNull()
       .references(() => clients.id),
-    api: text({ enum: ['v3', 'v4'] }).notNull(),
+    /** The wire protocol that accepted it (a name in the protocol registry: v3, v4, jobe …). */
+    api: text().notNull(),
     compileOnly: integer({ mode: 'boolean' }).notNull().default(false),
     /** v3 async=1; v4 is always asynchronous. */
     async: integer({ mode: 'boolean' }).notNull().default(false),
@@ -89,6 +90,12 @@ export const submissions = sqliteTable(
     stopOnFirstFailure: integer({ mode: 'boolean' }).notNull().default(false),
     /** The program came from the compile cache (result.compile_cached). */
     compileCached: integer({ mode: 'boolean' }).notNull().default(false),
+    /** Opaque JSON of the protocol that accepted it (what it must echo or needs to shape its reply). */
+    protocolJson: text(),
+    /** evaluation/model.ts JobSpec as JSON: extra files, argv overrides, limits beyond cpu/memory. */
+    jobSpecJson: text(),
+    /** evaluation/model.ts RawResult as JSON: each step as the jail reported it; null until completed. */
+    rawResultJson: text(),
     /** The problem_id a graded submission was made against (kept after the problem is deleted): similarity reports select by it. */
     problemId: text(),
   },
@@ -477,3 +484,21 @@ export const admins = sqliteTable('admins', {
   createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
   revokedAt: integer({ mode: 'timestamp_ms' }),
 })
+
+/**
+ * The dashboard's sessions, kept server-side so signing out (or revoking the admin) ends a session at
+ * once: the cookie holds a random token, only its SHA-256 is stored.
+ */
+export const adminSessions = sqliteTable(
+  'admin_sessions',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    tokenHash: text().notNull().unique(),
+    adminId: integer()
+      .notNull()
+      .references(() => admins.id),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('admin_sessions_admin').on(t.adminId)]
+)
