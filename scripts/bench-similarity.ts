@@ -48,7 +48,7 @@ for (const size of values.sizes!.split(',').map(Number)) {
     recall: +(hits / plantedKeys.size).toFixed(3),
     all_planted_in_top: [...plantedKeys].every((k) => top.has(k)),
     lowest_planted: lowestPlanted,
-    highest_other: highestOther,
+    highest_other_listed: highestOther,
     load_avg: +loadavg()[0]!.toFixed(1),
   })
 }
