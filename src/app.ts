@@ -9,6 +9,8 @@ import { judge0Routes } from './judge0/routes.ts'
 import { problemRoutes } from './hackerearth-v4/problem-routes.ts'
 import { interviewRoutes } from './interviews/routes.ts'
 import { roomRoutes } from './room/routes.ts'
+import { similarityRoutes } from './similarity/routes.ts'
+import { similarityPageRoutes } from './similarity/page-routes.ts'
 import { AppError } from './errors.ts'
 import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './http/error-bodies.ts'
 import { detectCgroups } from './sandbox/cgroups.ts'
@@ -77,6 +79,9 @@ export function createApp(deps: Deps): Hono {
   // ── Judge0 CE 1.13.1 (its own error bodies inside) ──
   app.route('/judge0', judge0Routes(deps))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
+  // ── similarity reports: the v4 API and the report pages behind their links ──
+  app.route('/', similarityRoutes(deps).onError(v4Error(deps.log)))
+  app.route('/', internalRoutes('the similarity report pages (HTML behind an unguessable link)', similarityPageRoutes(deps)))
 
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))

@@ -17,6 +17,7 @@ import { openDb } from './storage/db.ts'
 import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
 import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
+import { similarityCommands } from './similarity/cli-commands.ts'
 
 // the areas' commands import these from here
 export type { CliCommand, CliCommands } from './cli-types.ts'
@@ -32,6 +33,7 @@ const commands: CliCommands = {
   ...gradeCommands,
   ...problemCommands,
   ...sandboxHostCommands,
+  ...similarityCommands,
 }
 
 /** The one way a command reads the config and opens the database (cli-types.ts CliContext). */

@@ -287,6 +287,27 @@ export const ConfigSchema = z
       },
       'Graded submissions (v4 test_cases): compile once, run every test in a fresh jail, judge with a checker.'
     ),
+    similarity: section(
+      {
+        max_submissions: z.number().int().min(2).default(5000).describe('Most submissions one similarity report may compare (a larger set is refused).'),
+        default_min_similarity: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe('Pairs at or above this similarity are listed when the request gives no min_similarity.'),
+        max_pairs: z.number().int().min(1).default(1000).describe('Most pairs one report keeps (the most similar ones); the histogram counts every pair.'),
+        max_fingerprint_share: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe('Fingerprints found in more than this share of the submissions count as common code and are ignored (1 = none are).'),
+        time_limit_sec: z.number().int().min(1).default(600).describe('Wall-clock time one analysis may take before it fails.'),
+        memory_mb: z.number().int().min(128).default(1024).describe('Resident memory the analysis process may use before it is stopped and the report fails.'),
+      },
+      'Similarity reports (Dolos): which submissions to a problem look copied. One analysis at a time, in a niced child process.'
+    ),
     outbox: section(
       {
         timeout_ms: z.number().int().positive().default(5000).describe('How long one callback POST may take before it counts as failed.'),

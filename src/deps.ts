@@ -9,6 +9,7 @@ import type { Log } from './log.ts'
 import type { Metrics } from './metrics/metrics.ts'
 import type { Db } from './storage/db.ts'
 import type { RemoteStatus } from './sandbox-hosts/remote-pool.ts'
+import type { SimilarityQueue } from './similarity/queue.ts'
 
 export interface Deps {
   config: Config
@@ -26,6 +27,8 @@ export interface Deps {
   metrics?: Metrics
   /** Sandbox hosts through Redis (queue.redis_url), for /health. */
   sandboxHosts?: { status(): RemoteStatus }
+  /** Similarity reports computed in the background (similarity/queue.ts); absent in most tests. */
+  similarity?: SimilarityQueue
   /** The clock, so tests can move time. */
   now: () => Date
 }

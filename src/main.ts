@@ -19,6 +19,7 @@ import { compileOverridesByCode, isProvisionedCached, loadLanguages, resolveLang
 import type { Config } from './config.ts'
 import { createLog } from './log.ts'
 import { startSchedule } from './schedule.ts'
+import { createSimilarityQueue } from './similarity/queue.ts'
 import { openDb } from './storage/db.ts'
 import { combinePools } from './sandbox-hosts/combined-pool.ts'
 import { createRemotePool, type RemotePool } from './sandbox-hosts/remote-pool.ts'
@@ -54,8 +55,11 @@ async function main() {
     { paused: mail ? [] : ['email'], maxAttempts: { email: config.smtp.max_attempts } }
   )
   const dispatcher = createDispatcher({ ...base, outbox })
-  const deps: Deps = { ...base, dispatcher, outbox, ...(remote && { sandboxHosts: jobs as RemotePool }) }
+  // similarity reports: one at a time in a niced child process, never in the sandbox's pool
+  const similarity = createSimilarityQueue({ ...base, outbox })
+  const deps: Deps = { ...base, dispatcher, outbox, similarity, ...(remote && { sandboxHosts: jobs as RemotePool }) }
   dispatcher.start()
+  similarity.start()
   // results are read once what was out has been resumed (a result with no claim waiting is dropped as stale)
   ;(jobs as Partial<RemotePool>).start?.()
   outbox.start()
@@ -88,6 +92,7 @@ async function main() {
     server.close()
     await schedule.stop()
     await dispatcher.stop()
+    await similarity.stop()
     await outbox.stop()
     await pool.close()
     db.$client.close()

@@ -7,7 +7,8 @@ import { listClients } from '../clients/clients.ts'
 import { linksFor } from '../hackerearth/replies.ts'
 import { statusAt } from '../interviews/status.ts'
 import { languageListing, selfTestFile, type SelfTests } from '../jobs/cli-commands.ts'
-import { clients, interviews, outbox, submissions } from '../storage/schema.ts'
+import { webLinkOf } from '../similarity/reports.ts'
+import { clients, interviews, outbox, similarityReports, submissions } from '../storage/schema.ts'
 
 export type DashboardDeps = Pick<Deps, 'config' | 'db' | 'pool' | 'languages' | 'now'>
 
@@ -70,7 +71,26 @@ export function dashboard(deps: DashboardDeps) {
     .all()
     .map((i) => ({ ...i, status: statusAt(i, now, maxMs) }))
     .filter((i) => i.status !== 'completed')
-  return { live: live(deps), recent, languages, selfTestsAt: tests?.at ?? null, clients: clientRows, outbox: { pending, failed }, interviews: open }
+  const similarity = deps.db
+    .select({
+      publicId: similarityReports.publicId,
+      viewToken: similarityReports.viewToken,
+      client: clients.name,
+      language: similarityReports.language,
+      problemId: similarityReports.problemId,
+      submissions: similarityReports.submissionCount,
+      state: similarityReports.state,
+      progress: similarityReports.progress,
+      pairsAbove: similarityReports.pairsAbove,
+      createdAt: similarityReports.createdAt,
+    })
+    .from(similarityReports)
+    .innerJoin(clients, eq(clients.id, similarityReports.clientId))
+    .orderBy(desc(similarityReports.id))
+    .limit(10)
+    .all()
+    .map((r) => ({ ...r, webLink: webLinkOf(deps, r) }))
+  return { live: live(deps), recent, similarity, languages, selfTestsAt: tests?.at ?? null, clients: clientRows, outbox: { pending, failed }, interviews: open }
 }
 
 export type Dashboard = ReturnType<typeof dashboard>

@@ -45,6 +45,10 @@ ${flash ? `<p class="ok" id="flash">${e(flash)}</p>` : ''}
 <table id="recent"><tr><th>#</th><th>client</th><th>API</th><th>language</th><th>state</th><th>verdict</th><th>created</th></tr>
 ${d.recent.map((s) => `<tr><td><a href="${e(s.webLink)}">${s.id}</a></td><td>${e(s.client)}</td><td>${e(s.api)}</td><td>${e(s.language)}</td><td>${e(s.state)}</td><td class="${s.verdict === 'AC' ? 'ok' : 'bad'}">${e(s.verdict ?? '')}</td><td>${when(s.createdAt)}</td></tr>`).join('\n')}
 </table>
+<h2>Recent similarity reports</h2>
+${d.similarity.length ? `<table id="similarity"><tr><th>report</th><th>client</th><th>language</th><th>problem</th><th>submissions</th><th>state</th><th>pairs at or above</th><th>created</th></tr>
+${d.similarity.map((r) => `<tr><td><a href="${e(r.webLink)}">${e(r.publicId.slice(0, 8))}</a></td><td>${e(r.client)}</td><td>${e(r.language)}</td><td>${e(r.problemId ?? 'he_ids')}</td><td>${r.submissions}</td><td>${e(r.state === 'running' ? `running ${Math.round(r.progress * 100)} %` : r.state)}</td><td>${r.pairsAbove ?? ''}</td><td>${when(r.createdAt)}</td></tr>`).join('\n')}
+</table>` : '<p class="muted" id="similarity">None yet (<code>POST /v4/partner/code-evaluation/similarity/</code> or <code>cli similarity</code>).</p>'}
 <h2>Languages</h2>
 <p class="muted">Self-tests: ${d.selfTestsAt ? `last run ${e(d.selfTestsAt)} (<code>cli doctor</code>)` : 'never run (<code>npm run -s cli -- doctor --lang all</code>)'}</p>
 <table id="languages"><tr><th>code</th><th>name</th><th>version</th><th>self-test</th></tr>

@@ -29,7 +29,7 @@ const p = sql.placeholder
 const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'rawResultJson', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'createdAt'] as const
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'createdAt'] as const
 
 /** The claimed row is still ours: same claim token, not completed. */
 const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
@@ -166,6 +166,8 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       stopOnFirstFailure: !!input.stopOnFirstFailure,
       protocolJson: input.protocolData === undefined ? null : JSON.stringify(input.protocolData),
       jobSpecJson: Object.keys(spec).length ? JSON.stringify(spec) : null,
+      // similarity reports select a problem's submissions by it
+      problemId: input.problemId ?? null,
       createdAt: now,
     })!
     if (tests) db.insert(submissionTests).values(tests.map((t) => ({ ...t, submissionId: inserted.id }))).run()

@@ -30,6 +30,7 @@ const row = (over: Partial<Submission> = {}): Submission => ({
   protocolJson: null,
   jobSpecJson: null,
   rawResultJson: null,
+  problemId: null,
   state: 'queued',
   attempt: 0,
   compileStatus: null,

@@ -96,8 +96,14 @@ export const submissions = sqliteTable(
     jobSpecJson: text(),
     /** evaluation/model.ts RawResult as JSON: each step as the jail reported it; null until completed. */
     rawResultJson: text(),
+    /** The problem_id a graded submission was made against (kept after the problem is deleted): similarity reports select by it. */
+    problemId: text(),
   },
-  (t) => [index('submissions_claim').on(t.state, t.priority, t.id), index('submissions_client').on(t.clientId)]
+  (t) => [
+    index('submissions_claim').on(t.state, t.priority, t.id),
+    index('submissions_client').on(t.clientId),
+    index('submissions_problem').on(t.clientId, t.problemId),
+  ]
 )
 
 /**
@@ -174,6 +180,74 @@ export const submissionTests = sqliteTable(
     attempt: integer(),
   },
   (t) => [primaryKey({ columns: [t.submissionId, t.position] })]
+)
+
+// ── similarity reports ─────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A similarity report over one client's submissions of one language family. The set of submissions is
+ * fixed when it is asked for (submissionsJson), so a report re-run after a crash compares the same set.
+ * `state` goes queued → running → completed | failed; `attempt` is the claim token, as for submissions.
+ */
+export const similarityReports = sqliteTable(
+  'similarity_reports',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** The report_id clients use (UUID). */
+    publicId: text().notNull().unique(),
+    /** The key of the report page's link: 128 random bits, so the link is the secret (as web_link). */
+    viewToken: text().notNull().unique(),
+    clientId: integer()
+      .notNull()
+      .references(() => clients.id),
+    /** What was asked for: a problem_id, or a list of he_ids (JSON). */
+    problemId: text(),
+    heIdsJson: text(),
+    /** The Dolos language (similarity/languages.ts). */
+    language: text().notNull(),
+    minSimilarity: real().notNull(),
+    template: text(),
+    callbackUrl: text(),
+    /** [{he_id, language}] in the order compared; lines are added when the report completes. */
+    submissionsJson: text().notNull(),
+    submissionCount: integer().notNull(),
+    state: text({ enum: ['queued', 'running', 'completed', 'failed'] }).notNull().default('queued'),
+    attempt: integer().notNull().default(0),
+    /** 0–1 while running. */
+    progress: real().notNull().default(0),
+    stage: text(),
+    /** Pairs at or above minSimilarity (the stored ones are at most similarity.max_pairs of them). */
+    pairsAbove: integer(),
+    /** Counts of every pair's similarity in 20 bins over [0, 1] (JSON). */
+    histogramJson: text(),
+    failure: text(),
+    /** The analysis process's peak RSS and duration. */
+    maxRssKb: integer(),
+    durationMs: integer(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    startedAt: integer({ mode: 'timestamp_ms' }),
+    completedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [index('similarity_reports_claim').on(t.state, t.id), index('similarity_reports_client').on(t.clientId, t.id)]
+)
+
+/** The kept pairs of a report, ranked (1 = most similar). */
+export const similarityPairs = sqliteTable(
+  'similarity_pairs',
+  {
+    reportId: integer()
+      .notNull()
+      .references(() => similarityReports.id, { onDelete: 'cascade' }),
+    rank: integer().notNull(),
+    leftHeId: text().notNull(),
+    rightHeId: text().notNull(),
+    similarity: real().notNull(),
+    longestFragment: integer().notNull(),
+    overlap: integer().notNull(),
+    /** [{left_lines, right_lines}] (JSON). */
+    fragmentsJson: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.reportId, t.rank] })]
 )
 
 // ── interviews ─────────────────────────────────────────────────────────────────────────────────────

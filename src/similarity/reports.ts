@@ -1,0 +1,319 @@
+// The similarity report service: ask for one (choose the submissions, refuse what cannot be compared,
+// store it queued), read it back (the client's own only), and record its outcome (pairs, histogram,
+// the callback it owes) in one transaction guarded by the claim token.
+import { randomBytes, randomUUID } from 'node:crypto'
+import { and, asc, desc, eq, inArray } from 'drizzle-orm'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import type { Client } from '../clients/clients.ts'
+import { normaliseCallbackUrl } from '../jobs/callback.ts'
+import { enqueueDelivery } from '../jobs/outbox.ts'
+import { problems, similarityPairs, similarityReports, submissions } from '../storage/schema.ts'
+import type { AnalysisResult } from './analyse.ts'
+import { codesOf, FAMILIES, familyOfCode, familyOfRequest } from './languages.ts'
+import type { SimilarityReport, SimilarityRequest } from './schemas.ts'
+
+export type ReportRow = typeof similarityReports.$inferSelect
+export type PairRow = typeof similarityPairs.$inferSelect
+type ServiceDeps = Pick<Deps, 'config' | 'db' | 'now'>
+
+export const SIMILARITY_PATH = '/v4/partner/code-evaluation/similarity'
+export const PAGE_PATH = '/similarity'
+
+const publicUrl = (deps: Pick<Deps, 'config'>) => deps.config.server.public_url.replace(/\/+$/, '')
+export const webLinkOf = (deps: Pick<Deps, 'config'>, row: Pick<ReportRow, 'viewToken'>) => `${publicUrl(deps)}${PAGE_PATH}/${row.viewToken}`
+export const statusUrlOf = (deps: Pick<Deps, 'config'>, row: Pick<ReportRow, 'publicId'>) => `${publicUrl(deps)}${SIMILARITY_PATH}/${row.publicId}/`
+
+interface Chosen {
+  heId: string
+  language: string
+}
+
+/** Validates a request, fixes the set of submissions it compares and stores it queued. */
+export function requestReport(deps: ServiceDeps, client: Client, req: SimilarityRequest, state: 'queued' | 'running' = 'queued'): ReportRow {
+  const cfg = deps.config.similarity
+  if (req.problem_id !== undefined && req.he_ids !== undefined)
+    throw new AppError('InvalidArgumentError', 'give either problem_id or he_ids, not both', { problem_id: req.problem_id })
+  if (req.problem_id === undefined && req.he_ids === undefined) throw new AppError('ArgumentMissingError', 'problem_id or he_ids is needed!')
+  let family: string | undefined
+  if (req.language !== undefined) {
+    family = familyOfRequest(req.language)
+    if (!family)
+      throw new AppError('LanguageNotSupportedError', `similarity reports compare ${FAMILIES.join(', ')}; not ${req.language}`, { language: req.language })
+  }
+  if (req.template !== undefined && Buffer.byteLength(req.template) > deps.config.limits.source_max_bytes)
+    throw new AppError('PayloadTooLargeError', `template is larger than ${deps.config.limits.source_max_bytes} bytes`, {
+      source_max_bytes: deps.config.limits.source_max_bytes,
+    })
+  const callback = req.callback?.trim() ? normaliseCallbackUrl(req.callback) : null
+
+  const chosen = req.problem_id !== undefined ? ofProblem(deps, client, req.problem_id, family) : ofHeIds(deps, client, req.he_ids!, family, cfg.max_submissions)
+  family ??= familyOfCode(chosen[0]!.language)!
+  if (chosen.length < 2)
+    throw new AppError('InvalidArgumentError', `a similarity report needs at least two ${family} submissions; found ${chosen.length}`, { submissions: chosen.length })
+  if (chosen.length > cfg.max_submissions)
+    throw new AppError('InvalidArgumentError', `too many submissions: ${chosen.length}, at most ${cfg.max_submissions} per report (similarity.max_submissions)`, {
+      submissions: chosen.length,
+      max_submissions: cfg.max_submissions,
+    })
+
+  const now = deps.now()
+  return deps.db
+    .insert(similarityReports)
+    .values({
+      publicId: randomUUID(),
+      viewToken: randomBytes(16).toString('hex'),
+      clientId: client.id,
+      problemId: req.problem_id ?? null,
+      heIdsJson: req.he_ids ? JSON.stringify(req.he_ids) : null,
+      language: family,
+      minSimilarity: req.min_similarity ?? cfg.default_min_similarity,
+      template: req.template?.trim() ? req.template : null,
+      callbackUrl: callback,
+      submissionsJson: JSON.stringify(chosen.map((c) => ({ he_id: c.heId, language: c.language }))),
+      submissionCount: chosen.length,
+      state,
+      attempt: state === 'running' ? 1 : 0,
+      startedAt: state === 'running' ? now : null,
+      createdAt: now,
+    })
+    .returning()
+    .get()
+}
+
+/** Languages present in a selection, for the "mixed languages" refusal: "python (12), java (3)". */
+function describeMix(rows: Chosen[]): string {
+  const counts = new Map<string, number>()
+  for (const r of rows) {
+    const f = familyOfCode(r.language) ?? `${r.language} (not comparable)`
+    counts.set(f, (counts.get(f) ?? 0) + 1)
+  }
+  return [...counts].map(([f, n]) => `${f} (${n})`).join(', ')
+}
+
+function ofProblem(deps: ServiceDeps, client: Client, problemId: string, family: string | undefined): Chosen[] {
+  const rows = deps.db
+    .select({ heId: submissions.heId, language: submissions.language })
+    .from(submissions)
+    .where(and(eq(submissions.clientId, client.id), eq(submissions.problemId, problemId)))
+    .orderBy(asc(submissions.id))
+    .all()
+  if (!rows.length) {
+    // the client's own problem with no submissions yet is "too few", anything else is unknown (another client's included)
+    const own = deps.db.select({ id: problems.id }).from(problems).where(and(eq(problems.publicId, problemId), eq(problems.clientId, client.id))).get()
+    if (!own) throw new AppError('NotFoundError', `no problem with problem_id ${problemId}`, { problem_id: problemId })
+    return []
+  }
+  if (family) return rows.filter((r) => familyOfCode(r.language) === family)
+  const families = new Set(rows.map((r) => familyOfCode(r.language) ?? r.language))
+  if (families.size > 1)
+    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(rows)}; give language to compare one of them`, { languages: describeMix(rows) })
+  if (!familyOfCode(rows[0]!.language)) throw notComparable(rows[0]!.language)
+  return rows
+}
+
+function ofHeIds(deps: ServiceDeps, client: Client, heIds: string[], family: string | undefined, max: number): Chosen[] {
+  const wanted = [...new Set(heIds)]
+  if (wanted.length > max)
+    throw new AppError('InvalidArgumentError', `too many submissions: ${wanted.length}, at most ${max} per report (similarity.max_submissions)`, {
+      submissions: wanted.length,
+      max_submissions: max,
+    })
+  const found = new Map<string, Chosen>()
+  // in slices: SQLite caps the variables of one statement
+  for (let i = 0; i < wanted.length; i += 500) {
+    const slice = wanted.slice(i, i + 500)
+    for (const r of deps.db
+      .select({ heId: submissions.heId, language: submissions.language })
+      .from(submissions)
+      .where(and(eq(submissions.clientId, client.id), inArray(submissions.heId, slice)))
+      .all())
+      found.set(r.heId, r)
+  }
+  const unknown = wanted.filter((h) => !found.has(h))
+  if (unknown.length) throw new AppError('NotFoundError', `no submission with he_id ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}`, { he_ids: unknown })
+  const rows = wanted.map((h) => found.get(h)!)
+  const families = new Set(rows.map((r) => familyOfCode(r.language) ?? r.language))
+  if (families.size > 1 || (family && !families.has(family)))
+    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(rows)}; a report compares one language family`, { languages: describeMix(rows) })
+  if (!familyOfCode(rows[0]!.language)) throw notComparable(rows[0]!.language)
+  return rows
+}
+
+const notComparable = (code: string) =>
+  new AppError('LanguageNotSupportedError', `${code} submissions cannot be compared; similarity reports compare ${FAMILIES.map((f) => `${f} (${codesOf(f).join(', ')})`).join('; ')}`, {
+    language: code,
+  })
+
+// ── reading ───────────────────────────────────────────────────────────────────────────────────────
+
+/** A client's own report by report_id (another client's is answered as unknown). */
+export function getReport(deps: Pick<Deps, 'db'>, client: Client, publicId: string): ReportRow {
+  const row = deps.db.select().from(similarityReports).where(and(eq(similarityReports.publicId, publicId), eq(similarityReports.clientId, client.id))).get()
+  if (!row) throw new AppError('NotFoundError', `no similarity report with report_id ${publicId}`, { report_id: publicId })
+  return row
+}
+
+/** By the page link's token: whoever holds the link may read it. */
+export function getReportByToken(deps: Pick<Deps, 'db'>, token: string): ReportRow | undefined {
+  return deps.db.select().from(similarityReports).where(eq(similarityReports.viewToken, token)).get()
+}
+
+export const pairsOf = (deps: Pick<Deps, 'db'>, reportId: number): PairRow[] =>
+  deps.db.select().from(similarityPairs).where(eq(similarityPairs.reportId, reportId)).orderBy(asc(similarityPairs.rank)).all()
+
+export const pairOf = (deps: Pick<Deps, 'db'>, reportId: number, rank: number): PairRow | undefined =>
+  deps.db.select().from(similarityPairs).where(and(eq(similarityPairs.reportId, reportId), eq(similarityPairs.rank, rank))).get()
+
+/** The newest reports of every client, for the admin's dashboard. */
+export function recentReports(deps: Pick<Deps, 'db'>, limit = 10): ReportRow[] {
+  return deps.db.select().from(similarityReports).orderBy(desc(similarityReports.id)).limit(limit).all()
+}
+
+export interface SubmissionEntry {
+  he_id: string
+  language: string
+  lines?: number
+}
+export const submissionsOf = (row: Pick<ReportRow, 'submissionsJson'>): SubmissionEntry[] => JSON.parse(row.submissionsJson) as SubmissionEntry[]
+
+/** The GET reply (and the callback body). */
+export function reportReply(deps: Pick<Deps, 'config' | 'db'>, row: ReportRow): SimilarityReport {
+  const pairs = row.state === 'completed' ? pairsOf(deps, row.id) : []
+  return {
+    report_id: row.publicId,
+    status: row.state,
+    progress: row.state === 'completed' ? 1 : Math.round(row.progress * 100) / 100,
+    stage: row.state === 'running' ? row.stage : null,
+    language: row.language,
+    problem_id: row.problemId,
+    min_similarity: row.minSimilarity,
+    web_link: webLinkOf(deps, row),
+    submissions: submissionsOf(row).map((s) => ({ he_id: s.he_id, language: s.language, lines: s.lines ?? null })),
+    pair_count: row.pairsAbove,
+    histogram: row.histogramJson ? (JSON.parse(row.histogramJson) as number[]) : null,
+    pairs: pairs.map((p) => ({
+      left: p.leftHeId,
+      right: p.rightHeId,
+      similarity: p.similarity,
+      longest_fragment: p.longestFragment,
+      overlap: p.overlap,
+      fragments: JSON.parse(p.fragmentsJson) as SimilarityReport['pairs'][number]['fragments'],
+    })),
+    error: row.failure,
+    created_at: row.createdAt.toISOString(),
+    completed_at: row.completedAt?.toISOString() ?? null,
+  }
+}
+
+// ── running ───────────────────────────────────────────────────────────────────────────────────────
+
+/** The sources of a report's submissions, in its order (a submission removed since is left out). */
+export function sourcesOf(deps: Pick<Deps, 'db'>, row: ReportRow): { id: string; source: string }[] {
+  const ids = submissionsOf(row).map((s) => s.he_id)
+  const byId = new Map<string, string>()
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const r of deps.db
+      .select({ heId: submissions.heId, source: submissions.source })
+      .from(submissions)
+      .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.heId, ids.slice(i, i + 500))))
+      .all())
+      byId.set(r.heId, r.source)
+  }
+  return ids.filter((id) => byId.has(id)).map((id) => ({ id, source: byId.get(id)! }))
+}
+
+const claimed = (row: Pick<ReportRow, 'id' | 'attempt'>) =>
+  and(eq(similarityReports.id, row.id), eq(similarityReports.attempt, row.attempt), eq(similarityReports.state, 'running'))
+
+/** The oldest queued report, now running under a fresh claim token; undefined when none waits. */
+export function claimNext(deps: Pick<Deps, 'db' | 'now'>): ReportRow | undefined {
+  return deps.db.transaction((tx) => {
+    const next = tx.select({ id: similarityReports.id, attempt: similarityReports.attempt }).from(similarityReports).where(eq(similarityReports.state, 'queued')).orderBy(asc(similarityReports.id)).limit(1).get()
+    if (!next) return undefined
+    return tx
+      .update(similarityReports)
+      .set({ state: 'running', attempt: next.attempt + 1, progress: 0, stage: null, startedAt: deps.now() })
+      .where(and(eq(similarityReports.id, next.id), eq(similarityReports.state, 'queued')))
+      .returning()
+      .get()
+  })
+}
+
+/** Reports left running by a stop or a crash go back to the queue (run again from the start). */
+export function requeueRunning(deps: Pick<Deps, 'db'>): number {
+  return deps.db.update(similarityReports).set({ state: 'queued', progress: 0, stage: null }).where(eq(similarityReports.state, 'running')).run().changes
+}
+
+export function recordProgress(deps: Pick<Deps, 'db'>, row: ReportRow, fraction: number, stage: string): void {
+  deps.db.update(similarityReports).set({ progress: fraction, stage }).where(claimed(row)).run()
+}
+
+/** Stores the outcome and the callback it owes, in one transaction; false if the claim is stale. */
+export function completeReport(
+  deps: Pick<Deps, 'config' | 'db' | 'now' | 'outbox'>,
+  row: ReportRow,
+  outcome: { result: AnalysisResult; maxRssKb: number; ms: number } | { failure: string }
+): boolean {
+  const done = deps.db.transaction((tx) => {
+    let set: Partial<ReportRow>
+    if ('failure' in outcome) {
+      set = { state: 'failed', failure: outcome.failure }
+    } else {
+      const { result } = outcome
+      const lines = new Map(result.files.map((f) => [f.id, f.lines]))
+      set = {
+        state: 'completed',
+        pairsAbove: result.pairs_above,
+        histogramJson: JSON.stringify(result.histogram),
+        submissionsJson: JSON.stringify(submissionsOf(row).map((s) => ({ ...s, ...(lines.has(s.he_id) && { lines: lines.get(s.he_id) }) }))),
+        maxRssKb: outcome.maxRssKb,
+        durationMs: outcome.ms,
+      }
+    }
+    const u = tx
+      .update(similarityReports)
+      .set({ ...set, progress: 1, stage: null, completedAt: deps.now() })
+      .where(claimed(row))
+      .returning()
+      .get()
+    if (!u) return undefined
+    if (!('failure' in outcome)) {
+      const pairs = outcome.result.pairs
+      for (let i = 0; i < pairs.length; i += 200) {
+        tx.insert(similarityPairs)
+          .values(
+            pairs.slice(i, i + 200).map((p, k) => ({
+              reportId: u.id,
+              rank: i + k + 1,
+              leftHeId: p.left,
+              rightHeId: p.right,
+              similarity: p.similarity,
+              longestFragment: p.longest_fragment,
+              overlap: p.overlap,
+              fragmentsJson: JSON.stringify(p.fragments),
+            }))
+          )
+          .run()
+      }
+    }
+    if (u.callbackUrl) {
+      enqueueDelivery(
+        tx,
+        {
+          kind: 'callback',
+          subjectId: `similarity:${u.publicId}`,
+          target: u.callbackUrl,
+          body: JSON.stringify(reportReply({ config: deps.config, db: tx as unknown as Deps['db'] }, u)),
+          contentType: 'application/json',
+          headers: { 'x-arbiter-event': `similarity.${u.state}`, 'x-arbiter-report-id': u.publicId },
+          dedupeKey: `similarity:${u.publicId}:done`,
+        },
+        deps.now()
+      )
+    }
+    return u
+  })
+  if (done?.callbackUrl) deps.outbox.wake()
+  return !!done
+}

@@ -1,0 +1,85 @@
+// Runs one analysis in a child process (analyse-child.ts), off the server's event loop and below the
+// sandbox's jobs: niced to 19 (jails run at 0, so they always get the CPU first), its heap capped with
+// --max-old-space-size, its resident memory watched (killed beyond the cap: tree-sitter's native memory
+// is outside the heap), and killed at its deadline.
+import { fork, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { setPriority } from 'node:os'
+import type { AnalysisInput, AnalysisResult } from './analyse.ts'
+import type { ChildMessage } from './analyse-child.ts'
+
+export interface RunLimits {
+  /** Wall-clock deadline of the whole analysis. */
+  timeSec: number
+  /** Resident memory the child may reach (and its V8 heap cap). */
+  memoryMb: number
+  /** Nice value of the child (19 = only idle CPU). */
+  nice?: number
+}
+
+export interface RunOutcome {
+  result: AnalysisResult
+  /** The child's own peak RSS and time. */
+  maxRssKb: number
+  ms: number
+}
+
+/** An analysis that did not finish: over time, over memory, or the child failed. */
+export class AnalysisFailed extends Error {}
+
+const childFile = import.meta.url.endsWith('.ts')
+  ? { url: new URL('./analyse-child.ts', import.meta.url), execArgv: ['--import', 'tsx'] }
+  : { url: new URL('./analyse-child.js', import.meta.url), execArgv: [] as string[] }
+
+function rssKb(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function runAnalysis(input: AnalysisInput, limits: RunLimits, onProgress: (fraction: number, stage: string) => void = () => {}, signal?: AbortSignal): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = fork(childFile.url, [], {
+      execArgv: [...childFile.execArgv, `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb * 0.75))}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
+    let stderr = ''
+    child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)))
+    let failure: string | undefined
+    let outcome: RunOutcome | undefined
+    const kill = (why: string) => {
+      failure ??= why
+      child.kill('SIGKILL')
+    }
+    try {
+      if (child.pid) setPriority(child.pid, limits.nice ?? 19)
+    } catch {
+      // not fatal: the analysis still runs, just at the server's own priority
+    }
+    const deadline = setTimeout(() => kill(`the analysis took longer than ${limits.timeSec} s`), limits.timeSec * 1000)
+    const watch = setInterval(() => {
+      const kb = child.pid ? rssKb(child.pid) : undefined
+      if (kb !== undefined && kb > limits.memoryMb * 1024) kill(`the analysis needed more than ${limits.memoryMb} MB`)
+    }, 250)
+    const onAbort = () => kill('stopped')
+    signal?.addEventListener('abort', onAbort, { once: true })
+    child.on('message', (m: ChildMessage) => {
+      if (m.type === 'progress') onProgress(m.fraction, m.stage)
+      else if (m.type === 'result') outcome = { result: m.result, maxRssKb: m.maxRssKb, ms: m.ms }
+      else failure ??= m.message
+    })
+    child.on('exit', (code, sig) => {
+      clearTimeout(deadline)
+      clearInterval(watch)
+      signal?.removeEventListener('abort', onAbort)
+      if (outcome && !failure) return resolve(outcome)
+      const heap = /heap out of memory/i.test(stderr) ? `the analysis needed more than ${limits.memoryMb} MB` : undefined
+      reject(new AnalysisFailed(failure ?? heap ?? `the analysis stopped (${sig ?? `exit ${code}`})`))
+    })
+    child.send(input)
+  })
+}
