@@ -5,6 +5,7 @@ import type { Deps } from '../deps.ts'
 import { outputRoutes } from '../hackerearth/output-routes.ts'
 import { v3Routes } from '../hackerearth-v3/routes.ts'
 import { v4Routes } from '../hackerearth-v4/routes.ts'
+import { jobeRoutes } from '../jobe/routes.ts'
 import { problemRoutes } from '../problems/routes.ts'
 import { interviewRoutes } from '../interviews/routes.ts'
 import { roomRoutes } from '../room/routes.ts'
@@ -74,6 +75,8 @@ export function createApp(deps: Deps): Hono {
   app.route('/', problemRoutes(deps).onError(v4Error(deps.log)))
   app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
+  // ── the Jobe API for Moodle CodeRunner (its own error bodies inside) ──
+  app.route('/', jobeRoutes(deps))
 
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))
