@@ -6,7 +6,7 @@
 // at least 3x its throughput and at most a third of its p50.
 // Usage: npx tsx scripts/bench-jobe.ts [--requests 60] [--cpu-requests 24] [--peer URL] [--peer-key KEY] [--json]
 import { parseArgs } from 'node:util'
-import { startServer } from '../src/e2e/harness.ts'
+import { startServer } from '../src/testing/harness.ts'
 
 const { values } = parseArgs({
   options: {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { JobeResult } from '../jobe/schemas.ts'
-import { startServer, type RunningServer } from './harness.ts'
+import { startServer, type RunningServer } from '../testing/harness.ts'
 
 const PREFIX = '/jobe/index.php/restapi'
 let server: RunningServer

@@ -1,7 +1,7 @@
 import { readdirSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { tempDir } from '../evaluation/test-support.ts'
+import { tempDir } from '../testing/evaluation.ts'
 import { createFileCache } from './file-cache.ts'
 
 describe('the Jobe file cache', () => {
