@@ -8,8 +8,8 @@ import { connect, type Socket } from 'node:net'
 import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { waitUntil } from './harness.ts'
-import { startServer, type Server } from './interview-harness.ts'
+import { waitUntil } from '../testing/harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 const P = '/partner/service/interviews'
 let s: Server
