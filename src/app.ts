@@ -7,6 +7,7 @@ import { v3Routes } from './hackerearth-v3/routes.ts'
 import { v4Routes } from './hackerearth-v4/routes.ts'
 import { judge0Routes } from './judge0/routes.ts'
 import { problemRoutes } from './hackerearth-v4/problem-routes.ts'
+import { jobeRoutes } from './jobe/routes.ts'
 import { interviewRoutes } from './interviews/routes.ts'
 import { roomRoutes } from './room/routes.ts'
 import { similarityRoutes } from './similarity/routes.ts'
@@ -82,6 +83,8 @@ export function createApp(deps: Deps): Hono {
   // ── similarity reports: the v4 API and the report pages behind their links ──
   app.route('/', similarityRoutes(deps).onError(v4Error(deps.log)))
   app.route('/', internalRoutes('the similarity report pages (HTML behind an unguessable link)', similarityPageRoutes(deps)))
+  // ── the Jobe API for Moodle CodeRunner (its own error bodies inside) ──
+  app.route('/', jobeRoutes(deps))
 
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))

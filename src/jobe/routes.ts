@@ -1,0 +1,191 @@
+// The Jobe API (Jobe 2.2.x as Moodle CodeRunner and Jobe's testsubmit.py use it), at exactly
+// /jobe/index.php/restapi/: GET languages, POST runs, PUT and HEAD files/{id}, OPTIONS (CORS
+// preflight); anything else under the prefix is a 404. X-API-KEY holds an Arbiter client secret.
+// A run is answered when it is done, but goes through the same durable queue, pool and jail as
+// everything else; one that cannot start within jobe.wait_timeout_sec answers outcome 21.
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { findClientBySecret } from '../clients/clients.ts'
+import { evaluateWithin, type SubmissionInput } from '../evaluation/submissions.ts'
+import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { documented } from '../http/route-docs.ts'
+import { offeredLanguage } from '../languages.ts'
+import type { Log } from '../log.ts'
+import { createFileCache, isFileId, type FileCache } from './file-cache.ts'
+import { JOBE_LANGUAGES, type JobeLanguage } from './languages.ts'
+import { jobeDocs } from './openapi-docs.ts'
+import { jobeResult, overloadResult } from './outcome.ts'
+import { JobeError, parseRunSpec, type JobeRun } from './run-spec.ts'
+
+export const JOBE_PREFIX = '/jobe/index.php/restapi'
+/** Jobe's test hook (LanguageTask.php): this source answers outcome 21 without running. */
+export const OVERLOAD_TEST_SOURCE = '!** TESTING OVERLOAD EXCEPTION **!'
+
+// Jobe's own CORS headers (MY_cors_helper.php): CodeRunner's browser-side checks may call it directly
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'X-API-KEY, Origin, X-Requested-With, Content-Type, Accept, Access-Control-Request-Method',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS, PUT, HEAD, DELETE',
+}
+
+/** THE map of every refusal to Jobe's status and JSON string body (never a stack trace). */
+export function jobeErrorBody(err: unknown): { status: 400 | 401 | 403 | 404 | 413 | 500; body: string } {
+  if (err instanceof JobeError) return { status: err.status, body: err.message }
+  if (err instanceof AppError) {
+    switch (err.code) {
+      case 'UnregisteredClientError':
+        return { status: 403, body: err.message }
+      case 'QuotaExceededError':
+        return { status: 401, body: 'API usage quota exceeded' }
+      case 'PayloadTooLargeError':
+        return { status: 413, body: err.message }
+      case 'NotFoundError':
+        return { status: 404, body: err.message }
+      case 'InvalidArgumentError':
+      case 'ArgumentMissingError':
+      case 'LanguageNotSupportedError':
+        return { status: 400, body: err.message }
+    }
+  }
+  return { status: 500, body: 'Server exception (something went wrong on our side)' }
+}
+
+const jobeError = (log: Log) => (err: Error, c: Context) => {
+  const { status, body } = jobeErrorBody(err)
+  if (status === 500) log.error('jobe: unhandled', { path: c.req.path, err: String(err), stack: err.stack })
+  return c.json(body, status, CORS)
+}
+
+/** X-API-KEY: a client secret; missing or unknown (or revoked): 403, as Jobe answers. */
+function apiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler {
+  return async (c, next) => {
+    const key = c.req.header('x-api-key')?.trim()
+    if (!key) throw new JobeError(403, 'Missing API key')
+    const client = findClientBySecret(deps.db, key)
+    if (!client) throw new JobeError(403, 'Unknown API key')
+    c.set('client', client)
+    await next()
+  }
+}
+
+/** The toolchains' versions as provisioning recorded them, re-read when it rewrites the file. */
+function versionReader(toolchains: string): (code: string) => string {
+  let cached: { mtimeMs: number; languages: Record<string, { version?: string }> } | undefined
+  return (code) => {
+    const file = join(toolchains, 'versions.json')
+    try {
+      const mtimeMs = statSync(file).mtimeMs
+      if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
+      return cached.languages[code]?.version ?? 'unknown'
+    } catch {
+      return 'unknown'
+    }
+  }
+}
+
+/** The core's submission for a Jobe run: Jobe's commands as argv, its limits as the job's. */
+export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { name: string; contentBase64: string }[]): SubmissionInput {
+  const { config } = deps
+  const { language: l, sourceFileName: src } = run
+  return {
+    api: 'jobe',
+    lang: l.code,
+    source: run.source,
+    input: run.input,
+    timeLimit: run.cputime,
+    maxTimeSec: config.jobe.max_cpu_time_sec,
+    // the jail's own memory cap; Jobe's memorylimit is an address-space limit under it
+    memoryLimit: config.limits.max_memory_kb,
+    // Jobe kills a run at twice its CPU time
+    wallTimeSec: run.cputime * 2,
+    ...(run.memorylimit > 0 && { addressSpaceKb: run.memorylimit * 1000 }),
+    // a JVM needs its threads: Java keeps the toolchain's own process limit
+    ...(l.name !== 'java' && { processes: run.numprocs }),
+    ...(run.streamsize > 0 && { outputBytes: Math.round(run.streamsize * 1_000_000) }),
+    files,
+    sourceFileName: src,
+    compileArgv: l.compile(src, run.args),
+    runArgv: l.run(src, run.args),
+    compileStderrFails: l.compileStderrFails,
+    outputEncoding: 'latin1',
+  }
+}
+
+export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(deps.config.dataDir, 'jobe-files'), () => deps.config.jobe.file_cache_bytes)): Hono {
+  const app = new Hono()
+  const { config } = deps
+  const auth = apiKey(deps)
+  const version = versionReader(config.paths.toolchains)
+  const offered = (l: JobeLanguage) => offeredLanguage(deps.languages, config, l.code).ok
+  const notFound = (c: Context) => c.json('Not found', 404, CORS)
+
+  app.use(`${JOBE_PREFIX}/*`, async (c, next) => {
+    await next()
+    for (const [k, v] of Object.entries(CORS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v)
+  })
+
+  // OPTIONS /jobe/index.php/restapi/* (CORS preflight)
+  app.options(`${JOBE_PREFIX}/*`, documented({ tags: ['jobe'], summary: 'CORS preflight', responses: { 204: { description: 'Allowed' } } }, (c: Context) => c.body(null, 204, CORS)))
+
+  // GET /jobe/index.php/restapi/languages
+  app.get(`${JOBE_PREFIX}/languages`, auth, documented(jobeDocs.languages, (c: Context) => c.json(JOBE_LANGUAGES.filter(offered).map((l) => [l.name, version(l.code)]), 200, CORS)))
+
+  // POST /jobe/index.php/restapi/runs
+  app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
+    // JSON whatever the Content-Type, as Jobe reads it
+    const raw = await readCapped(c.req.raw, config.server.body_limit_bytes)
+    let body: unknown
+    try {
+      body = parseBoundedJson(new TextDecoder().decode(raw))
+    } catch {
+      throw new JobeError(400, 'Non-JSON post data received')
+    }
+    const run = parseRunSpec(body, config.jobe.max_cpu_time_sec, offered)
+    const client = c.var.client
+    const files = run.files.map(([id, name]) => {
+      const content = cache.get(client.id, id)
+      // the only 404 a run answers: CodeRunner then PUTs every file and tries again
+      if (!content) throw new JobeError(404, 'One or more of the specified files is missing/unavailable')
+      return { name, contentBase64: content.toString('base64') }
+    })
+    if (run.source === OVERLOAD_TEST_SOURCE) return c.json(overloadResult(), 200, CORS)
+    const { row, withdrawn } = await evaluateWithin(deps, client, submissionOf(deps, run, files), config.jobe.wait_timeout_sec * 1000)
+    return c.json(withdrawn ? overloadResult() : jobeResult(row), 200, CORS)
+  }))
+
+  // PUT /jobe/index.php/restapi/files/{id}
+  app.put(`${JOBE_PREFIX}/files/:id`, auth, documented(jobeDocs.putFile, async (c: Context) => {
+    const id = c.req.param('id') ?? ''
+    if (!isFileId(id)) return notFound(c)
+    const max = config.jobe.file_max_bytes
+    const raw = await readCapped(c.req.raw, Math.ceil((max * 4) / 3) + 4096)
+    let body: unknown
+    try {
+      body = parseBoundedJson(new TextDecoder().decode(raw))
+    } catch {
+      body = undefined
+    }
+    const b64 = (body as { file_contents?: unknown } | undefined)?.file_contents
+    if (typeof b64 !== 'string') throw new JobeError(400, 'put: missing file_contents parameter')
+    const clean = b64.replace(/\s+/g, '')
+    if (clean.length % 4 === 1 || !/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) throw new JobeError(400, `put: contents of file ${id} are not valid base-64`)
+    const content = Buffer.from(clean, 'base64')
+    if (content.length > max) throw new JobeError(413, `put: file ${id} is larger than ${max} bytes`)
+    cache.put(c.var.client.id, id, content)
+    return c.body(null, 204, CORS)
+  }))
+
+  // HEAD /jobe/index.php/restapi/files/{id} (hono answers HEAD with the GET route, less the body)
+  app.get(`${JOBE_PREFIX}/files/:id`, auth, documented(jobeDocs.headFile, (c: Context) => {
+    if (c.req.method !== 'HEAD') return notFound(c)
+    const id = c.req.param('id') ?? ''
+    return c.body(null, isFileId(id) && cache.has(c.var.client.id, id) ? 204 : 404, CORS)
+  }))
+
+  app.all(JOBE_PREFIX, notFound)
+  app.all(`${JOBE_PREFIX}/*`, notFound)
+  return app.onError(jobeError(deps.log))
+}
