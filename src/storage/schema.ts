@@ -108,6 +108,8 @@ export const submissions = sqliteTable(
     index('submissions_claim').on(t.state, t.priority, t.fairRound, t.id),
     // a client's queued rows: counted for the cap and their last round read, at each accept
     index('submissions_client').on(t.clientId, t.state, t.priority, t.fairRound),
+    // an interview's room runs, deleted with it (interviews/retention.ts)
+    index('submissions_interview').on(t.interviewId),
   ]
 )
 
