@@ -169,6 +169,13 @@ export const ConfigSchema = z
           .default(1_048_576)
           .describe("Compile memory limit in KB of a language whose manifest sets none; languages.compile_overrides wins over both."),
         compile_processes: z.number().int().min(1).default(128).describe("Compile process/thread limit of a language whose manifest sets none; languages.compile_overrides wins over both."),
+        files_max_count: z.number().int().min(0).default(64).describe('Most extra files one job may carry into its work directory (Jobe file_list, Piston files).'),
+        files_max_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 << 20)
+          .describe("Largest total size of a job's extra files."),
         compile_file_size_bytes: z
           .number()
           .int()
@@ -226,6 +233,28 @@ export const ConfigSchema = z
           .describe('Submissions one client may have waiting to run; more are refused with 429 and Retry-After until some have started (0 = no cap). Interview-room runs are never counted.'),
       },
       'The code-evaluation API (v3 and v4).'
+    ),
+    jobe: section(
+      {
+        max_cpu_time_sec: z
+          .number()
+          .positive()
+          .default(120)
+          .describe("The Jobe API's largest cputime parameter (Jobe's cputime_upper_limit_secs): a run asking for more is refused with Jobe's 400. The Jobe API's runs may use up to this, past limits.max_time_sec."),
+        wait_timeout_sec: z
+          .number()
+          .positive()
+          .default(10)
+          .describe('A Jobe run that has not finished this long after it was queued (beyond its own time limits) answers outcome 21, server overload (Jobe\'s jobe_wait_timeout); it still runs.'),
+        file_cache_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(256 << 20)
+          .describe("Each client's cache of files uploaded with PUT files/{id}: past this size its least recently used files are evicted."),
+        file_max_bytes: z.number().int().positive().default(16 << 20).describe('Largest file one PUT files/{id} may upload.'),
+      },
+      'The Jobe API for Moodle CodeRunner (docs/api/jobe.md).'
     ),
     compile_cache: section(
       {

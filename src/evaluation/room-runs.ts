@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts'
 import { companies, interviews, submissions } from '../storage/schema.ts'
 import { roomClientOf } from './clients.ts'
 import { fairRound, PRIORITY } from './fair-share.ts'
-import type { Submission } from './replies.ts'
+import type { Submission } from './model.ts'
 
 export interface RoomRun {
   interviewId: string

@@ -54,8 +54,8 @@ export const submissions = sqliteTable(
     clientId: integer()
       .notNull()
       .references(() => clients.id),
-    /** 'room': a run from an interview room, queued like the rest (no protocol, no quota, no callback). */
-    api: text({ enum: ['v3', 'v4', 'room'] }).notNull(),
+    /** The wire protocol that accepted it (a name in the protocol registry: v3, v4, jobe …), or 'room': a run from an interview room, queued like the rest (no protocol, no quota, no callback). */
+    api: text().notNull(),
     /** The interview whose room asked for the run; null for the APIs' submissions. */
     interviewId: text(),
     compileOnly: integer({ mode: 'boolean' }).notNull().default(false),
@@ -103,6 +103,12 @@ export const submissions = sqliteTable(
     stopOnFirstFailure: integer({ mode: 'boolean' }).notNull().default(false),
     /** The program came from the compile cache (result.compile_cached). */
     compileCached: integer({ mode: 'boolean' }).notNull().default(false),
+    /** Opaque JSON of the protocol that accepted it (what it must echo or needs to shape its reply). */
+    protocolJson: text(),
+    /** evaluation/model.ts JobSpec as JSON: extra files, argv overrides, limits beyond cpu/memory. */
+    jobSpecJson: text(),
+    /** evaluation/model.ts RawResult as JSON: each step as the jail reported it; null until completed. */
+    rawResultJson: text(),
   },
   (t) => [
     index('submissions_claim').on(t.state, t.priority, t.fairRound, t.id),
