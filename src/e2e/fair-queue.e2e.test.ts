@@ -3,7 +3,7 @@
 // refuses the rest with 429 and Retry-After in each API's shape, and another client's job still runs
 // within a bound (first come first served would put it behind all 500).
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 const SLEEPER = 'import time\ntime.sleep(0.3)\nprint("slept")\n'

@@ -4,9 +4,9 @@
 // asynchronous work, so a run does not wait behind a burst of them.
 import * as Y from 'yjs'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
-import { startRedis, type TestRedis } from './redis-server.ts'
-import { apiHostToml, startWorker, stopAll, type WorkerProcess } from './sandbox-host-harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
+import { startRedis, type TestRedis } from '../testing/redis-server.ts'
+import { apiHostToml, startWorker, stopAll, type WorkerProcess } from '../testing/sandbox-host-harness.ts'
 
 let redis: TestRedis
 let server: RunningServer

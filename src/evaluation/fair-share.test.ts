@@ -2,18 +2,18 @@
 // the rest), the same order for the sandbox hosts' claims, the per-client cap on queued rows, and room runs
 // as queued submissions that no API sees and no quota or cap counts.
 import { afterEach, describe, expect, test } from 'vitest'
-import { createApp } from '../http/app.ts'
-import { createFakePool } from '../jobs/fake-pool.ts'
-import { createBody, seedCompany, testApp } from '../interviews/test-fixtures.ts'
+import { createApp } from '../app.ts'
+import { createFakePool } from '../testing/fake-pool.ts'
+import { createBody, seedCompany, testApp } from '../testing/interviews.ts'
 import { createRoomHub } from '../room/hub.ts'
 import { runCode } from '../room/room.ts'
 import { clients, submissions } from '../storage/schema.ts'
-import { findClientBySecret, listClients, type Client } from './clients.ts'
+import { findClientBySecret, listClients, type Client } from '../clients/clients.ts'
 import { PRIORITY, QUEUE_FULL_RETRY_AFTER_SEC } from './fair-share.ts'
 import { claimNext } from './queue.ts'
 import { queueRoomRun } from './room-runs.ts'
 import { acceptSubmission, getByCodeId, getSubmission } from './submissions.ts'
-import { addClient, createTestDeps, json, testConfig, thrownAppError, until, type TestDeps } from './test-support.ts'
+import { addClient, createTestDeps, json, testConfig, thrownAppError, until, type TestDeps } from '../testing/evaluation.ts'
 import { eq } from 'drizzle-orm'
 
 let deps: TestDeps

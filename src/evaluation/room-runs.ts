@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { companies, interviews, submissions } from '../storage/schema.ts'
-import { roomClientOf } from './clients.ts'
+import { roomClientOf } from '../clients/clients.ts'
 import { fairRound, PRIORITY } from './fair-share.ts'
 import type { Submission } from './model.ts'
 
