@@ -14,6 +14,7 @@ import { claimNext } from '../src/evaluation/queue.ts'
 import { acceptSubmission } from '../src/evaluation/submissions.ts'
 import { loadLanguages } from '../src/languages.ts'
 import { silentLog } from '../src/log.ts'
+import { createProtocols } from '../src/protocols.ts'
 import { openDb } from '../src/storage/db.ts'
 
 const { values } = parseArgs({
@@ -38,6 +39,7 @@ const deps = {
   db,
   log: silentLog(),
   languages: loadLanguages(),
+  protocols: createProtocols(),
   now: () => new Date(),
   dispatcher: { start() {}, wake() {}, waitFor: () => new Promise<never>(() => {}), stop: async () => {}, inFlight: 0 },
   outbox: { start() {}, wake() {}, stop: async () => {} },
