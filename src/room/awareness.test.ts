@@ -5,7 +5,7 @@ import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protoc
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import { PALETTE } from './awareness.ts'
-import { edit, roomSetup } from './test-room.ts'
+import { edit, roomSetup } from '../testing/room.ts'
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
 

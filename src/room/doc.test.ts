@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { roomStates } from '../storage/schema.ts'
 import { createRoomDocs } from './doc.ts'
 import { MAX_PENDING_BYTES } from './doc-rules.ts'
-import { edit, roomSetup } from './test-room.ts'
+import { edit, roomSetup } from '../testing/room.ts'
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
 /** An update of everything `change` does to a fresh document. */

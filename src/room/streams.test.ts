@@ -5,7 +5,7 @@
 import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
-import { edit, roomSetup } from './test-room.ts'
+import { edit, roomSetup } from '../testing/room.ts'
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
 

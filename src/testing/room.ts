@@ -3,9 +3,9 @@
 import * as Y from 'yjs'
 import { expect } from 'vitest'
 import type { Config } from '../config.ts'
-import { createBody, seedCompany, testApp, testDeps } from '../testing/interviews.ts'
-import { createRoomHub } from './hub.ts'
-import { roomRoutes, streamLimits } from './routes.ts'
+import { createBody, seedCompany, testApp, testDeps } from './interviews.ts'
+import { createRoomHub } from '../room/hub.ts'
+import { roomRoutes, streamLimits } from '../room/routes.ts'
 
 const P = '/partner/service/interviews'
 
