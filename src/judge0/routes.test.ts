@@ -171,6 +171,20 @@ describe('Judge0 queued cap', () => {
     expect(r.headers.get('retry-after')).toBe('5')
     expect((await json(r)).error).toMatch(/already waiting to run/)
   })
+
+  test('a batch that fills the queue part-way: tokens for what was stored, an error for the rest, Retry-After', async () => {
+    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 2 } }) })
+    const app = createApp(deps)
+    const secret = addClient(deps)
+    const item = { source_code: 'x', language_id: 71 }
+    const r = await post(app, '/submissions/batch', secret, { submissions: [item, item, item] })
+    expect(r.status).toBe(201)
+    expect(r.headers.get('retry-after')).toBe('5')
+    const body = await json(r)
+    expect(body[0].token).toBeTruthy()
+    expect(body[1].token).toBeTruthy()
+    expect(body[2].error).toMatch(/already waiting to run/)
+  })
 })
 
 describe('Judge0 batch', () => {
