@@ -20,6 +20,13 @@ describe('applyLiveConfig', () => {
     expect(running.paths.nsjail).toBe('/var/lib/arbiter/bin/nsjail')
   })
 
+  it('the per-client queued cap is live; the rest of evaluation is not', () => {
+    const running = cfg({})
+    const report = applyLiveConfig(running, cfg({ evaluation: { max_queued_per_client: 50, job_max_attempts: 5 } }))
+    expect(report).toEqual({ applied: ['evaluation.max_queued_per_client'], needsRestart: ['evaluation.job_max_attempts'] })
+    expect(running.evaluation.max_queued_per_client).toBe(50)
+  })
+
   it('reports nothing when nothing changed', () => {
     expect(applyLiveConfig(cfg({}), cfg({}))).toEqual({ applied: [], needsRestart: [] })
   })

@@ -15,6 +15,7 @@ export const LIVE_KEYS = [
   'retention.resumes_days',
   'retention.interviews_days',
   'pool.size',
+  'evaluation.max_queued_per_client',
   'metrics',
 ] as const
 

@@ -225,6 +225,12 @@ export const ConfigSchema = z
           .min(1)
           .default(3)
           .describe('Runs tried when the sandbox fails on our side before the submission completes with request_OK False.'),
+        max_queued_per_client: z
+          .number()
+          .int()
+          .min(0)
+          .default(500)
+          .describe('Submissions one client may have waiting to run; more are refused with 429 and Retry-After until some have started (0 = no cap). Interview-room runs are never counted.'),
       },
       'The code-evaluation API (v3 and v4).'
     ),

@@ -6,6 +6,8 @@ export type EvaluationErrorCode =
   | 'ArgumentMissingError'
   | 'UnregisteredClientError'
   | 'QuotaExceededError'
+  /** Not the spec's: too many of the client's submissions wait to run (429, Retry-After). */
+  | 'QueueFullError'
   | 'InvalidArgumentError'
   | 'LanguageNotSupportedError'
   | 'PayloadTooLargeError'

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { createClient } from './clients/clients.ts'
+import { queueRoomRun } from './evaluation/room-runs.ts'
 import { createBody, seedCompany, testApp, testDeps, type TestDeps } from './testing/interviews.ts'
 import { retentionSweep, sweep } from './schedule.ts'
 import { interviewParticipants, interviews, submissions } from './storage/schema.ts'
@@ -97,9 +98,14 @@ describe('retention sweep', () => {
     expect(existsSync(join(deps.config.dataDir, 'resumes', file))).toBe(false)
     expect(row()?.resumeFile).toBeNull()
 
+    // a run from its room, completed
+    const run = queueRoomRun(deps, { interviewId: id, language: 'C', source: 'candidate code', input: '', timeLimitSec: 1, memoryLimitKb: 65536 })
+    deps.db.update(submissions).set({ state: 'completed' }).where(eq(submissions.id, run.id)).run()
+
     deps.advance(8 * DAY)
     expect(await retentionSweep(deps)).toMatchObject({ interviews: 1 })
     expect(row()).toBeUndefined()
+    expect(deps.db.select().from(submissions).where(eq(submissions.id, run.id)).all()).toEqual([])
     expect(deps.db.select().from(interviewParticipants).where(eq(interviewParticipants.interviewId, id)).all()).toEqual([])
   })
 

@@ -27,7 +27,24 @@ export function createClient(db: Db, now: Date, input: { name: string; quota?: n
   return { client: row, secret }
 }
 
-export const listClients = (db: Db): Client[] => db.select().from(clients).orderBy(asc(clients.id)).all()
+/** The API clients (a company's room client is the server's own, not listed). */
+export const listClients = (db: Db): Client[] => db.select().from(clients).where(isNull(clients.roomOfCompany)).orderBy(asc(clients.id)).all()
+
+/**
+ * The client that owns a company's interview-room runs, made on first use: every queued row belongs to
+ * a client (fair share, retention, the dashboard). Its secret is thrown away at once, so no request can
+ * act as it; it is never listed, revoked or counted against a quota.
+ */
+export function roomClientOf(db: Db, now: Date, company: { id: number; name: string }): Client {
+  const found = db.select().from(clients).where(eq(clients.roomOfCompany, company.id)).get()
+  if (found) return found
+  return db
+    .insert(clients)
+    .values({ name: `interview rooms of ${company.name}`, secretHash: hashSecret(newSecret()), secretHint: '', roomOfCompany: company.id, createdAt: now })
+    .onConflictDoNothing()
+    .returning()
+    .get() ?? db.select().from(clients).where(eq(clients.roomOfCompany, company.id)).get()!
+}
 
 /** Revokes by id or by name; a revoked secret is answered like an unknown one. */
 export function revokeClient(db: Db, now: Date, idOrName: string): Client {
@@ -35,7 +52,7 @@ export function revokeClient(db: Db, now: Date, idOrName: string): Client {
   const row = db
     .update(clients)
     .set({ revokedAt: now })
-    .where(and(byId ? eq(clients.id, Number(idOrName)) : eq(clients.name, idOrName), isNull(clients.revokedAt)))
+    .where(and(byId ? eq(clients.id, Number(idOrName)) : eq(clients.name, idOrName), isNull(clients.revokedAt), isNull(clients.roomOfCompany)))
     .returning()
     .get()
   if (!row) throw new AppError('NotFoundError', `no active client ${idOrName}`)
@@ -48,7 +65,7 @@ const prepareBySecret = (db: Db) =>
   db
     .select()
     .from(clients)
-    .where(and(eq(clients.secretHash, sql.placeholder('hash')), isNull(clients.revokedAt)))
+    .where(and(eq(clients.secretHash, sql.placeholder('hash')), isNull(clients.revokedAt), isNull(clients.roomOfCompany)))
     .prepare()
 
 export function findClientBySecret(db: Db, secret: string): Client | undefined {

@@ -1,6 +1,7 @@
 // The durable queue loop. The submissions table is the queue of record: on start, rows a crash left
-// running go back to queued; while a pool slot is free the oldest queued row (synchronous v3 first) is
-// claimed with one UPDATE … RETURNING that also bumps its claim token `attempt`, and handed to the pool.
+// running go back to queued; while a pool slot is free the next queued row (by class, then each client's
+// turn: fair-share.ts) is claimed with one UPDATE … RETURNING that also bumps its claim token `attempt`,
+// and handed to the pool.
 // Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
 import { eq } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'

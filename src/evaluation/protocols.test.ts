@@ -61,8 +61,8 @@ describe('the protocol registry', () => {
     deps = createTestDeps({ protocols: protocolRegistry([sync.p, asyncP.p]), start: false })
     const client = findClientBySecret(deps.db, addClient(deps))!
     expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's' })).toMatchObject({ async: false, priority: 0 })
-    expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's', async: true })).toMatchObject({ async: true, priority: 1 })
-    expect(acceptSubmission(deps, client, { api: 'later', lang: 'C', source: 's' })).toMatchObject({ async: true, priority: 1 })
+    expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's', async: true })).toMatchObject({ async: true, priority: 2 })
+    expect(acceptSubmission(deps, client, { api: 'later', lang: 'C', source: 's' })).toMatchObject({ async: true, priority: 2 })
   })
 
   test('protocol data and the job spec are stored with the row and reach the job; the raw steps are stored at completion', async () => {

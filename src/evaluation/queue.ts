@@ -38,8 +38,9 @@ export function requeueAbandoned(db: Deps['db']): number {
 }
 
 /**
- * The claim: one UPDATE … RETURNING of the oldest queued row (synchronous v3 first), optionally only in
- * some languages, bumping its claim token; one statement, so two claimers can never take the same row.
+ * The claim: one UPDATE … RETURNING of the next queued row — by class (PRIORITY), then fair round,
+ * then age — optionally only in some languages, bumping its claim token; one statement, so two claimers
+ * can never take the same row. The sandbox hosts' claims (languages given) use it too.
  */
 function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet<string>) {
   const queued = eq(submissions.state, 'queued')
@@ -47,7 +48,7 @@ function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet
     .select({ id: submissions.id })
     .from(submissions)
     .where(languages ? and(queued, inArray(submissions.language, [...languages])) : queued)
-    .orderBy(asc(submissions.priority), asc(submissions.id))
+    .orderBy(asc(submissions.priority), asc(submissions.fairRound), asc(submissions.id))
     .limit(1)
   return db
     .update(submissions)

@@ -26,7 +26,7 @@ describe('acceptSubmission', () => {
   test('stores a queued row with the canonical code and the code as sent', () => {
     const { client } = setup()
     const row = acceptSubmission(deps, client, v4({ lang: ' c++ ' }))
-    expect(row).toMatchObject({ state: 'queued', language: 'CPP', langRequested: ' c++ ', api: 'v4', async: true, priority: 1 })
+    expect(row).toMatchObject({ state: 'queued', language: 'CPP', langRequested: ' c++ ', api: 'v4', async: true, priority: 2 })
     expect(row.heId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(row.codeId).toMatch(/^[0-9a-f]{32}$/)
   })

@@ -11,6 +11,7 @@ import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
+import { fairRound, PRIORITY } from './fair-share.ts'
 import { loadProblemForGrading } from '../problems/problems.ts'
 import { gradedVerdict, recordTest, testPoints, testRows, type TestCaseInput } from './graded.ts'
 import type { Client } from '../clients/clients.ts'
@@ -29,7 +30,7 @@ const p = sql.placeholder
 const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'rawResultJson', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'createdAt'] as const
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'fairRound', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'createdAt'] as const
 
 /** The claimed row is still ours: same claim token, not completed. */
 const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
@@ -141,7 +142,11 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
   }
 
+  // a synchronous v3 request has an HTTP client waiting on it: it goes first
+  const priority = async ? PRIORITY.async : PRIORITY.sync
   const row = db.transaction(() => {
+    // refused while too many of this client's rows wait (429), before the quota counts it
+    const round = fairRound(db, client.id, priority, config.evaluation.max_queued_per_client)
     countAgainstQuota(db, client, config.evaluation.default_quota)
     const inserted = stmts(db).insert.get({
       heId: randomUUID(),
@@ -150,8 +155,8 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       api: input.api,
       compileOnly: !!input.compileOnly,
       async,
-      // a synchronous v3 request has an HTTP client waiting on it: it goes first
-      priority: async ? 1 : 0,
+      priority,
+      fairRound: round,
       language: language.code,
       langRequested: input.lang,
       source: input.source,
@@ -239,7 +244,8 @@ export function getSubmission(deps: Pick<Deps, 'db'>, client: Client, heId: stri
 /** By the code_id of web_link and the output URL: whoever holds the link may read it. */
 export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission {
   const row = stmts(deps.db).byCodeId.get({ codeId })
-  if (!row) throw new AppError('NotFoundError', `no code with id ${codeId}`)
+  // a room run is the room's alone: no link to it is ever given out, and none opens it
+  if (!row || row.api === 'room') throw new AppError('NotFoundError', `no code with id ${codeId}`)
   return row
 }
 

@@ -15,7 +15,7 @@ const v3 = (summary: string): RouteDoc => ({
   request: { body: { content: v3Body, required: true } },
   responses: {
     200: { description: 'Synchronous: the final reply. async=1: the immediate reply (Compiling..., NA).', content: json(V3Reply) },
-    ...errors({ 400: 'ArgumentMissingError, UnregisteredClientError, InvalidArgumentError, LanguageNotSupportedError, QuotaExceededError', 413: 'PayloadTooLargeError', 500: 'InternalServerError (the body is the v3 reply)' }),
+    ...errors({ 400: 'ArgumentMissingError, UnregisteredClientError, InvalidArgumentError, LanguageNotSupportedError, QuotaExceededError', 413: 'PayloadTooLargeError', 429: 'QueueFullError (errors: queued, max_queued, retry_after; header Retry-After)', 500: 'InternalServerError (the body is the v3 reply)' }),
   },
 })
 const secretHeader = z.object({ 'client-secret': z.string().meta({ description: 'The client secret (or client_secret in the body).' }) })
@@ -33,7 +33,7 @@ export const evaluationDocs = {
     },
     responses: {
       200: { description: 'REQUEST_QUEUED', content: json(V4Reply) },
-      ...errors({ 400: 'ArgumentMissingError, InvalidArgumentError, LanguageNotSupportedError', 401: 'UnregisteredClientError', 403: 'QuotaExceededError (errors: quota, current_count)', 413: 'PayloadTooLargeError' }),
+      ...errors({ 400: 'ArgumentMissingError, InvalidArgumentError, LanguageNotSupportedError', 401: 'UnregisteredClientError', 403: 'QuotaExceededError (errors: quota, current_count)', 413: 'PayloadTooLargeError', 429: 'QueueFullError (errors: queued, max_queued, retry_after; header Retry-After)' }),
     },
     callbacks: {
       status: {

@@ -20,11 +20,18 @@ function toAppError(err: unknown, c: Context, log: Log): AppError {
 
 const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
 
+/** A refusal that passes with time (a full queue) tells the client when to try again, as the body does. */
+const setRetryAfter = (c: Context, e: AppError) => {
+  const sec = e.data.retry_after
+  if (e.code === 'QueueFullError' && typeof sec === 'number') c.header('Retry-After', String(sec))
+}
+
 // ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
 
 /** v3: the spec's table answers 400 for every client error; size, routing and our faults keep their own. */
 const v3Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   PayloadTooLargeError: 413,
+  QueueFullError: 429,
   NotFoundError: 404,
   MethodNotAllowedError: 405,
   InternalServerError: 500,
@@ -37,7 +44,9 @@ export function v3ErrorBody(e: AppError): { status: ContentfulStatusCode; body: 
 export const v3Error =
   (log: Log): ErrorHandler =>
   (err, c) => {
-    const { status, body } = v3ErrorBody(toAppError(err, c, log))
+    const e = toAppError(err, c, log)
+    const { status, body } = v3ErrorBody(e)
+    setRetryAfter(c, e)
     return c.json(body, status)
   }
 
@@ -51,6 +60,7 @@ const v4Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   UnregisteredClientError: 401,
   QuotaExceededError: 403,
   NotFoundError: 404,
+  QueueFullError: 429,
   MethodNotAllowedError: 405,
   PayloadTooLargeError: 413,
   InternalServerError: 500,
@@ -71,7 +81,9 @@ export function v4ErrorBody(e: AppError) {
 export const v4Error =
   (log: Log): ErrorHandler =>
   (err, c) => {
-    const { status, body } = v4ErrorBody(toAppError(err, c, log))
+    const e = toAppError(err, c, log)
+    const { status, body } = v4ErrorBody(e)
+    setRetryAfter(c, e)
     return c.json(body, status)
   }
 

@@ -1,9 +1,9 @@
 // Retention of interview data (config `retention`): a stored resume goes resumes_days after its
 // interview ended (or was deleted); a finished interview goes interviews_days after, with its
-// participants, feedback and room. 0 = keep forever. Run by the nightly sweep (schedule.ts).
-import { and, inArray, isNotNull, lt, or } from 'drizzle-orm'
+// participants, feedback, room and the room's runs. 0 = keep forever. Run by the nightly sweep (schedule.ts).
+import { and, eq, inArray, isNotNull, lt, or } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
-import { interviewFeedback, interviewParticipants, interviews, roomSessions, roomStates } from '../storage/schema.ts'
+import { interviewFeedback, interviewParticipants, interviews, roomSessions, roomStates, submissions } from '../storage/schema.ts'
 import { removeResume } from './resume.ts'
 
 const DAY_MS = 86_400_000
@@ -38,6 +38,8 @@ export async function pruneInterviews(deps: Pick<Deps, 'db' | 'config' | 'now'>)
       deps.db.transaction((tx) => {
         tx.delete(roomSessions).where(inArray(roomSessions.interviewId, batch)).run()
         tx.delete(roomStates).where(inArray(roomStates.interviewId, batch)).run()
+        // the room's runs hold the candidate's code too
+        tx.delete(submissions).where(and(inArray(submissions.interviewId, batch), eq(submissions.state, 'completed'))).run()
         tx.delete(interviewFeedback).where(inArray(interviewFeedback.interviewId, batch)).run()
         tx.delete(interviewParticipants).where(inArray(interviewParticipants.interviewId, batch)).run()
         tx.delete(interviews).where(inArray(interviews.id, batch)).run()

@@ -25,6 +25,7 @@ const statusOf: Partial<Record<AppError['code'], ContentfulStatusCode>> = {
   UnregisteredClientError: 401,
   NotFoundError: 404,
   QuotaExceededError: 429,
+  QueueFullError: 429,
   PayloadTooLargeError: 413,
   InvalidArgumentError: 400,
   ArgumentMissingError: 400,
@@ -42,6 +43,8 @@ export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
     if (status === 401) return c.body(null, 401)
     if (status === 404) return c.json({ status: 404, error: 'Not Found' }, 404)
     if (status === 422) return c.json({ language_id: [err.detail] }, 422)
+    // a full queue passes with time: say when to try again (docs/admin/scheduling.md)
+    if (err.code === 'QueueFullError' && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
     if (status) return c.json({ error: err.detail || err.code }, status)
   }
   log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { createApp } from '../app.ts'
-import { addClient, createTestDeps, json, until, type TestDeps } from '../testing/evaluation.ts'
+import { addClient, createTestDeps, json, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 
 import type { OutboxRow } from '../jobs/outbox.ts'
 import { decode64 } from './replies.ts'
@@ -157,6 +157,33 @@ describe('Judge0 quota', () => {
     const r = await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })
     expect(r.status).toBe(429)
     expect(await json(r)).toEqual({ error: 'API usage quota exceeded' })
+  })
+})
+
+describe('Judge0 queued cap', () => {
+  test('too many of the client\'s submissions waiting: 429 with an error and Retry-After, nothing stored', async () => {
+    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 1 } }) })
+    const app = createApp(deps)
+    const secret = addClient(deps)
+    expect((await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })).status).toBe(201)
+    const r = await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })
+    expect(r.status).toBe(429)
+    expect(r.headers.get('retry-after')).toBe('5')
+    expect((await json(r)).error).toMatch(/already waiting to run/)
+  })
+
+  test('a batch that fills the queue part-way: tokens for what was stored, an error for the rest, Retry-After', async () => {
+    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 2 } }) })
+    const app = createApp(deps)
+    const secret = addClient(deps)
+    const item = { source_code: 'x', language_id: 71 }
+    const r = await post(app, '/submissions/batch', secret, { submissions: [item, item, item] })
+    expect(r.status).toBe(201)
+    expect(r.headers.get('retry-after')).toBe('5')
+    const body = await json(r)
+    expect(body[0].token).toBeTruthy()
+    expect(body[1].token).toBeTruthy()
+    expect(body[2].error).toMatch(/already waiting to run/)
   })
 })
 

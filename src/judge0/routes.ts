@@ -4,6 +4,7 @@
 import { cpus, totalmem, freemem, arch } from 'node:os'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
+import { isAppError } from '../errors.ts'
 import { findClientBySecret } from '../clients/clients.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
@@ -83,9 +84,16 @@ export function judge0Routes(deps: Deps): Hono {
         continue
       }
       const name = judge0Language(deps, checked.input.languageId)!.described.name
-      const row = await createSubmission(deps, c.var.client, checked.input, name, false)
-      out.push({ token: row.heId })
-      created = true
+      try {
+        const row = await createSubmission(deps, c.var.client, checked.input, name, false)
+        out.push({ token: row.heId })
+        created = true
+      } catch (err) {
+        // the client's queue filled up part-way: the items already stored keep their tokens, the rest say so
+        if (!(isAppError(err) && err.code === 'QueueFullError')) throw err
+        c.header('Retry-After', String(err.data.retry_after))
+        out.push({ error: err.detail })
+      }
     }
     return c.json(out, created ? 201 : 422)
   }))

@@ -1,11 +1,12 @@
 // The room's service: the languages it offers, the shared editor state (code, language, input) kept in
-// SQLite, and a run of that code through this appliance's own sandbox (deps.pool) with the room's small
-// limits, its outcome read by the same verdict rules as the code-evaluation API.
+// SQLite, and a run of that code with the room's small limits, queued like every other job (its own
+// class, evaluation/room-runs.ts) so it runs wherever jobs run — a local slot or a sandbox host.
 import { eq, sql } from 'drizzle-orm'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { InternalFailure, verdictOf } from '../grading/verdict.ts'
+import { queueRoomRun } from '../evaluation/room-runs.ts'
+import type { Submission } from '../evaluation/model.ts'
 import { offeredLanguages as sharedOffered } from '../languages.ts'
 import { roomStates } from '../storage/schema.ts'
 import type { RoomHub } from './hub.ts'
@@ -86,51 +87,52 @@ export function saveState(deps: RoomDeps, interviewId: string, change: Omit<Room
 
 const cut = (s: string) => (bytes(s) <= DISPLAY_BYTES ? { text: s, cut: false } : { text: Buffer.from(s).subarray(0, DISPLAY_BYTES).toString('utf8'), cut: true })
 
+/** What the room shows of a completed run: the same verdict as the API's, IE when we failed on our side. */
+function outputOf(row: Submission, base: Pick<RunOutput, 'id' | 'by' | 'language' | 'at'>): RunOutput {
+  if (row.failure)
+    return { ...base, status: 'IE', status_detail: 'the sandbox could not run this; please try again', compile_output: '', stdout: '', stderr: '', time_used: 0, memory_used_kb: 0, exit_code: null, truncated: false }
+  const out = cut(row.stdout ?? '')
+  const err = cut(row.stderr ?? '')
+  return {
+    ...base,
+    status: row.verdict ?? 'CE',
+    status_detail: row.statusDetail ?? 'NA',
+    compile_output: row.verdict === 'CE' ? cut(row.compileStatus ?? '').text : '',
+    stdout: out.text,
+    stderr: err.text,
+    time_used: row.timeUsedSec ?? 0,
+    memory_used_kb: row.memoryUsedKb ?? 0,
+    exit_code: row.exitCode,
+    truncated: out.cut || err.cut,
+  }
+}
+
 /**
- * Runs the room's code once in the sandbox. One run at a time per interview, and no more room runs at
- * once than the pool has slots, so a room can never queue work ahead of the evaluation API.
+ * Runs the room's code once: queued in the room's class (ahead of the APIs' asynchronous work) and
+ * waited on. One run at a time per interview; a run that fails on our side is retried like any job.
  */
 export async function runCode(
-  deps: RoomDeps & Pick<Deps, 'pool' | 'log'>,
+  deps: RoomDeps & Pick<Deps, 'dispatcher' | 'log'>,
   hub: RoomHub,
   interviewId: string,
   by: string,
   change: Omit<RoomState, 'version'>
 ): Promise<RunOutput> {
   checkChange(deps, change)
-  if (hub.runs >= deps.pool.size) throw new AppError('RoomBusy', 'the sandbox is busy; try again in a moment')
   if (!hub.startRun(interviewId)) throw new AppError('RoomBusy', 'a run of this room is still in progress')
   try {
-    const limits = {
+    const base = { id: randomBytes(8).toString('hex'), by, language: change.language, at: deps.now().toISOString() }
+    const row = queueRoomRun(deps, {
+      interviewId,
+      language: change.language,
+      source: change.code,
+      input: change.input,
       timeLimitSec: Math.min(deps.config.room.time_limit_sec, deps.config.limits.max_time_sec),
       memoryLimitKb: Math.min(deps.config.room.memory_limit_kb, deps.config.limits.max_memory_kb),
-    }
-    const base = { id: randomBytes(8).toString('hex'), by, language: change.language, at: deps.now().toISOString() }
-    let output: RunOutput
-    try {
-      // a room's compiles are cached for that room only: no one learns another's code by a compile's speed
-      const cacheScope = `room:${createHash('sha256').update(interviewId).digest('hex').slice(0, 32)}`
-      const result = await deps.pool.run({ language: change.language, source: change.code, input: change.input, ...limits, cacheScope })
-      const v = verdictOf(result, limits)
-      const out = cut(v.stdout)
-      const err = cut(v.stderr)
-      output = {
-        ...base,
-        status: v.verdict ?? 'CE',
-        status_detail: v.statusDetail,
-        compile_output: v.verdict === 'CE' ? cut(v.compileStatus).text : '',
-        stdout: out.text,
-        stderr: err.text,
-        time_used: v.timeUsedSec,
-        memory_used_kb: v.memoryUsedKb,
-        exit_code: v.exitCode,
-        truncated: out.cut || err.cut,
-      }
-    } catch (e) {
-      // the user's program never throws here (its faults are verdicts); this is the jail failing
-      if (!(e instanceof InternalFailure)) deps.log.error('room run failed', { interviewId, err: String(e) })
-      output = { ...base, status: 'IE', status_detail: 'the sandbox could not run this; please try again', compile_output: '', stdout: '', stderr: '', time_used: 0, memory_used_kb: 0, exit_code: null, truncated: false }
-    }
+    })
+    const done = await deps.dispatcher.waitFor(row.id)
+    if (done.failure) deps.log.error('room run failed', { interviewId, reason: done.failure })
+    const output = outputOf(done, base)
     deps.db.update(roomStates).set({ lastRunJson: JSON.stringify(output) }).where(eq(roomStates.interviewId, interviewId)).run()
     return output
   } finally {

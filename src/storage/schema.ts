@@ -31,6 +31,11 @@ export const clients = sqliteTable('clients', {
   used: integer().notNull().default(0),
   createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
   revokedAt: integer({ mode: 'timestamp_ms' }),
+  /**
+   * Set on the one client that owns a company's interview-room runs: made by the server, its secret
+   * never kept (no API request can use it), not listed by `clients list`, never counted against a quota.
+   */
+  roomOfCompany: integer().unique(),
 })
 
 /**
@@ -45,16 +50,24 @@ export const submissions = sqliteTable(
     heId: text().notNull().unique(),
     /** v3 code_id, the key of web_link and of the output URL: 128 random bits, so the link is the secret. */
     codeId: text().notNull().unique(),
+    /** The API client it belongs to; a room run's is its company's room client (clients.roomOfCompany). */
     clientId: integer()
       .notNull()
       .references(() => clients.id),
-    /** The wire protocol that accepted it (a name in the protocol registry: v3, v4, jobe …). */
+    /** The wire protocol that accepted it (a name in the protocol registry: v3, v4, jobe …), or 'room': a run from an interview room, queued like the rest (no protocol, no quota, no callback). */
     api: text().notNull(),
+    /** The interview whose room asked for the run; null for the APIs' submissions. */
+    interviewId: text(),
     compileOnly: integer({ mode: 'boolean' }).notNull().default(false),
     /** v3 async=1; v4 is always asynchronous. */
     async: integer({ mode: 'boolean' }).notNull().default(false),
-    /** 0 = a v3 synchronous request with an HTTP client waiting; claimed before everything else. */
+    /** Claim order between classes (evaluation/queue.ts PRIORITY, set by every insert): 0 a v3 synchronous request, 1 a room run, 2 the rest. */
     priority: integer().notNull().default(1),
+    /**
+     * Fair share within a class: the client's turn (queue.ts fairRound). Claims take the lowest round
+     * first, so a client's 500 queued rows take rounds n…n+499 while another's one row takes the current one.
+     */
+    fairRound: integer().notNull().default(0),
     /** Canonical language code and the code as the client sent it. */
     language: text().notNull(),
     langRequested: text().notNull(),
@@ -100,8 +113,11 @@ export const submissions = sqliteTable(
     problemId: text(),
   },
   (t) => [
-    index('submissions_claim').on(t.state, t.priority, t.id),
-    index('submissions_client').on(t.clientId),
+    index('submissions_claim').on(t.state, t.priority, t.fairRound, t.id),
+    // a client's queued rows: counted for the cap and their last round read, at each accept
+    index('submissions_client').on(t.clientId, t.state, t.priority, t.fairRound),
+    // an interview's room runs, deleted with it (interviews/retention.ts)
+    index('submissions_interview').on(t.interviewId),
     index('submissions_problem').on(t.clientId, t.problemId),
   ]
 )
