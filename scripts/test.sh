@@ -16,6 +16,8 @@ step "nsjail and the jail supervisor"
 bash "$here/scripts/install-nsjail.sh"
 step "node modules"
 node_modules
+step "test clients (the real third-party clients the API tests drive)"
+bash "$here/scripts/install-test-clients.sh"
 step "toolchains"
 provision --langs "${ARBITER_LANGS:-all}"
 echo "setup took $(( $(date +%s) - started )) s"

@@ -221,6 +221,20 @@ export const ConfigSchema = z
       },
       'The code-evaluation API (v3 and v4).'
     ),
+    piston: section(
+      {
+        anonymous_client: z
+          .string()
+          .default('')
+          .describe('Name of the client (`clients create`) that Piston requests without a key run as; empty = a key is always required (in the Authorization header or the base path /piston/<key>/api/v2).'),
+        wait_sec: z
+          .number()
+          .positive()
+          .default(300)
+          .describe('Longest a Piston execute request waits for its run (queue included); past it the answer is 503 and the run still completes.'),
+      },
+      'The Piston v2 API under /piston.'
+    ),
     compile_cache: section(
       {
         max_bytes: z
