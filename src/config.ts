@@ -169,6 +169,13 @@ export const ConfigSchema = z
           .default(1_048_576)
           .describe("Compile memory limit in KB of a language whose manifest sets none; languages.compile_overrides wins over both."),
         compile_processes: z.number().int().min(1).default(128).describe("Compile process/thread limit of a language whose manifest sets none; languages.compile_overrides wins over both."),
+        files_max_count: z.number().int().min(0).default(64).describe('Most extra files one job may carry into its work directory (Jobe file_list, Piston files).'),
+        files_max_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 << 20)
+          .describe("Largest total size of a job's extra files."),
         compile_file_size_bytes: z
           .number()
           .int()

@@ -5,7 +5,7 @@ import { submissions } from '../storage/schema.ts'
 import { findClientBySecret } from './clients.ts'
 import { createDispatcher } from './dispatcher.ts'
 import type { JobQueue } from './queue.ts'
-import type { Submission } from './replies.ts'
+import type { Submission } from './model.ts'
 import { acceptSubmission } from './submissions.ts'
 import { addClient, createTestDeps, testConfig, until, type TestDeps } from './test-support.ts'
 

@@ -14,6 +14,9 @@ import { silentLog } from '../log.ts'
 import { openMemoryDb } from '../storage/db.ts'
 import { createClient } from './clients.ts'
 import { createDispatcher } from './dispatcher.ts'
+// test wiring: the registry main.ts builds (the core itself imports no protocol)
+import { createProtocols } from '../protocols.ts'
+import type { Protocols } from './protocols.ts'
 
 const lang = (code: string, name: string, aliases: string[] = [], compiled = false): Language => ({
   code,
@@ -115,11 +118,11 @@ export interface TestDeps extends Deps {
 }
 
 export function createTestDeps(
-  opts: { pool?: FakePool; config?: Config; senders?: Record<string, Sender>; start?: boolean } = {}
+  opts: { pool?: FakePool; config?: Config; senders?: Record<string, Sender>; start?: boolean; protocols?: Protocols } = {}
 ): TestDeps {
   const config = opts.config ?? testConfig()
   const pool = opts.pool ?? createFakePool({ size: config.pool.size })
-  const base = { config, db: openMemoryDb(), log: silentLog(), languages: testLanguages(), pool, now: () => new Date() }
+  const base = { config, db: openMemoryDb(), log: silentLog(), languages: testLanguages(), pool, now: () => new Date(), protocols: opts.protocols ?? createProtocols() }
   const sent: OutboxRow[] = []
   const outbox = createOutbox(base, opts.senders ?? { callback: async (row) => void sent.push(row) })
   const dispatcher = createDispatcher({ ...base, outbox })

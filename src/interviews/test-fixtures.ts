@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { onTestFinished } from 'vitest'
 import { parseConfig } from '../config.ts'
 import type { Deps } from '../deps.ts'
+import type { Dispatcher } from '../evaluation/dispatcher.ts'
 import { createApp } from '../http/app.ts'
 import { createFakePool } from '../jobs/fake-pool.ts'
 import { silentLog } from '../log.ts'
@@ -33,7 +34,8 @@ export function testDeps(interviews: Record<string, unknown> = {}): TestDeps {
     log: silentLog(),
     languages: new Map(),
     pool: createFakePool(),
-    dispatcher: { ...idle, waitFor: () => new Promise(() => {}) },
+    dispatcher: { ...idle, waitFor: (() => new Promise(() => {})) as Dispatcher['waitFor'] },
+    protocols: new Map(),
     outbox: idle,
     now: () => new Date(now),
     advance(ms) {

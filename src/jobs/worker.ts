@@ -15,7 +15,8 @@ import { isProgramChecker, type BuiltinChecker, type ProgramChecker } from '../g
 import { checkerOutcome, judgeTest, runFailure, SKIPPED } from '../grading/judge-test.ts'
 import type { TreeSize } from '../sandbox/copy-tree.ts'
 import type { RunHooks } from './pool-types.ts'
-import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
+import type { CompileOutcome, Job, JobResult, JobSpec, TestOutcome } from './types.ts'
+import { writeJobFiles, writeNewFile } from './job-files.ts'
 
 
 export interface WorkerSettings {
@@ -46,6 +47,11 @@ export interface WorkerSettings {
   /** Where compiled programs are kept for resubmissions (absent: no cache). */
   compileCache?: { dir: string; maxBytes: number }
 }
+
+/** Room for a job's extra files in its box, above the step's own cap. */
+const filesBytes = (spec: JobSpec) => (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0)
+
+const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
 
 export interface JobRunner {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
@@ -97,11 +103,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     if (phase === 'compile') {
       const o = overrides[lang.code] ?? {}
       // compile_overrides (config, per language) > the manifest > the config's limits.compile_* defaults
-      const timeSec = o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
+      // a job's own compile limits (a protocol's, clamped to the config's caps) > compile_overrides > the manifest > the defaults
+      const timeSec = job.compileTimeSec ?? o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
       return {
         cpuTimeSec: timeSec,
         wallTimeSec: timeSec * 2 + limits.wallExtraSec,
-        memoryKb: o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
+        memoryKb: job.compileMemoryKb ?? o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
         processes: o.processes ?? lang.compileLimits.processes ?? limits.compileProcesses,
         openFiles: Math.max(limits.openFiles, 256),
         fileSizeBytes: limits.compileFileSizeBytes,
@@ -109,17 +116,20 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     return {
       cpuTimeSec: job.timeLimitSec,
-      wallTimeSec: job.timeLimitSec * 2 + limits.wallExtraSec,
+      wallTimeSec: job.wallTimeSec ?? job.timeLimitSec * 2 + limits.wallExtraSec,
       memoryKb: job.memoryLimitKb,
-      processes: lang.runProcesses ?? limits.processes,
+      processes: job.processes ?? lang.runProcesses ?? limits.processes,
       openFiles: lang.runOpenFiles ?? limits.openFiles,
-      fileSizeBytes: limits.outputCapBytes,
+      fileSizeBytes: Math.min(job.outputBytes ?? limits.outputCapBytes, limits.outputCapBytes),
+      ...(job.addressSpaceKb !== undefined && { addressSpaceKb: job.addressSpaceKb }),
     }
   }
 
   /** The cache key of a compile: the toolchain's provisioned version, the language, the command, the limits, the source. */
-  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string): string {
-    return compileCacheKey({ version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source })
+  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string, spec: JobSpec): string {
+    // the extra files and the source's name are part of what was compiled
+    const extra = spec.files?.length || spec.sourceFileName ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? []])}` : ''
+    return compileCacheKey({ version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra })
   }
 
   /** The jail failed on our side; a root that is not provisioned (checked only then: it costs file system calls) says why. */
@@ -131,14 +141,21 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
    * visible, and no step can write more than its caps) holding source compiled for lang: from the
    * compile cache when it has it, else by a compile step (kept in the cache when it succeeds).
    */
-  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string): Promise<{ compile: CompileOutcome; roomy: boolean }> {
+  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string, spec: JobSpec = {}): Promise<{ compile: CompileOutcome; roomy: boolean }> {
     const { limits: caps } = settings
     const box = sb.boxDir
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
-    const compileArgv = lang.compile ? expandArgv(lang.compile, memory) : undefined
-    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb }, 'compile')
+    // a protocol's own compile command replaces the manifest's; [] means no compile step
+    const argv = spec.compileArgv ? (spec.compileArgv.length ? spec.compileArgv : undefined) : lang.compile
+    const compileArgv = argv ? expandArgv(argv, memory) : undefined
+    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb, compileTimeSec: spec.compileTimeSec, compileMemoryKb: spec.compileMemoryKb }, 'compile')
+    const sourceFile = spec.sourceFileName ?? lang.sourceFile
+    const writeSources = () => {
+      writeNewFile(box, sourceFile, source)
+      writeJobFiles(box, spec.files)
+    }
     const cache = settings.compileCache
-    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source) : undefined
+    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source, spec) : undefined
     const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
     if (cached) {
       // the program (and its source) as a compile of this same source left them; room to run already
@@ -147,12 +164,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       return { compile: { ok: true, message: '', cached: true }, roomy: true }
     }
     if (!compileArgv) {
-      await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
-      writeFileSync(join(box, lang.sourceFile), source, { mode: 0o644 })
+      await sb.box('mount', caps.workDirBytes + filesBytes(spec), caps.workDirInodes + (spec.files?.length ?? 0))
+      writeSources()
       return { compile: { ok: true, message: '' }, roomy: true }
     }
-    await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
-    writeFileSync(join(box, lang.sourceFile), source, { mode: 0o644 })
+    await sb.box('mount', caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + (spec.files?.length ?? 0))
+    writeSources()
     // a compiler may write large binaries (its own file size cap) but its messages are read back
     // only up to the output cap: a 221-byte template error can print 35 MB
     const readBackBytes = settings.limits.outputCapBytes
@@ -165,16 +182,16 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   }
 
   /** One run of a compiled program in the box. */
-  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = []): Promise<RunResult> {
+  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}): Promise<RunResult> {
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
-    const r = await sb.runStep({ root, argv: [...expandArgv(lang.run, memory), ...args], env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
+    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
     if (r.status === 'internal') throw internalFailure(lang, r.message)
     // a managed heap sized to the limit fails inside the runtime, before the cgroup would
-    if (lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr)) {
-      return { ...r, status: 'memory' }
-    }
-    return r
+    const status = lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr) ? 'memory' : r.status
+    // the jail reads the two streams apart: joined after the run, stdout first
+    return spec.redirectStderrToStdout ? redirected({ ...r, status }) : { ...r, status }
   }
 
   async function run(job: Job, hooks: RunHooks = {}): Promise<JobResult> {
@@ -187,7 +204,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const keptChecker = join(sb.slotDir, 'checker')
     try {
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-      const { compile, roomy } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root)
+      const { compile, roomy } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root, job)
       hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
       const runLimits = (timeLimitSec: number) => stepLimits(lang, { ...job, timeLimitSec }, 'run')
@@ -195,7 +212,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       if (!job.tests) {
         // the compiled program stays; the run step may write its own cap more
         if (!roomy) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
-        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb) }
+        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb, [], job) }
       }
 
       // graded: what the compile step left is kept outside the box, and each test runs in a fresh
@@ -211,7 +228,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
           await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
           copyTree(kept, box)
           const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
-          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb)
+          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb, [], job)
           const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
           if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits)
           else outcome = runFailure(r, limits) ?? (await runChecker(sb, program, test.input, test.expectedOutput, r))

@@ -1,6 +1,6 @@
 // OpenAPI descriptions of the problems routes, attached with documented() (http/route-docs.ts).
 import { z } from 'zod'
-import { ErrorReply } from '../evaluation/schemas.ts'
+import { ErrorReply } from '../hackerearth/schemas.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { ProblemList, ProblemReply, ProblemRequest } from './schemas.ts'
 

@@ -14,6 +14,8 @@ export interface Limits {
   openFiles: number
   /** RLIMIT_FSIZE: largest file the program may write, stdout and stderr included. */
   fileSizeBytes: number
+  /** RLIMIT_AS in KB (whole MB in the jail), when a caller wants allocations to fail rather than the cgroup to kill; absent: none. */
+  addressSpaceKb?: number
 }
 
 export interface Step {

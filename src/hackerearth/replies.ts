@@ -4,12 +4,12 @@
 // is never null.
 import { constants } from 'node:os'
 import type { Config } from '../config.ts'
-import type { submissions } from '../storage/schema.ts'
-import { scoreOf, type SubmissionTest } from './graded.ts'
+import type { Submission } from '../evaluation/model.ts'
+import { scoreOf, type SubmissionTest } from '../evaluation/graded.ts'
 import type { TestResult, V3Reply, V4Reply } from './schemas.ts'
 import { escapeHtml } from '../http/html.ts'
 
-export type Submission = typeof submissions.$inferSelect
+export type { Submission }
 
 export interface Links {
   publicUrl: string

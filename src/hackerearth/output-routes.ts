@@ -2,7 +2,7 @@
 // web_link page (source, language, status and output, HTML-escaped). The 128-bit code_id in the path is
 // the only key: whoever holds the link may read it, as with HackerEarth's own links.
 import { documented } from '../http/route-docs.ts'
-import { scoreOf, testsOf, type SubmissionTest } from './graded.ts'
+import { scoreOf, testsOf, type SubmissionTest } from '../evaluation/graded.ts'
 import { evaluationDocs } from './openapi-docs.ts'
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts'
 import { resolveLanguage } from '../languages.ts'
 import { escapeHtml } from '../http/html.ts'
 import type { Submission } from './replies.ts'
-import { getByCodeId } from './submissions.ts'
+import { getByCodeId } from '../evaluation/submissions.ts'
 
 const PRIVATE_HEADERS = {
   'cache-control': 'private, no-store',

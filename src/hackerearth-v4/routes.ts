@@ -7,11 +7,11 @@ import { AppError } from '../errors.ts'
 import { clientSecret } from '../http/auth.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
-import { evaluationDocs } from './openapi-docs.ts'
-import { testsOf } from './graded.ts'
-import { linksFor, SUBMISSIONS_PATH, v4Reply, type Submission } from './replies.ts'
-import { parseRequest, V4Request } from './schemas.ts'
-import { acceptSubmission, getSubmission } from './submissions.ts'
+import { evaluationDocs } from '../hackerearth/openapi-docs.ts'
+import { testsOf } from '../evaluation/graded.ts'
+import { linksFor, SUBMISSIONS_PATH, v4Reply, type Submission } from '../hackerearth/replies.ts'
+import { parseRequest, V4Request } from '../hackerearth/schemas.ts'
+import { acceptSubmission, getSubmission } from '../evaluation/submissions.ts'
 
 const notAllowed = (allow: string) => (c: Context) => {
   c.header('Allow', allow)

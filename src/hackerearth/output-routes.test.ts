@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { createApp } from '../http/app.ts'
-import { findClientBySecret } from './clients.ts'
-import { acceptSubmission } from './submissions.ts'
-import { addClient, createTestDeps, type TestDeps, json } from './test-support.ts'
+import { findClientBySecret } from '../evaluation/clients.ts'
+import { acceptSubmission } from '../evaluation/submissions.ts'
+import { addClient, createTestDeps, type TestDeps, json } from '../evaluation/test-support.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())

@@ -7,10 +7,10 @@ import { AppError } from '../errors.ts'
 import { clientSecret } from '../http/auth.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
-import { evaluationDocs } from './openapi-docs.ts'
-import { linksFor, v3Reply } from './replies.ts'
-import { parseRequest, V3Request } from './schemas.ts'
-import { evaluateV3 } from './submissions.ts'
+import { evaluationDocs } from '../hackerearth/openapi-docs.ts'
+import { linksFor, v3Reply } from '../hackerearth/replies.ts'
+import { parseRequest, V3Request } from '../hackerearth/schemas.ts'
+import { evaluateV3 } from '../evaluation/submissions.ts'
 
 export const V3_RUN_PATHS = ['/code/run', '/v3/code/run']
 export const V3_COMPILE_PATHS = ['/code/compile', '/v3/code/compile']
