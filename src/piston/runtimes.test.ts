@@ -1,8 +1,9 @@
 // The Piston runtime table: names, versions as 3-part semver, the string-order rule, Piston's matching.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { fakeProvision, tempDir } from '../evaluation/test-support.ts'
+import { loadConfig } from '../config.ts'
 import { loadLanguages, type Language } from '../languages.ts'
 import { listRuntimes, matchRuntime, RUNTIME_TABLE, runtimeVersion, semverOf, type Runtime } from './runtimes.ts'
 
@@ -138,4 +139,26 @@ describe("matchRuntime (Piston's rule)", () => {
     ['cobol', '*'],
     ['python', ''],
   ])('%s %s → unknown', (language, version) => expect(matchRuntime(runtimes, language, version)).toBeUndefined())
+})
+
+describe('the docs page', () => {
+  const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api', 'piston.md'), 'utf8')
+  it.each(RUNTIME_TABLE.map((e) => [e.language, e]))('lists %s with its aliases, runtime and code', (_l, e) => {
+    const row = page.split('\n').find((l) => l.startsWith(`| ${e.language} | `) && new RegExp(`\\| ${e.code}( \\(.*\\))? \\|$`).test(l))
+    expect(row, `${e.language} / ${e.code}`).toBeDefined()
+    expect(row).toContain(e.aliases.length ? `| ${e.aliases.join(', ')} |` : '| |')
+    if (e.runtime) expect(row).toContain(`| ${e.runtime} |`)
+  })
+})
+
+describe('this machine', () => {
+  it('its recorded versions sort the same as strings and as semver within each language', () => {
+    const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-piston-test' })
+    const here = listRuntimes(langs, config)
+    expect(here.filter((r) => r.language === 'python').length, 'python 2 and 3 provisioned').toBe(2)
+    for (const language of new Set(here.map((r) => r.language))) {
+      const rts = here.filter((r) => r.language === language)
+      expect(newestByString(rts).code, language).toBe(matchRuntime(here, language, '*')!.code)
+    }
+  })
 })
