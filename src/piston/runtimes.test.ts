@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { fakeProvision, tempDir } from '../evaluation/test-support.ts'
 import { loadConfig } from '../config.ts'
 import { loadLanguages, type Language } from '../languages.ts'
-import { listRuntimes, matchRuntime, RUNTIME_TABLE, runtimeVersion, semverOf, type Runtime } from './runtimes.ts'
+import { listRuntimes, matchRuntime, RUNTIME_TABLE, RUNTIMES_TTL_MS, runtimeVersion, semverOf, type Runtime } from './runtimes.ts'
 
 const langs = loadLanguages()
 
@@ -99,6 +99,16 @@ describe('the runtime table', () => {
   it('leaves out codes that are not offered (languages.enabled)', () => {
     const only = listRuntimes(langs, offerConfig(toolchainsWith(REAL_VERSIONS), ['PYTHON3', 'C']))
     expect(only.map((r) => r.code)).toEqual(['C', 'PYTHON3'])
+  })
+
+  it('reuses a listing for RUNTIMES_TTL_MS, then sees what changed (a version newly recorded)', () => {
+    const dir = toolchainsWith({ ...REAL_VERSIONS, PYTHON3: '3.13.5' })
+    const config = offerConfig(dir)
+    const first = listRuntimes(langs, config, 1_000_000)
+    writeFileSync(join(dir, 'versions.json'), JSON.stringify({ languages: { ...Object.fromEntries(Object.entries(REAL_VERSIONS).map(([k, v]) => [k, { version: v }])), PYTHON3: { version: '3.13.9' } } }))
+    expect(listRuntimes(langs, config, 1_000_000 + RUNTIMES_TTL_MS - 1)).toBe(first)
+    const later = listRuntimes(langs, config, 1_000_000 + RUNTIMES_TTL_MS)
+    expect(later.find((r) => r.code === 'PYTHON3')!.version).toBe('3.13.9')
   })
 
   it("without a recorded version, uses the version the language's name states", () => {
