@@ -228,6 +228,28 @@ export const ConfigSchema = z
       },
       'The code-evaluation API (v3 and v4).'
     ),
+    jobe: section(
+      {
+        max_cpu_time_sec: z
+          .number()
+          .positive()
+          .default(120)
+          .describe("The Jobe API's largest cputime parameter (Jobe's cputime_upper_limit_secs): a run asking for more is refused with Jobe's 400. The Jobe API's runs may use up to this, past limits.max_time_sec."),
+        wait_timeout_sec: z
+          .number()
+          .positive()
+          .default(10)
+          .describe('A Jobe run that has not finished this long after it was queued (beyond its own time limits) answers outcome 21, server overload (Jobe\'s jobe_wait_timeout); it still runs.'),
+        file_cache_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(256 << 20)
+          .describe("Each client's cache of files uploaded with PUT files/{id}: past this size its least recently used files are evicted."),
+        file_max_bytes: z.number().int().positive().default(16 << 20).describe('Largest file one PUT files/{id} may upload.'),
+      },
+      'The Jobe API for Moodle CodeRunner (docs/api/jobe.md).'
+    ),
     piston: section(
       {
         anonymous_client: z
@@ -238,7 +260,7 @@ export const ConfigSchema = z
           .number()
           .positive()
           .default(300)
-          .describe('Longest a Piston execute request waits for its run (queue included); past it the answer is 503 and the run still completes.'),
+          .describe('Longest a Piston execute request waits for its run to start; one not started by then is withdrawn (never run) and answered 503.'),
       },
       'The Piston v2 API under /piston.'
     ),

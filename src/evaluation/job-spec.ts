@@ -48,7 +48,7 @@ const clampTo = (v: number | undefined, min: number, max: number, whole = false)
 }
 
 /** The spec a submission stores: checked, clamped to the config's caps, absent fields left out. */
-export function normaliseJobSpec(config: Config, input: JobSpec): JobSpec {
+export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = config.limits.max_time_sec): JobSpec {
   const l = config.limits
   const spec: JobSpec = {}
   if (input.files?.length) spec.files = checkFiles(l, input.files)
@@ -66,7 +66,8 @@ export function normaliseJobSpec(config: Config, input: JobSpec): JobSpec {
   const set = <K extends keyof JobSpec>(key: K, v: JobSpec[K] | undefined) => {
     if (v !== undefined) spec[key] = v
   }
-  set('wallTimeSec', clampTo(input.wallTimeSec, 0.05, l.max_time_sec * 2 + l.wall_extra_sec))
+  // the wall clock may reach what the default rule gives the (clamped) CPU limit, or the config's largest
+  set('wallTimeSec', clampTo(input.wallTimeSec, 0.05, Math.max(l.max_time_sec, timeLimitSec) * 2 + l.wall_extra_sec))
   // a further restriction under the jail's memory cap: only bounded by what the kernel accepts
   set('addressSpaceKb', clampTo(input.addressSpaceKb, 4096, 64 * 1024 * 1024, true))
   set('processes', clampTo(input.processes, 1, l.processes, true))
@@ -74,5 +75,7 @@ export function normaliseJobSpec(config: Config, input: JobSpec): JobSpec {
   set('compileTimeSec', clampTo(input.compileTimeSec, 0.1, l.compile_time_sec))
   set('compileMemoryKb', clampTo(input.compileMemoryKb, 16384, l.compile_memory_kb, true))
   if (input.redirectStderrToStdout) spec.redirectStderrToStdout = true
+  if (input.outputEncoding === 'latin1') spec.outputEncoding = 'latin1'
+  if (input.compileStderrFails) spec.compileStderrFails = true
   return spec
 }

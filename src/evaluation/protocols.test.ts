@@ -5,7 +5,7 @@ import { outbox as outboxTable } from '../storage/schema.ts'
 import { findClientBySecret } from './clients.ts'
 import { jobSpecOf, protocolDataOf, rawResultOf, type Submission } from './model.ts'
 import { protocolRegistry, type Protocol } from './protocols.ts'
-import { acceptAndWait, acceptSubmission } from './submissions.ts'
+import { acceptAndWait, acceptSubmission, evaluateWithin } from './submissions.ts'
 import { addClient, createTestDeps, thrownAppError, until, type TestDeps } from './test-support.ts'
 
 let deps: TestDeps
@@ -98,6 +98,26 @@ describe('the protocol registry', () => {
     release()
     const later = await deps.dispatcher.waitFor(row.id)
     expect(later.stdout).toBe('late')
+  })
+
+  test('evaluateWithin withdraws a submission that has not started by its deadline; one that started is waited for', async () => {
+    const p = recorder('x', false)
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const pool = createFakePool({ size: 1, behave: async (job) => (job.input === 'first' ? (await gate, echo(job)) : echo(job)) })
+    deps = createTestDeps({ protocols: protocolRegistry([p.p]), pool })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const first = evaluateWithin(deps, client, { api: 'x', lang: 'C', source: 's', input: 'first' }, 100)
+    await until(() => pool.jobs.length === 1)
+    const second = await evaluateWithin(deps, client, { api: 'x', lang: 'C', source: 's', input: 'second' }, 100)
+    expect(second.withdrawn).toBe(true)
+    expect(second.row).toMatchObject({ state: 'completed', startedAt: null, failure: expect.stringMatching(/withdrawn/) })
+    release()
+    const done = await first
+    expect(done.withdrawn).toBe(false)
+    expect(done.row.stdout).toBe('first')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(pool.jobs.map((j) => j.input)).toEqual(['first'])
   })
 
   test('a job spec that could leave the work directory is refused', () => {

@@ -72,6 +72,8 @@ export interface SubmissionInput extends JobSpec {
   compileOnly?: boolean
   /** Answered before it runs (v3 async=1; a protocol marked asynchronous always is). */
   async?: boolean
+  /** The protocol's own admin cap on the CPU time limit (a config key of its own), in place of limits.max_time_sec. */
+  maxTimeSec?: number
   /** Opaque JSON the protocol keeps with the row (read back with model.ts protocolDataOf). */
   protocolData?: unknown
   lang: string
@@ -130,10 +132,10 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   if (bytes(stdin) > limits.input_max_bytes)
     throw new AppError('PayloadTooLargeError', `input is larger than ${limits.input_max_bytes} bytes`, { input_max_bytes: limits.input_max_bytes })
   const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, limits.max_memory_kb, limits.min_memory_kb))
-  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec)
+  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, input.maxTimeSec ?? limits.max_time_sec, limits.min_time_sec)
   const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
   const async = !!protocol.asynchronous || !!input.async
-  const spec = normaliseJobSpec(config, input)
+  const spec = normaliseJobSpec(config, input, timeLimitSec)
   const now = deps.now()
   // a test's own time limit is clamped like the submission's (absent: the submission's)
   const tests = input.tests
@@ -199,6 +201,30 @@ export async function acceptAndWait(deps: ServiceDeps, client: Client, input: Su
   const row = acceptSubmission(deps, client, input)
   const done = await deps.dispatcher.waitFor(row.id, timeoutMs)
   return done ? { row: done, done: true } : { row, done: false }
+}
+
+/**
+ * Accept, then give it startWithinMs to start: one that has not started by then is withdrawn (never
+ * run; the caller tells its client the server is busy, e.g. Jobe's overload outcome); one that has is
+ * waited for to its end (its own limits bound that).
+ */
+export async function evaluateWithin(deps: ServiceDeps, client: Client, input: SubmissionInput, startWithinMs: number): Promise<{ row: Submission; withdrawn: boolean }> {
+  const row = acceptSubmission(deps, client, input)
+  const done = await deps.dispatcher.waitFor(row.id, startWithinMs)
+  if (done) return { row: done, withdrawn: false }
+  const withdrawn = withdrawQueued(deps, row)
+  if (withdrawn) return { row: withdrawn, withdrawn: true }
+  return { row: await deps.dispatcher.waitFor(row.id), withdrawn: false }
+}
+
+/** Completes a still-queued submission without running it (undefined when it has already been claimed). */
+export function withdrawQueued(deps: Pick<Deps, 'db' | 'now'>, row: Submission): Submission | undefined {
+  return deps.db
+    .update(submissions)
+    .set({ state: 'completed', failure: 'withdrawn before it started: the server was busy', verdict: null, completedAt: deps.now() })
+    .where(and(eq(submissions.id, row.id), eq(submissions.state, 'queued')))
+    .returning()
+    .get()
 }
 
 function countAgainstQuota(db: Deps['db'], client: Client, defaultQuota: number): void {

@@ -13,7 +13,7 @@ import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
   const { limits, room } = config
-  const maxTime = Math.max(limits.max_time_sec, room.time_limit_sec)
+  const maxTime = Math.max(limits.max_time_sec, room.time_limit_sec, config.jobe.max_cpu_time_sec)
   const maxMemory = Math.max(limits.max_memory_kb, room.memory_limit_kb)
   const argv = z.array(z.string().max(4096).refine((a) => !a.includes('\0'), 'NUL in an argument')).max(256)
   const job = z
@@ -54,6 +54,8 @@ export function jobRequestSchema(config: Config) {
       compileTimeSec: z.number().positive().max(limits.compile_time_sec).optional(),
       compileMemoryKb: z.number().int().positive().max(limits.compile_memory_kb).optional(),
       redirectStderrToStdout: z.boolean().optional(),
+      outputEncoding: z.literal('latin1').optional(),
+      compileStderrFails: z.boolean().optional(),
     })
     .strict()
   return z.object({ job }).strict()

@@ -93,6 +93,10 @@ export interface JobSpec {
   outputBytes?: number
   compileTimeSec?: number
   compileMemoryKb?: number
+  /** A compile step that writes anything to stderr has failed, whatever its exit status (Jobe's rule: warnings fail). */
+  compileStderrFails?: boolean
+  /** 'latin1': the run's stdout and stderr come back one character per byte (Buffer.from(s, 'latin1') gives the exact bytes), for a protocol that must tell invalid UTF-8 or encode the bytes itself. */
+  outputEncoding?: 'latin1'
   /** stderr is appended to stdout after the run (the two streams are read separately by the jail). */
   redirectStderrToStdout?: boolean
 }

@@ -128,7 +128,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   /** The cache key of a compile: the toolchain's provisioned version, the language, the command, the limits, the source. */
   function compiledKey(lang: Language, argv: string[], limits: Limits, source: string, spec: JobSpec): string {
     // the extra files and the source's name are part of what was compiled
-    const extra = spec.files?.length || spec.sourceFileName ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? []])}` : ''
+    // (and whether warnings fail it: a compile kept without that rule must not serve one with it)
+    const extra = spec.files?.length || spec.sourceFileName || spec.compileStderrFails ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? [], !!spec.compileStderrFails])}` : ''
     return compileCacheKey({ version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra })
   }
 
@@ -177,6 +178,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const step = await sb.runStep({ root, argv: compileArgv, env, workDir: box, limits: compileLimits, readBackBytes })
     if (step.status === 'internal') throw internalFailure(lang, step.message)
     if (step.status !== 'ok') return { compile: { ok: false, message: compileFailureMessage(step, compileLimits, readBackBytes), step }, roomy: false }
+    // not kept in the cache either: a later compile of the same source fails the same way
+    if (spec.compileStderrFails && step.stderr.trim()) return { compile: { ok: false, message: compilerMessage(step), step }, roomy: false }
     if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes)
     return { compile: { ok: true, message: '', step }, roomy: false }
   }
@@ -186,7 +189,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
     const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
-    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits, ...(spec.outputEncoding && { outputEncoding: spec.outputEncoding }) }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
     if (r.status === 'internal') throw internalFailure(lang, r.message)
     // a managed heap sized to the limit fails inside the runtime, before the cgroup would
     const status = lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr) ? 'memory' : r.status

@@ -28,6 +28,8 @@ export interface Step {
   workDir: string
   /** Most bytes of stdout and of stderr read back (default: limits.fileSizeBytes). */
   readBackBytes?: number
+  /** How stdout and stderr are decoded: UTF-8 (the default), or latin1 — one character per byte, so a caller can recover the exact bytes. */
+  outputEncoding?: 'utf8' | 'latin1'
   /** Bytes fed to stdin. */
   stdin?: string | Buffer
   limits: Limits
