@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Client } from '../evaluation/clients.ts'
 import { rawResultOf, type Submission } from '../evaluation/model.ts'
-import { acceptAndWait } from '../evaluation/submissions.ts'
+import { evaluateWithin } from '../evaluation/submissions.ts'
 import { planExecution } from './plan.ts'
 import { PISTON } from './protocol.ts'
 import { executeReply, type StepOutcome } from './replies.ts'
@@ -30,13 +30,15 @@ export async function executePiston(deps: ExecuteDeps, client: Client, body: unk
   const rt = matchRuntime(listRuntimes(deps.languages, deps.config), req.language, req.version)
   if (!rt) throw new AppError('InvalidArgumentError', `${req.language}-${req.version} runtime is unknown`, { field: 'language' })
   const plan = planExecution(deps.config, deps.languages, rt, req)
-  const { row, done } = await acceptAndWait(
+  // Piston itself waits for a free slot without end; here a run that has not started within
+  // piston.wait_sec is withdrawn (never run) and the client told the server is busy
+  const { row, withdrawn } = await evaluateWithin(
     deps,
     client,
     { api: PISTON, ...plan, protocolData: { language: rt.language, version: rt.version } },
     deps.config.piston.wait_sec * 1000
   )
-  if (!done) throw new AppError('SandboxUnavailable', `The run did not finish within ${deps.config.piston.wait_sec} s (the server is busy); it still completes`)
+  if (withdrawn) throw new AppError('SandboxUnavailable', `The server is busy: the run did not start within ${deps.config.piston.wait_sec} s and was not run; try again`)
   const { compile, run } = stepsOf(row, !!(plan.compileArgv ?? rt.lang.compile)?.length)
   return executeReply(rt, compile, run)
 }

@@ -27,7 +27,7 @@ export const pistonDocs = {
     request: { ...auth, body: { content: json(PistonExecuteRequest), required: true } },
     responses: {
       200: { description: 'The run (and the compile of a compiled language)', content: json(PistonExecuteReply) },
-      ...errors({ 400: "Piston's messages, e.g. `python-9 runtime is unknown`", ...authErrors, 413: 'Files larger than limits.source_max_bytes', 429: 'The client’s quota is used up', 503: 'Not done within piston.wait_sec (it still runs)', 500: 'Our own failure' }),
+      ...errors({ 400: "Piston's messages, e.g. `python-9 runtime is unknown`", ...authErrors, 413: 'Files larger than limits.source_max_bytes', 429: 'The client’s quota is used up', 503: 'Not started within piston.wait_sec: withdrawn, not run', 500: 'Our own failure' }),
     },
   },
   packages: {

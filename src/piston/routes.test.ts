@@ -42,14 +42,15 @@ describe('POST /piston/api/v2/execute', () => {
     expect(broken.run).toEqual(broken.compile)
   })
 
-  test('not done within piston.wait_sec: 503 {message}, and the run stays queued', async () => {
-    const pool = createFakePool()
-    pool.hold()
+  test('not started within piston.wait_sec: 503 {message}, withdrawn and never run', async () => {
+    // no slot ever frees: the run stays queued
+    const pool = createFakePool({ size: 0 })
     const { app, secret } = setup({ pool, config: testConfig({ piston: { wait_sec: 0.2 } }) })
     const r = await app.request('/piston/api/v2/execute', exec(secret, { language: 'python', version: '*', files: [{ content: 'x' }] }))
     expect(r.status).toBe(503)
-    expect(Object.keys(await json(r))).toEqual(['message'])
-    pool.release()
+    expect((await json(r)).message).toMatch(/busy/)
+    expect(pool.jobs).toEqual([])
+    expect(deps.db.$client.prepare('select state, failure from submissions').all()).toEqual([{ state: 'completed', failure: expect.stringMatching(/withdrawn/) }])
   })
 
   test('our own failure is 500 {message: "Internal error"}', async () => {
