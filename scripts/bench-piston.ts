@@ -62,12 +62,13 @@ try {
   if (values.json) console.log(JSON.stringify(rows, null, 2))
   else {
     const f = (n: number) => n.toFixed(1).padStart(7)
-    console.log(`program         c |   v3 p50   p99    /s |  piston p50   p99    /s | piston/v3 p50`)
-    for (const r of rows as { program: string; c: number; v3: ReturnType<typeof Object>; piston: ReturnType<typeof Object>; ratio: number }[]) {
-      const v = r.v3 as { p50: number; p99: number; perSec: number }
-      const p = r.piston as { p50: number; p99: number; perSec: number }
-      console.log(`${r.program.padEnd(15)} ${r.c} | ${f(v.p50)} ${f(v.p99)} ${f(v.perSec)} | ${f(p.p50)} ${f(p.p99)} ${f(p.perSec)} | ${r.ratio.toFixed(3)}`)
+    type Stat = { p50: number; p99: number; perSec: number; failed: number }
+    console.log(`program         c |   v3 p50     p99      /s fail |  piston p50     p99      /s fail | piston/v3 p50`)
+    for (const r of rows as { program: string; c: number; v3: Stat; piston: Stat; ratio: number }[]) {
+      const cols = (s: Stat) => `${f(s.p50)} ${f(s.p99)} ${f(s.perSec)} ${String(s.failed).padStart(4)}`
+      console.log(`${r.program.padEnd(15)} ${r.c} | ${cols(r.v3)} | ${cols(r.piston)} | ${r.ratio.toFixed(3)}`)
     }
+    console.log(`(latencies in ms; /s is each API's completions per second while both ran; ${REQUESTS} requests of each per row)`)
   }
 } finally {
   await server.stop()
