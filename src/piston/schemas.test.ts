@@ -40,8 +40,12 @@ describe('parseExecuteRequest', () => {
     [{ ...ok, files: [{ content: 2, name: '../x' }] }, 'files[0].content is required as a string'],
   ])('%j → %s', (body, text) => expect(message(body)).toBe(text))
 
-  it.each(['../etc/passwd', 'a/b', '..', '.hidden', 'a\\b', 'x\0y', 'n'.repeat(256)])('refuses the file name %j', (name) => {
+  it.each(['../etc/passwd', 'a/b', '..', '.hidden', 'a\\b', 'x\0y', 'n'.repeat(256), 'a..b', 'x$(id).py', 'ü.py'])('refuses the file name %j', (name) => {
     expect(message({ ...ok, files: [{ name, content: 'x' }] })).toMatch(/^files\[0\]\.name must be a plain file name/)
+  })
+
+  it.each(['main.py', 'my file.py', 'Main.java', 'a-b_c+d=e@f,g.txt', 'n'.repeat(255)])('accepts the file name %j', (name) => {
+    expect(parseExecuteRequest({ ...ok, files: [{ name, content: 'x' }] }).files[0].name).toBe(name)
   })
 
   it('refuses an unknown encoding (Piston would read it as utf8)', () => {

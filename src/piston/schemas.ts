@@ -3,6 +3,7 @@
 // A refused request gets Piston's own 400 text (api/src/api/v2.js) where Piston has one.
 import { z } from 'zod'
 import { AppError } from '../errors.ts'
+import { isPlainName } from '../evaluation/job-spec.ts'
 
 /** Piston skips a limit that is falsy (`if (!constraint_value) continue`): 0, null, false, '' = not given. */
 const Limit = (unit: string) =>
@@ -10,16 +11,13 @@ const Limit = (unit: string) =>
     description: `${unit}; -1 = the server's maximum; absent or 0 = the default.`,
   })
 
-/** A plain file name: no directory, no '..', not hidden, at most 255 bytes. */
-export const FileName = z
-  .string()
-  .max(255)
-  .refine((n) => !/[/\\\0]/.test(n) && !n.startsWith('.'), 'a plain file name')
+/** A plain file name, the core's rule (jobs/job-files.ts): letters, digits, `_+=@,.- `, no '..', not hidden, at most 255. */
+export const FileName = z.string().refine(isPlainName, 'a plain file name')
 
 export const PistonFile = z.object({
   // aiopyston sends "" for a file without a name: Piston then names it file<i>.code, as here
   name: z.preprocess((v) => (v === '' || v === null ? undefined : v), FileName.optional()).meta({
-    description: "File name (no '/', no '..', not starting with '.'); the first file is the program. Default: the language's source name for the first, file<i>.code for others.",
+    description: "A plain file name (letters, digits, `_+=@,.-` and space; no '/', no '..', not starting with '.'); the first file is the program. Default: the language's source name for the first, file<i>.code for others.",
   }),
   content: z.string().meta({ description: 'The content, in `encoding`.' }),
   encoding: z.enum(['utf8', 'base64', 'hex']).optional().meta({ description: 'utf8 (default), base64 or hex.' }),
@@ -54,7 +52,7 @@ function issueMessage(issue: z.core.$ZodIssue): string {
       return 'version is required as a string'
     case 'files':
       if (index === undefined) return 'files is required as an array'
-      if (sub === 'name') return `files[${String(index)}].name must be a plain file name (no '/', no '..', not starting with '.', at most 255 characters)`
+      if (sub === 'name') return `files[${String(index)}].name must be a plain file name (letters, digits and _+=@,.- and space; no '/', no '..', not starting with '.'; at most 255 characters)`
       if (sub === 'encoding') return `files[${String(index)}].encoding must be one of utf8, base64, hex`
       return `files[${String(index)}].content is required as a string`
     case 'stdin':
