@@ -1,6 +1,7 @@
 // The Piston column of the API benchmarks: one request of each benchmark program through
 // POST /piston/api/v2/execute, and the same through v3 /code/run/ for the side-by-side in one run.
-// Used by scripts/bench-piston.ts (and meant to be a column of scripts/bench-apis.ts).
+// Used by scripts/bench-piston.ts; `pistonColumn` has the shape of a scripts/bench-apis.ts Column
+// ({name, once(url, secret, program, source)}), so that benchmark takes it as one more column.
 
 export interface BenchProgram {
   /** Arbiter code (v3 lang) and Piston language */
@@ -42,4 +43,15 @@ export async function v3Once(url: string, secret: string, p: BenchProgram): Prom
   const body = (await r.json()) as { run_status?: { status?: string; output?: string } }
   if (r.status !== 200) return { ok: false, why: `HTTP ${r.status}` }
   return body.run_status?.status === 'AC' && body.run_status.output === p.expect ? { ok: true } : { ok: false, why: `v3 ${body.run_status?.status}` }
+}
+
+/** Piston's language for an Arbiter code of the benchmark programs. */
+const PISTON_LANGUAGE: Record<string, string> = { PYTHON3: 'python', C: 'c' }
+
+/** The Piston column for scripts/bench-apis.ts: the program's source as given (its --fresh tag included). */
+export const pistonColumn = {
+  name: 'piston',
+  once(url: string, secret: string, p: { code: string; expect: string }, source: string): Promise<Outcome> {
+    return pistonOnce(url, secret, { code: p.code, piston: PISTON_LANGUAGE[p.code], source, expect: p.expect })
+  },
 }
