@@ -5,7 +5,7 @@
 // the only fair comparison. The target: Piston's p50 at most 10% over v3's.
 // Usage: npx tsx scripts/bench-piston.ts [--requests 60] [--json]
 import { parseArgs } from 'node:util'
-import { startServer } from '../src/e2e/harness.ts'
+import { startServer } from '../src/testing/harness.ts'
 import { BENCH_PROGRAMS, pistonOnce, v3Once, type BenchProgram, type Outcome } from './bench-piston-part.ts'
 
 const { values } = parseArgs({

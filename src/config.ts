@@ -360,7 +360,33 @@ export const ConfigSchema = z
           .describe('How long the session cookie an interview link gives stays valid; opening the link again gives a fresh one.'),
         time_limit_sec: z.number().positive().max(10).default(5).describe('CPU time limit of a run in the interview room.'),
         memory_limit_kb: z.number().int().positive().default(262144).describe('Memory limit (KB) of a run in the interview room.'),
-        max_code_bytes: z.number().int().positive().default(65536).describe('Largest code, and largest input, the room keeps and runs.'),
+        max_code_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(65536)
+          .describe('Largest code, and largest input, the room keeps and runs; also the largest the shared document may grow, encoded with its editing history.'),
+        max_streams_per_session: z
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .default(4)
+          .describe('Open event streams (browser tabs of the room) one session may hold; one more is refused with 429.'),
+        max_streams_per_room: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .default(16)
+          .describe("Open event streams one room may hold. When it is full, a participant with fewer streams takes the oldest stream of the one holding most; otherwise 429."),
+        stream_buffer_bytes: z
+          .number()
+          .int()
+          .min(65536)
+          .max(64 * 1024 * 1024)
+          .default(1048576)
+          .describe('Bytes an event stream may have waiting for a slow reader before it is closed (at least 4 × max_code_bytes is used, so one whole document always fits).'),
       },
       'The interview room behind the links: shared editor, runs in the sandbox, feedback.'
     ),
@@ -397,6 +423,18 @@ export const ConfigSchema = z
           .describe('node-cron schedule of the retention sweep (default nightly at 03:17).'),
       },
       'How long data is kept (applied by a nightly sweep; changes apply on SIGHUP).'
+    ),
+    admin: section(
+      {
+        sign_in_failures_per_minute: z
+          .number()
+          .int()
+          .min(1)
+          .default(5)
+          .describe('Failed dashboard sign-ins allowed per client address per minute; past it, sign-in answers 429 with Retry-After.'),
+        sign_in_failures_per_day: z.number().int().min(1).default(50).describe('The same, per day.'),
+      },
+      'The dashboard (/admin): sign-in throttling (changes apply on SIGHUP).'
     ),
     metrics: section(
       {
@@ -569,4 +607,14 @@ export function renderDefaultToml(): string {
     out.push(row.section === 'pool' && row.key === 'size' ? `# ${line}` : line)
   }
   return out.join('\n') + '\n'
+}
+
+/**
+ * Missing, zero or negative → the default; larger than the cap → the cap; smaller than the floor →
+ * the floor (never refused, as the spec sets a too-large value to the maximum). The floor matters: a
+ * limit rounded down to 0 would reach the jail as "no limit".
+ */
+export function clampLimit(value: number | undefined, fallback: number, max: number, min: number): number {
+  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
+  return Math.max(min, Math.min(value, max))
 }

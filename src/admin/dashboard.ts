@@ -3,7 +3,7 @@
 import { and, count, desc, eq, isNull, min } from 'drizzle-orm'
 import { readFileSync } from 'node:fs'
 import type { Deps } from '../deps.ts'
-import { listClients } from '../evaluation/clients.ts'
+import { listClients } from '../clients/clients.ts'
 import { linksFor } from '../hackerearth/replies.ts'
 import { statusAt } from '../interviews/status.ts'
 import { languageListing, selfTestFile, type SelfTests } from '../jobs/cli-commands.ts'

@@ -4,7 +4,7 @@ import { execa } from 'execa'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, type RunningServer } from './harness.ts'
+import { api, json, startServer, type RunningServer } from '../testing/harness.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 let server: RunningServer

@@ -3,7 +3,7 @@
 // request without the new fields unchanged; refusals of bad test sets.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { V4Reply } from '../hackerearth/schemas.ts'
-import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from './harness.ts'
+import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 

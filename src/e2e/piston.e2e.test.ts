@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
+import semver from 'semver'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { PistonExecuteReply, PistonRuntime } from '../piston/schemas.ts'
-import { json, startServer, type RunningServer } from './harness.ts'
+import { json, startServer, type RunningServer } from '../testing/harness.ts'
 
 const CLIENTS = process.env.ARBITER_TEST_CLIENTS ?? '/var/lib/arbiter/test-clients'
 const PISTON_CLIENT = join(CLIENTS, 'npm', 'node_modules', 'piston-client', 'index.js')
@@ -159,6 +160,13 @@ describe('GET /api/v2/runtimes and /packages', () => {
     expect(rts.find((r) => r.language === 'python3.9')).toMatchObject({ version: '3.9.2' })
     expect(rts.find((r) => r.language === 'java')).toMatchObject({ version: '21.0.13' })
     for (const r of rts) expect(r.version).toMatch(/^\d+\.\d+\.\d+$/)
+    // the provisioned versions: within a language, a client's string sort picks what semver picks
+    for (const language of new Set(rts.map((r) => r.language))) {
+      const versions = rts.filter((r) => r.language === language).map((r) => r.version)
+      const byString = [...versions].sort().reverse()
+      const bySemver = [...versions].sort((a, b) => (semver.gt(a, b) ? -1 : 1))
+      expect(byString, language).toEqual(bySemver)
+    }
     expect(await json(await fetch(`${base}/${secret}/api/v2/runtimes`))).toEqual(rts)
     const packages: Any[] = await json(await fetch(`${base}/${secret}/api/v2/packages`))
     expect(packages).toEqual(rts.map((r) => ({ language: r.language, language_version: r.version, installed: true })))

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, freePort, json, waitUntil } from './harness.ts'
+import { api, freePort, json, waitUntil } from '../testing/harness.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const SERVER_ID = 61_000

@@ -2,7 +2,7 @@
 // URL, quota, the tolerance rules and the response invariants real clients rely on.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { V4Reply } from '../hackerearth/schemas.ts'
-import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from './harness.ts'
+import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { normaliseJobSpec } from './job-spec.ts'
-import { testConfig, thrownAppError } from './test-support.ts'
+import { testConfig, thrownAppError } from '../testing/evaluation.ts'
 
 const config = testConfig({ limits: { files_max_count: 2, files_max_bytes: 8, max_time_sec: 5, wall_extra_sec: 2, processes: 64, output_cap_bytes: 1000 } })
 

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createFakePool, echo } from '../jobs/fake-pool.ts'
+import { createFakePool, echo } from '../testing/fake-pool.ts'
 import { enqueueDelivery } from '../jobs/outbox.ts'
 import { outbox as outboxTable } from '../storage/schema.ts'
-import { findClientBySecret } from './clients.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 import { jobSpecOf, protocolDataOf, rawResultOf, type Submission } from './model.ts'
 import { protocolRegistry, type Protocol } from './protocols.ts'
 import { acceptAndWait, acceptSubmission, evaluateWithin } from './submissions.ts'
-import { addClient, createTestDeps, thrownAppError, until, type TestDeps } from './test-support.ts'
+import { addClient, createTestDeps, thrownAppError, until, type TestDeps } from '../testing/evaluation.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())

@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { clampLimit } from '../config.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
 import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
@@ -12,11 +13,11 @@ import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
 import { loadProblemForGrading } from '../problems/problems.ts'
 import { gradedVerdict, recordTest, testPoints, testRows, type TestCaseInput } from './graded.ts'
-import type { Client } from './clients.ts'
+import type { Client } from '../clients/clients.ts'
 import type { JobSpec, RawResult, RawStep, Submission } from './model.ts'
 import { normaliseJobSpec } from './job-spec.ts'
 import type { RunResult } from '../sandbox/types.ts'
-import { InternalFailure, verdictOf, type Verdict } from './verdict.ts'
+import { InternalFailure, verdictOf, type Verdict } from '../grading/verdict.ts'
 
 export type { Submission }
 
@@ -93,16 +94,6 @@ export interface SubmissionInput extends JobSpec {
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
-
-/**
- * Missing, zero or negative → the default; larger than the cap → the cap; smaller than the floor →
- * the floor (never refused, as the spec sets a too-large value to the maximum). The floor matters: a
- * limit rounded down to 0 would reach the jail as "no limit".
- */
-export function clampLimit(value: number | undefined, fallback: number, max: number, min: number): number {
-  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
-  return Math.max(min, Math.min(value, max))
-}
 
 /** Validates (an offered language: languages.ts offeredLanguage) and stores a submission as queued, counting it against the client's quota. */
 export function acceptSubmission(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {

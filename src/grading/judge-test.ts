@@ -2,7 +2,7 @@
 // The run's own verdict comes first (TLE, MLE, RE by the same fixed order as a plain submission);
 // only a run that ended well is judged: by a built-in checker here, or by a checker program whose
 // own run (testlib's exit codes) is read by checkerOutcome.
-import { runVerdict } from '../evaluation/verdict.ts'
+import { runVerdict } from './verdict.ts'
 import type { TestOutcome } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { check, type BuiltinChecker } from './checkers.ts'

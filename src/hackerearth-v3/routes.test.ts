@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createApp } from '../http/app.ts'
-import { createFakePool } from '../jobs/fake-pool.ts'
+import { createApp } from '../app.ts'
+import { createFakePool } from '../testing/fake-pool.ts'
 import { V3Reply } from '../hackerearth/schemas.ts'
-import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps, json } from '../evaluation/test-support.ts'
+import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps, json } from '../testing/evaluation.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -61,7 +61,7 @@ describe('v3 errors (spec table A)', () => {
 
   test('a revoked client is unknown', async () => {
     const { app, secret } = setup()
-    const { revokeClient } = await import('../evaluation/clients.ts')
+    const { revokeClient } = await import('../clients/clients.ts')
     revokeClient(deps.db, new Date(), 'test')
     const r = await app.request('/code/run/', form({ client_secret: secret, source: 'x', lang: 'C' }))
     expect((await json(r)).message).toBe('UnregisteredClientError: Client does not exist')

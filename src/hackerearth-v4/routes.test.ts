@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createApp } from '../http/app.ts'
+import { createApp } from '../app.ts'
 import { V4Reply } from '../hackerearth/schemas.ts'
-import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps, json } from '../evaluation/test-support.ts'
+import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps, json } from '../testing/evaluation.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())

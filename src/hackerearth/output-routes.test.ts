@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createApp } from '../http/app.ts'
-import { findClientBySecret } from '../evaluation/clients.ts'
+import { createApp } from '../app.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 import { acceptSubmission } from '../evaluation/submissions.ts'
-import { addClient, createTestDeps, type TestDeps, json } from '../evaluation/test-support.ts'
+import { addClient, createTestDeps, type TestDeps, json } from '../testing/evaluation.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())

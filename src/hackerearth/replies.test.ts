@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { linksFor, v3CallbackBody, v3Reply, v4Reply, type Submission } from './replies.ts'
 import { V3Reply, V4Reply } from './schemas.ts'
-import { testConfig } from '../evaluation/test-support.ts'
+import { testConfig } from '../testing/evaluation.ts'
 
 const links = linksFor(testConfig())
 const at = new Date('2025-01-01T00:00:00Z')

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { parseRequest, V3Request, V4Request } from './schemas.ts'
-import { thrownAppError } from '../evaluation/test-support.ts'
+import { thrownAppError } from '../testing/evaluation.ts'
 
 const fails = thrownAppError
 

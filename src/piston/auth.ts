@@ -5,7 +5,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { findClientBySecret, type Client } from '../evaluation/clients.ts'
+import { findClientBySecret, type Client } from '../clients/clients.ts'
 import { clients } from '../storage/schema.ts'
 
 /** The secret of an Authorization header: the bare value Piston's clients send, or `Bearer <secret>`. */

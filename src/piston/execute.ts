@@ -2,7 +2,7 @@
 // run synchronously through the core's durable queue and pool, the stored steps as Piston's reply.
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import type { Client } from '../evaluation/clients.ts'
+import type { Client } from '../clients/clients.ts'
 import { rawResultOf, type Submission } from '../evaluation/model.ts'
 import { evaluateWithin } from '../evaluation/submissions.ts'
 import { planExecution } from './plan.ts'

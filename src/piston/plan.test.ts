@@ -1,6 +1,6 @@
 // Piston request → core plan: limits (Piston's refusals, -1 = maximum), files, names, argv, stdin.
 import { describe, expect, it } from 'vitest'
-import { testConfig, thrownAppError } from '../evaluation/test-support.ts'
+import { testConfig, thrownAppError } from '../testing/evaluation.ts'
 import { loadLanguages } from '../languages.ts'
 import { configuredLimits, planExecution, runWithArgs } from './plan.ts'
 import type { Runtime } from './runtimes.ts'

@@ -1,9 +1,9 @@
 // The Piston routes on createApp(fake deps): the job handed to the pool, auth paths, the wait deadline,
 // refusals, and the key kept out of logs.
 import { afterEach, describe, expect, test } from 'vitest'
-import { createApp } from '../http/app.ts'
-import { createFakePool, okRun } from '../jobs/fake-pool.ts'
-import { addClient, createTestDeps, json, testConfig, type TestDeps } from '../evaluation/test-support.ts'
+import { createApp } from '../app.ts'
+import { createFakePool, okRun } from '../testing/fake-pool.ts'
+import { addClient, createTestDeps, json, testConfig, type TestDeps } from '../testing/evaluation.ts'
 import { loggablePath } from './auth.ts'
 
 let deps: TestDeps

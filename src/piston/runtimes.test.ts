@@ -2,8 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { fakeProvision, tempDir } from '../evaluation/test-support.ts'
-import { loadConfig } from '../config.ts'
+import { fakeProvision, tempDir } from '../testing/evaluation.ts'
 import { loadLanguages, type Language } from '../languages.ts'
 import { listRuntimes, matchRuntime, RUNTIME_TABLE, RUNTIMES_TTL_MS, runtimeVersion, semverOf, type Runtime } from './runtimes.ts'
 
@@ -161,14 +160,3 @@ describe('the docs page', () => {
   })
 })
 
-describe('this machine', () => {
-  it('its recorded versions sort the same as strings and as semver within each language', () => {
-    const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-piston-test' })
-    const here = listRuntimes(langs, config)
-    expect(here.filter((r) => r.language === 'python').length, 'python 2 and 3 provisioned').toBe(2)
-    for (const language of new Set(here.map((r) => r.language))) {
-      const rts = here.filter((r) => r.language === language)
-      expect(newestByString(rts).code, language).toBe(matchRuntime(here, language, '*')!.code)
-    }
-  })
-})

@@ -1,6 +1,6 @@
 // The execute request's checks with Piston's 400 texts (api/src/api/v2.js get_job) and ours.
 import { describe, expect, it } from 'vitest'
-import { thrownAppError } from '../evaluation/test-support.ts'
+import { thrownAppError } from '../testing/evaluation.ts'
 import { parseExecuteRequest } from './schemas.ts'
 
 const ok = { language: 'python', version: '*', files: [{ content: 'print(1)' }] }

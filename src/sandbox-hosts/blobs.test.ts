@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { useTestRedis } from './test-redis.ts'
+import { useTestRedis } from '../testing/test-redis.ts'
 import type { Job } from '../jobs/types.ts'
 import { BlobCache, BY_REFERENCE_BYTES, byReference, MissingBlob, resolveReferences } from './blobs.ts'
 

@@ -6,11 +6,11 @@ import { onTestFinished } from 'vitest'
 import { parseConfig } from '../config.ts'
 import type { Deps } from '../deps.ts'
 import type { Dispatcher } from '../evaluation/dispatcher.ts'
-import { createApp } from '../http/app.ts'
-import { createFakePool } from '../jobs/fake-pool.ts'
+import { createApp } from '../app.ts'
+import { createFakePool } from './fake-pool.ts'
 import { silentLog } from '../log.ts'
 import { openMemoryDb } from '../storage/db.ts'
-import { createCompany, createUser } from './accounts.ts'
+import { createCompany, createUser } from '../interviews/accounts.ts'
 
 export interface TestDeps extends Deps {
   /** Moves the clock by ms. */

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { ErrorReply } from '../hackerearth/schemas.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
-import { ProblemList, ProblemReply, ProblemRequest } from './schemas.ts'
+import { ProblemList, ProblemReply, ProblemRequest } from '../problems/schemas.ts'
 
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } })
 const errors = (codes: Record<number, string>) =>

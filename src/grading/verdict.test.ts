@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { okRun } from '../jobs/fake-pool.ts'
+import { okRun } from '../testing/fake-pool.ts'
 import type { JobResult } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { InternalFailure, verdictOf } from './verdict.ts'

@@ -1,8 +1,8 @@
-// For tests of this folder: a private Redis (src/e2e/redis-server.ts) for the file, and a client of it.
+// For tests of this folder: a private Redis (src/testing/redis-server.ts) for the file, and a client of it.
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll } from 'vitest'
-import { startRedis, type TestRedis } from '../e2e/redis-server.ts'
-import { redisOptions } from './connection.ts'
+import { startRedis, type TestRedis } from './redis-server.ts'
+import { redisOptions } from '../sandbox-hosts/connection.ts'
 
 export function useTestRedis(): { readonly redis: TestRedis; readonly client: Redis } {
   const r = {} as { redis: TestRedis; client: Redis }

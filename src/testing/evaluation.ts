@@ -7,16 +7,16 @@ import { afterAll } from 'vitest'
 import { parseConfig, type Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import type { Deps } from '../deps.ts'
-import { createFakePool, type FakePool } from '../jobs/fake-pool.ts'
+import { createFakePool, type FakePool } from './fake-pool.ts'
 import { createOutbox, type OutboxRow, type Sender } from '../jobs/outbox.ts'
 import { rootPath, stampPath, type Language } from '../languages.ts'
 import { silentLog } from '../log.ts'
 import { openMemoryDb } from '../storage/db.ts'
-import { createClient } from './clients.ts'
-import { createDispatcher } from './dispatcher.ts'
+import { createClient } from '../clients/clients.ts'
+import { createDispatcher } from '../evaluation/dispatcher.ts'
 // test wiring: the registry main.ts builds (the core itself imports no protocol)
 import { createProtocols } from '../protocols.ts'
-import type { Protocols } from './protocols.ts'
+import type { Protocols } from '../evaluation/protocols.ts'
 
 const lang = (code: string, name: string, aliases: string[] = [], compiled = false): Language => ({
   code,

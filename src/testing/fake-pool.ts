@@ -2,8 +2,8 @@
 // behaviour function (default: an echo that prints its stdin); `hold()` parks jobs until released, so
 // tests can look at the queued and compiled states.
 import type { RunResult } from '../sandbox/types.ts'
-import type { Pool, RunHooks } from './pool-types.ts'
-import type { CompileOutcome, Job, JobResult } from './types.ts'
+import type { Pool, RunHooks } from '../jobs/pool-types.ts'
+import type { CompileOutcome, Job, JobResult } from '../jobs/types.ts'
 
 export type Behaviour = (job: Job) => JobResult | Promise<JobResult>
 

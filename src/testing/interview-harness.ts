@@ -8,6 +8,8 @@ import { startServer as startRealServer } from './harness.ts'
 export interface Server {
   base: string
   dataDir: string
+  /** The server process (its memory can be read from /proc). */
+  readonly pid: number
   /** `npm run cli -- args`, parsed JSON stdout. */
   cli(...args: string[]): Promise<any>
   /** JSON request; returns status, parsed body (undefined if not JSON), raw text and headers. */
@@ -40,6 +42,9 @@ export async function startServer(config: Record<string, Record<string, unknown>
   return {
     base: real.url,
     dataDir: real.dataDir,
+    get pid() {
+      return real.pid
+    },
     cli: (...args) => real.cli(args) as Promise<any>,
     async call(method, path, body, headers = {}) {
       const res = await fetch(real.url + path, {

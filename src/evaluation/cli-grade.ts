@@ -3,34 +3,28 @@
 // the score; exit code 0 only when every test passed. --json prints the API's `result` object (each
 // test's `output` is its stdout itself: there is no server to link to).
 import { readFileSync } from 'node:fs'
-import { CliExit, type CliCommands } from '../cli-types.ts'
+import { CliExit, type CliCommands, type CliContext } from '../cli-types.ts'
 import { eq } from 'drizzle-orm'
-import { join } from 'node:path'
-import { loadConfig, type Config } from '../config.ts'
-import type { Client } from '../evaluation/clients.ts'
+import type { Client } from '../clients/clients.ts'
 import { loadProblemForGrading } from '../problems/problems.ts'
-import { openDb } from '../storage/db.ts'
 import { problems } from '../storage/schema.ts'
-import { gradedVerdict } from '../evaluation/graded.ts'
-import { CheckerSchema } from './checker-schema.ts'
+import { gradedVerdict } from './graded.ts'
+import { CheckerSchema } from '../grading/checker-schema.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import type { TestOutcome } from '../jobs/types.ts'
 import { createJobRunner } from '../jobs/worker.ts'
 import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
-import type { CheckerSpec } from './checkers.ts'
-import { readTestDir } from './test-dir.ts'
+import type { CheckerSpec } from '../grading/checkers.ts'
+import { readTestDir } from '../grading/test-dir.ts'
 
 /** A stored problem's tests and checker, read from this host's database and files. */
-function storedProblem(config: Config, publicId: string) {
-  const db = openDb(join(config.dataDir, 'arbiter.db'))
-  try {
+function storedProblem(ctx: CliContext, publicId: string) {
+  return ctx.withDb((db, config) => {
     const row = db.select().from(problems).where(eq(problems.publicId, publicId)).get()
     if (!row) throw new Error(`no problem ${publicId}`)
     const p = loadProblemForGrading({ db, config }, { id: row.clientId } as Client, publicId)
     return { checker: p.checker, tests: p.tests.map((t) => ({ name: t.name, input: t.input, expectedOutput: t.expected_output, ...(t.time_limit !== undefined && { timeLimitSec: t.time_limit }) })) }
-  } finally {
-    db.$client.close()
-  }
+  })
 }
 
 /** --checker: a built-in name, or JSON such as {"type":"float","abs":1e-4}. */
@@ -66,14 +60,14 @@ export const gradeCommands: CliCommands = {
       'memory-limit': { type: 'string' },
       json: { type: 'boolean' },
     },
-    async run({ values }) {
-      const config = loadConfig()
+    async run({ values }, ctx) {
+      const config = ctx.config()
       if (typeof values.lang !== 'string' || typeof values.source !== 'string' || (typeof values.tests === 'string') === (typeof values.problem === 'string'))
         throw new Error('--lang, --source and one of --tests DIR or --problem ID are required')
       const lang = resolveLanguage(loadLanguages(), values.lang)
       if (!lang) throw new Error(`unknown language code ${values.lang}`)
       if (!isProvisioned(config.paths.toolchains, lang)) throw new Error(`lang '${values.lang}' is not provisioned on this server; provision it with: npm run provision -- --langs ${lang.code}`)
-      const stored = typeof values.problem === 'string' ? storedProblem(config, values.problem) : undefined
+      const stored = typeof values.problem === 'string' ? storedProblem(ctx, values.problem) : undefined
       const checker = values.checker === undefined && stored ? stored.checker : parseChecker(values.checker as string | undefined)
       const tests = stored ? stored.tests : readTestDir(values.tests as string)
       if (tests.length > config.grading.max_tests) throw new Error(`more than grading.max_tests (${config.grading.max_tests}) tests`)
