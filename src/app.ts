@@ -5,6 +5,7 @@ import type { Deps } from './deps.ts'
 import { outputRoutes } from './hackerearth/output-routes.ts'
 import { v3Routes } from './hackerearth-v3/routes.ts'
 import { v4Routes } from './hackerearth-v4/routes.ts'
+import { judge0Routes } from './judge0/routes.ts'
 import { problemRoutes } from './hackerearth-v4/problem-routes.ts'
 import { interviewRoutes } from './interviews/routes.ts'
 import { roomRoutes } from './room/routes.ts'
@@ -75,6 +76,8 @@ export function createApp(deps: Deps): Hono {
   app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
   app.route('/', problemRoutes(deps).onError(v4Error(deps.log)))
   app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
+  // ── Judge0 CE 1.13.1 (its own error bodies inside) ──
+  app.route('/judge0', judge0Routes(deps))
   app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
 
   // ── Piston v2 under /piston ({message} errors inside) ──

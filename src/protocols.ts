@@ -3,8 +3,9 @@
 import { protocolRegistry, type Protocols } from './evaluation/protocols.ts'
 import { hackerEarthV3 } from './hackerearth-v3/protocol.ts'
 import { hackerEarthV4 } from './hackerearth-v4/protocol.ts'
+import { judge0Protocol } from './judge0/protocol.ts'
 import { piston } from './piston/protocol.ts'
 
 export function createProtocols(): Protocols {
-  return protocolRegistry([hackerEarthV3, hackerEarthV4, piston])
+  return protocolRegistry([hackerEarthV3, hackerEarthV4, judge0Protocol, piston])
 }

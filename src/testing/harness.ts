@@ -147,6 +147,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 // ── callback receiver ──────────────────────────────────────────────────────────────────────────────
 
 export interface Received {
+  method: string
   path: string
   headers: IncomingHttpHeaders
   body: string
@@ -169,7 +170,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.setEncoding('utf8')
     req.on('data', (d) => (body += d))
     req.on('end', () => {
-      const r = { path: req.url ?? '', headers: req.headers, body, at: Date.now() }
+      const r = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now() }
       received.push(r)
       const status = receiver.respond(r)
       if (status) res.writeHead(status).end()
