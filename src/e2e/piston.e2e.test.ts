@@ -346,10 +346,10 @@ describe('concurrency', () => {
     const js = await Promise.all(
       Array.from({ length: 16 }, (_, i) => piston.execute('python', prog(i), { stdin: `in-${i}`, args: [`a${i}`] }))
     )
-    js.forEach((r, i) => expect(r.run.stdout).toBe(`${i} in-${i} ['a${i}']\n`))
+    js.forEach((r, i) => expect(r.run?.stdout, JSON.stringify(r)).toBe(`${i} in-${i} ['a${i}']\n`))
     const calls = Array.from({ length: 16 }, (_, i) => ({ op: 'execute', language: i % 2 ? 'c' : 'python', files: [{ content: i % 2 ? `#include <stdio.h>\nint main(){ char s[32]; scanf("%31s", s); printf("${i} %s\\n", s); }` : `print(${i}, input())` }], stdin: `s${i}` }))
     const rs = await drive('rspy', { base: `${base}/${secret}/api/v2`, calls, gather: true })
-    rs.forEach((r, i) => expect(r.run.stdout).toBe(`${i} s${i}\n`))
+    rs.forEach((r, i) => expect(r.run?.stdout, JSON.stringify(r)).toBe(`${i} s${i}\n`))
     expect(server.query("select count(*) n from submissions where api = 'piston' and state != 'completed'")[0]).toEqual({ n: 0 })
   }, 240_000)
 })
