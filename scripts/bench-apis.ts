@@ -1,6 +1,6 @@
 // The wire protocols side by side on the same programs, in one run against one real server (real pool,
 // real jail): HackerEarth v3 synchronous /code/run/ is the baseline; each other API is a column that
-// runs the same program its own way (Judge0 CE: POST /judge0/submissions?wait=true). Windows of each
+// runs the same program its own way (Judge0 CE: POST /judge0/submissions?wait=true; Piston: POST /piston/api/v2/execute). Windows of each
 // column alternate, so a slow moment of this shared machine falls on all of them alike. Target: no API
 // adds more than 10% to v3's p50.
 // Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--json]
@@ -8,6 +8,7 @@
 //   compiles the same source, so after the first request all of them run from the cache alike).
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import { pistonColumn } from './bench-piston-part.ts'
 import { startServer } from '../src/testing/harness.ts'
 
 const { values } = parseArgs({
@@ -82,7 +83,7 @@ export const judge0Column: Column = {
 }
 
 /** Every column, baseline first (a new API adds its column here). */
-export const COLUMNS: Column[] = [v3Column, judge0Column]
+export const COLUMNS: Column[] = [v3Column, judge0Column, pistonColumn]
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN
 

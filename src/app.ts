@@ -12,6 +12,8 @@ import { interviewRoutes } from './interviews/routes.ts'
 import { roomRoutes } from './room/routes.ts'
 import { similarityRoutes } from './similarity/routes.ts'
 import { similarityPageRoutes } from './similarity/page-routes.ts'
+import { loggablePath } from './piston/auth.ts'
+import { pistonRoutes } from './piston/routes.ts'
 import { AppError } from './errors.ts'
 import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './http/error-bodies.ts'
 import { detectCgroups } from './sandbox/cgroups.ts'
@@ -38,7 +40,7 @@ export function createApp(deps: Deps): Hono {
   app.use(async (c, next) => {
     const started = performance.now()
     await next()
-    deps.log.debug('http', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) })
+    deps.log.debug('http', { method: c.req.method, path: loggablePath(c.req.path), status: c.res.status, ms: Math.round(performance.now() - started) })
   })
 
   // GET /
@@ -86,6 +88,9 @@ export function createApp(deps: Deps): Hono {
   // ── the Jobe API for Moodle CodeRunner (its own error bodies inside) ──
   app.route('/', jobeRoutes(deps))
 
+  // ── Piston v2 under /piston ({message} errors inside) ──
+  app.route('/', pistonRoutes(deps))
+
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))
   // ── the interview room: link landing, page, event stream, editor / run / feedback / end (room onError inside) ──
@@ -108,7 +113,7 @@ export function createApp(deps: Deps): Hono {
     return c.json(body, status)
   })
   app.onError((err, c) => {
-    deps.log.error('unhandled', { path: c.req.path, err: String(err), stack: (err as Error).stack })
+    deps.log.error('unhandled', { path: loggablePath(c.req.path), err: String(err), stack: (err as Error).stack })
     return c.json({ message: 'InternalServerError: something went wrong on our side', errors: {} }, 500)
   })
   return app

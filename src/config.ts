@@ -256,6 +256,20 @@ export const ConfigSchema = z
       },
       'The Jobe API for Moodle CodeRunner (docs/api/jobe.md).'
     ),
+    piston: section(
+      {
+        anonymous_client: z
+          .string()
+          .default('')
+          .describe('Name of the client (`clients create`) that Piston requests without a key run as; empty = a key is always required (in the Authorization header or the base path /piston/<key>/api/v2).'),
+        wait_sec: z
+          .number()
+          .positive()
+          .default(300)
+          .describe('Longest a Piston execute request waits for its run to start; one not started by then is withdrawn (never run) and answered 503.'),
+      },
+      'The Piston v2 API under /piston.'
+    ),
     compile_cache: section(
       {
         max_bytes: z

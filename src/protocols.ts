@@ -5,7 +5,8 @@ import { hackerEarthV3 } from './hackerearth-v3/protocol.ts'
 import { hackerEarthV4 } from './hackerearth-v4/protocol.ts'
 import { jobe } from './jobe/protocol.ts'
 import { judge0Protocol } from './judge0/protocol.ts'
+import { piston } from './piston/protocol.ts'
 
 export function createProtocols(): Protocols {
-  return protocolRegistry([hackerEarthV3, hackerEarthV4, judge0Protocol, jobe])
+  return protocolRegistry([hackerEarthV3, hackerEarthV4, judge0Protocol, jobe, piston])
 }

@@ -1,0 +1,36 @@
+// The Piston API's error replies in one place: every AppError becomes Piston's `{message}` body with
+// the status Piston (or, where Piston has none, HTTP) gives it. Never a stack trace.
+import type { Context, ErrorHandler } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { AppError, type ErrorCode } from '../errors.ts'
+import type { Log } from '../log.ts'
+
+const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+  ArgumentMissingError: 400,
+  InvalidArgumentError: 400,
+  LanguageNotSupportedError: 400,
+  UnregisteredClientError: 401,
+  // aiopyston raises TooManyRequests on 429: the nearest Piston status to "quota used up"
+  QuotaExceededError: 429,
+  NotFoundError: 404,
+  MethodNotAllowedError: 405,
+  PayloadTooLargeError: 413,
+  SandboxUnavailable: 503,
+}
+
+export function pistonErrorBody(err: AppError): { status: ContentfulStatusCode; body: { message: string } } {
+  const status = STATUS[err.code] ?? 500
+  return { status, body: { message: status === 500 ? 'Internal error' : err.detail || err.code } }
+}
+
+export const pistonError =
+  (log: Log): ErrorHandler =>
+  (err: Error, c: Context) => {
+    if (err instanceof AppError) {
+      const { status, body } = pistonErrorBody(err)
+      if (status === 500) log.error('piston', { err: err.message })
+      return c.json(body, status)
+    }
+    log.error('piston: unhandled', { err: String(err), stack: err.stack })
+    return c.json({ message: 'Internal error' }, 500)
+  }
