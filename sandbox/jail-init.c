@@ -14,13 +14,141 @@
  * against nsjail's exit status anyway (src/sandbox/outcome.ts), in case a new way in is found.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The work directory: the job's box, which holds what the compile step left (or root copied in) */
+#define WORK "/work"
+#define CHUNK (256 * 1024)
+#define PAGE 4096
+
+/*
+ * Re-charges one file's pages to this run's memory group. The box is a tmpfs: its pages are memory,
+ * charged to whoever wrote them (the compile step, or root copying the compiled program in), not to
+ * the run that maps and uses them. Each stretch of data is read, its pages freed (a hole punched)
+ * and written back from here, inside the run's group, so they count against the run's limit: a
+ * program image of 52 MB under a 16 MB limit is an out-of-memory kill (MLE) before it even starts.
+ * The file keeps its inode, size, links, owner and mode; holes stay holes. Returns -1 on a failure.
+ */
+static int recharge_fd(int fd, off_t size) {
+	static char buf[CHUNK];
+	off_t data = 0;
+	while (data < size && (data = lseek(fd, data, SEEK_DATA)) >= 0) {
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0 || hole > size) hole = size;
+		while (data < hole) {
+			size_t want = hole - data < CHUNK ? (size_t)(hole - data) : CHUNK;
+			ssize_t got = pread(fd, buf, want, data);
+			if (got <= 0) return -1;
+			/* whole pages: a partial last page would stay where it was charged */
+			off_t end = data + got;
+			off_t punch_end = end == size ? (end + PAGE - 1) / PAGE * PAGE : end / PAGE * PAGE;
+			off_t punch_start = data / PAGE * PAGE;
+			if (punch_end > punch_start &&
+			    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, punch_start, punch_end - punch_start) != 0)
+				return -1;
+			for (ssize_t put = 0, n; put < got; put += n)
+				if ((n = pwrite(fd, buf + put, got - put, data + put)) <= 0) return -1;
+			data = end;
+		}
+	}
+	return data < 0 && errno != ENXIO ? -1 : 0;
+}
+
+/* Inodes with several links done already (each is re-charged once) */
+static ino_t linked[4096];
+static size_t nlinked;
+
+/* One entry of the box: a regular file of the jail's own user is re-charged; others are left. */
+static int recharge_entry(int dir, const char* name) {
+	int path = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (path < 0) return -1;
+	struct stat st;
+	int rc = 0;
+	if (fstat(path, &st) != 0) rc = -1;
+	/* files root wrote (the source, a checker's test files) are not the program's doing */
+	else if (S_ISREG(st.st_mode) && st.st_uid == getuid() && st.st_blocks > 0) {
+		int seen = 0;
+		for (size_t i = 0; st.st_nlink > 1 && i < nlinked; i++) seen |= linked[i] == st.st_ino;
+		if (!seen) {
+			if (st.st_nlink > 1 && nlinked < sizeof linked / sizeof *linked) linked[nlinked++] = st.st_ino;
+			char self[64];
+			snprintf(self, sizeof self, "/proc/self/fd/%d", path);
+			mode_t mode = st.st_mode & 07777;
+			/* a read-only file of its own: writable for the moment (the owner may always chmod) */
+			if ((mode & 0600) != 0600 && chmod(self, mode | 0600) != 0) rc = -1;
+			int fd = rc ? -1 : open(self, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 || recharge_fd(fd, st.st_size) != 0) rc = -1;
+			if ((mode & 0600) != 0600) chmod(self, mode);
+			if (fd >= 0) close(fd);
+		}
+	}
+	close(path);
+	return rc;
+}
+
+/*
+ * Walks the whole box, however deep, holding one directory open at a time: it goes down with
+ * openat(name) and back up with openat(".."), and resumes each directory at the offset it left it
+ * (kept per depth; nothing renames or removes entries meanwhile, this is the only process).
+ */
+static int recharge_work(void) {
+	int dir = open(WORK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0) return errno == ENOENT ? 0 : -1;
+	size_t depth = 0, cap = 64;
+	off_t* resume = calloc(cap, sizeof *resume);
+	char buf[8192];
+	int rc = 0;
+	if (!resume) return -1;
+	while (rc == 0) {
+		if (lseek(dir, resume[depth], SEEK_SET) < 0) { rc = -1; break; }
+		long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
+		if (n < 0) { rc = -1; break; }
+		if (n == 0) { /* this directory is done: back up */
+			if (depth == 0) break;
+			int up = openat(dir, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			close(dir);
+			dir = up;
+			depth--;
+			if (dir < 0) rc = -1;
+			continue;
+		}
+		for (long at = 0; at < n && rc == 0;) {
+			struct dirent64* e = (struct dirent64*)(buf + at);
+			at += e->d_reclen;
+			resume[depth] = e->d_off;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+			if (e->d_type == DT_DIR) {
+				int sub = openat(dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub < 0) continue; /* not one it may enter: nothing of its own is in there */
+				if (depth + 1 == cap) {
+					off_t* more = realloc(resume, 2 * cap * sizeof *resume);
+					if (!more) { close(sub); rc = -1; break; }
+					resume = more;
+					cap *= 2;
+				}
+				close(dir);
+				dir = sub;
+				resume[++depth] = 0;
+				break; /* read the new directory from its start */
+			}
+			if (e->d_type == DT_REG && recharge_entry(dir, e->d_name) != 0) rc = -1;
+		}
+	}
+	if (dir >= 0) close(dir);
+	free(resume);
+	return rc;
+}
 
 /*
  * Not dumpable: its /proc/1 entries belong to root, and ptrace-mode access to it (pidfd_getfd,
@@ -39,6 +167,11 @@ static void close_stdio(void) {
 int main(int argc, char** argv) {
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s PROGRAM [ARGS...]\n", argv[0]);
+		return 127;
+	}
+	/* before the program exists: nothing else runs in the jail while the box is walked */
+	if (recharge_work() != 0) {
+		perror("arbiter-jail-init: cannot charge the work directory to this run");
 		return 127;
 	}
 	if (shield_self() != 0) {

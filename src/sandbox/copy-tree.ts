@@ -2,11 +2,10 @@
 // have shaped) to or from a folder outside it. Only folders, regular files and symbolic links are
 // copied; a link is copied as the link it is (never followed, its target never rewritten), so a link
 // to a host path stays a link evaluated inside the next jail. Modes lose setuid/setgid/sticky; owners
-// become the jail's uid, as in the box.
+// become the destination folder's owner: in a box, the slot's jail uid (the box's tmpfs belongs to it),
+// so the jail can charge the files to its run (sandbox/jail-init.c); in root's folders, root.
 import { chmodSync, copyFileSync, lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-
-const JAIL_UID = 65534
 const PAGE = 4096
 
 /** What a tree takes on a tmpfs: bytes (whole pages per file) and inodes. */
@@ -19,6 +18,7 @@ export interface TreeSize {
 export function copyTree(from: string, to: string): TreeSize {
   const size: TreeSize = { bytes: 0, inodes: 0 }
   mkdirSync(to, { recursive: true, mode: 0o755 })
+  const { uid, gid } = lstatSync(to)
   const walk = (src: string, dst: string) => {
     for (const name of readdirSync(src)) {
       const s = join(src, name)
@@ -34,7 +34,7 @@ export function copyTree(from: string, to: string): TreeSize {
       } else if (st.isSymbolicLink()) {
         symlinkSync(readlinkSync(s), d)
       } else continue // sockets, FIFOs, devices: nothing a program needs from a compile step
-      lchownSync(d, JAIL_UID, JAIL_UID)
+      lchownSync(d, uid, gid)
       size.inodes++
     }
   }
