@@ -69,29 +69,35 @@ static int recharge_fd(int fd, off_t size) {
 static ino_t linked[4096];
 static size_t nlinked;
 
-/* One entry of the box: a regular file of the jail's own user is re-charged; others are left. */
+/*
+ * One entry of the box: a regular file the jail's user owns is re-charged; others are left. Inside
+ * the jail a file of a host user that is not mapped (root's: the source, a checker's test files, not
+ * the program's doing) shows the same overflow uid as the jail's own user, so ownership is proven by
+ * what the owner alone may do: chmod it (when it is not already readable and writable) and open it
+ * for writing.
+ */
 static int recharge_entry(int dir, const char* name) {
 	int path = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (path < 0) return -1;
 	struct stat st;
 	int rc = 0;
 	if (fstat(path, &st) != 0) rc = -1;
-	/* files root wrote (the source, a checker's test files) are not the program's doing */
-	else if (S_ISREG(st.st_mode) && st.st_uid == getuid() && st.st_blocks > 0) {
+	else if (S_ISREG(st.st_mode) && st.st_blocks > 0) {
 		int seen = 0;
 		for (size_t i = 0; st.st_nlink > 1 && i < nlinked; i++) seen |= linked[i] == st.st_ino;
-		if (!seen) {
+		char self[64];
+		snprintf(self, sizeof self, "/proc/self/fd/%d", path);
+		mode_t mode = st.st_mode & 07777;
+		/* a read-only file of its own: writable for the moment */
+		int changed = !seen && (mode & 0600) != 0600 && chmod(self, mode | 0600) == 0;
+		/* through the descriptor's own link: the very inode fstat saw, never a path to resolve again */
+		int fd = seen || ((mode & 0600) != 0600 && !changed) ? -1 : open(self, O_RDWR | O_CLOEXEC);
+		if (fd >= 0) {
 			if (st.st_nlink > 1 && nlinked < sizeof linked / sizeof *linked) linked[nlinked++] = st.st_ino;
-			char self[64];
-			snprintf(self, sizeof self, "/proc/self/fd/%d", path);
-			mode_t mode = st.st_mode & 07777;
-			/* a read-only file of its own: writable for the moment (the owner may always chmod) */
-			if ((mode & 0600) != 0600 && chmod(self, mode | 0600) != 0) rc = -1;
-			int fd = rc ? -1 : open(self, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 || recharge_fd(fd, st.st_size) != 0) rc = -1;
-			if ((mode & 0600) != 0600) chmod(self, mode);
-			if (fd >= 0) close(fd);
+			if (recharge_fd(fd, st.st_size) != 0) rc = -1;
+			close(fd);
 		}
+		if (changed) chmod(self, mode);
 	}
 	close(path);
 	return rc;

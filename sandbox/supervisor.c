@@ -334,12 +334,20 @@ static int read_request(struct request* r) {
 	return -1;
 }
 
-/* CPU time of the step so far, in microseconds (nsjail's own start-up included on v1). */
-static uint64_t cpu_used_us(void) {
+/*
+ * CPU time of the step so far, in microseconds: the jail's processes only. On v2 the run group holds
+ * only them. On v1 the slot's cpuacct group also holds nsjail itself (the supervisor's child, which
+ * joined it before exec): its own time (/proc/PID/schedstat, readable while it is a zombie too) is
+ * taken off, so a program is neither charged for nsjail's set-up and clean-up (~10 ms) nor judged by it.
+ */
+static uint64_t cpu_used_us(pid_t nsjail) {
 	char p[600];
 	if (cg_version == 1) {
 		snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpuacct);
-		return read_u64(p) / 1000u;
+		uint64_t all = read_u64(p), own = 0;
+		snprintf(p, sizeof p, "/proc/%d/schedstat", (int)nsjail);
+		if (nsjail > 0) own = read_u64(p);
+		return (all > own ? all - own : 0) / 1000u;
 	}
 	snprintf(p, sizeof p, "%s/cpu.stat", cg_run2);
 	return read_keyed(p, "usage_usec");
@@ -644,7 +652,7 @@ static void run(struct request* r) {
 			if (r->wall_ms && elapsed >= r->wall_ms * 1000u) {
 				limit = "wall";
 			} else if (cpu_limit_us && elapsed >= next_cpu_check) {
-				uint64_t used = cpu_used_us();
+				uint64_t used = cpu_used_us(pid);
 				if (used >= cpu_limit_us) limit = "cpu";
 				else next_cpu_check = elapsed + (cpu_limit_us - used) / ncpu;
 			}
@@ -659,6 +667,8 @@ static void run(struct request* r) {
 			kicked_at_ms = ms;
 		}
 	}
+	/* nsjail has exited (a zombie until reaped): its own CPU time is still there to take off */
+	uint64_t cpu = cpu_used_us(pid), mem = 0, oom = 0;
 	struct rusage ru;
 	int status = 0;
 	while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR) {
@@ -666,7 +676,6 @@ static void run(struct request* r) {
 	uint64_t wall = now_us() - start;
 	if (pfd >= 0) close(pfd);
 
-	uint64_t cpu = cpu_used_us(), mem = 0, oom = 0;
 	/* a program that ends between two looks at its CPU time may have passed the limit: past it is
 	 * past it, whether or not the supervisor had stopped it yet */
 	if (strcmp(limit, "none") == 0 && cpu_limit_us && cpu > cpu_limit_us) limit = "cpu";
