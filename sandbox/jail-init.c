@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -31,14 +33,30 @@
 #define WORK "/work"
 #define CHUNK (256 * 1024)
 #define PAGE 4096
+/* Queued signals and POSIX timers one jail may hold: see share_host_quotas */
+#define JAIL_SIGPENDING 1024
+
+/*
+ * The kernel counts a jail's queued signals and POSIX timers against this jail's limit and also,
+ * together with every other jail's, against the limit its user namespace recorded from its creator
+ * (nsjail, as root). The supervisor gives nsjail room for many jails (supervisor.c,
+ * JAIL_SIGPENDING_ALL); the jail's own share is set here, before the program exists, so a job that
+ * queues all it may leaves every other job its own share.
+ */
+static int share_host_quotas(void) {
+	struct rlimit sig = {JAIL_SIGPENDING, JAIL_SIGPENDING};
+	return setrlimit(RLIMIT_SIGPENDING, &sig);
+}
 
 /*
  * Re-charges one file's pages to this run's memory group. The box is a tmpfs: its pages are memory,
  * charged to whoever wrote them (the compile step, or root copying the compiled program in), not to
- * the run that maps and uses them. Each stretch of data is read, its pages freed (a hole punched)
- * and written back from here, inside the run's group, so they count against the run's limit: a
- * program image of 52 MB under a 16 MB limit is an out-of-memory kill (MLE) before it even starts.
- * The file keeps its inode, size, links, owner and mode; holes stay holes. Returns -1 on a failure.
+ * the run that maps and uses them. Each stretch of data is copied aside, its pages freed (a hole
+ * punched) and written back from here, inside the run's group, so they count against the run's limit:
+ * a program image of 52 MB under a 16 MB limit is an out-of-memory kill (MLE) before it even starts.
+ * The writes go through a shared mapping, which RLIMIT_FSIZE (the output cap, often far smaller than
+ * the program) does not govern: nothing grows. The file keeps its inode, size, links, owner and
+ * mode; holes stay holes. Returns -1 on a failure.
  */
 static int recharge_fd(int fd, off_t size) {
 	static char buf[CHUNK];
@@ -46,20 +64,19 @@ static int recharge_fd(int fd, off_t size) {
 	while (data < size && (data = lseek(fd, data, SEEK_DATA)) >= 0) {
 		off_t hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0 || hole > size) hole = size;
+		data = data / PAGE * PAGE; /* whole pages: a partial one would stay where it was charged */
 		while (data < hole) {
-			size_t want = hole - data < CHUNK ? (size_t)(hole - data) : CHUNK;
-			ssize_t got = pread(fd, buf, want, data);
-			if (got <= 0) return -1;
-			/* whole pages: a partial last page would stay where it was charged */
-			off_t end = data + got;
-			off_t punch_end = end == size ? (end + PAGE - 1) / PAGE * PAGE : end / PAGE * PAGE;
-			off_t punch_start = data / PAGE * PAGE;
-			if (punch_end > punch_start &&
-			    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, punch_start, punch_end - punch_start) != 0)
-				return -1;
-			for (ssize_t put = 0, n; put < got; put += n)
-				if ((n = pwrite(fd, buf + put, got - put, data + put)) <= 0) return -1;
-			data = end;
+			size_t len = hole - data < (off_t)CHUNK ? (size_t)(hole - data) : (size_t)CHUNK;
+			char* map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, data);
+			if (map == MAP_FAILED) return -1;
+			memcpy(buf, map, len);
+			/* the last page of the file whole, though only part of it is the file's */
+			off_t punch = data + (off_t)len == size ? (off_t)((len + PAGE - 1) / PAGE * PAGE) : (off_t)len;
+			int rc = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, data, punch);
+			if (rc == 0) memcpy(map, buf, len);
+			munmap(map, len);
+			if (rc != 0) return -1;
+			data += len;
 		}
 	}
 	return data < 0 && errno != ENXIO ? -1 : 0;
@@ -178,6 +195,10 @@ int main(int argc, char** argv) {
 	/* before the program exists: nothing else runs in the jail while the box is walked */
 	if (recharge_work() != 0) {
 		perror("arbiter-jail-init: cannot charge the work directory to this run");
+		return 127;
+	}
+	if (share_host_quotas() != 0) {
+		perror("arbiter-jail-init: setrlimit(RLIMIT_SIGPENDING)");
 		return 127;
 	}
 	if (shield_self() != 0) {

@@ -75,9 +75,10 @@
 #define JAIL_INIT JAIL_FS "/init"
 /* Serialises the set-up of JAIL_FS and of the roots' mounts between the slots' supervisors */
 #define SETUP_LOCK "/run/arbiter/.setup.lock"
-/* Per-jail share of quotas the kernel also counts to the user that created the jail's user
- * namespace (root): queued signals and POSIX timers, message-queue bytes, locked memory. */
-#define JAIL_SIGPENDING 1024
+/* Quotas the kernel also counts to the user that created the jail's user namespace (root), summed
+ * over every jail: queued signals and POSIX timers (room for 32 jails' shares of 1024 each; the jail's
+ * init lowers its own to 1024, sandbox/jail-init.c), message-queue bytes, locked memory. */
+#define JAIL_SIGPENDING (32 * 1024)
 #define JAIL_MSGQUEUE_BYTES 0
 #define JAIL_MEMLOCK_BYTES (64 * 1024)
 
