@@ -69,7 +69,10 @@
 #define FAVOR_MNT "/run/arbiter/cgroup-favordynmods"
 /* What every jail binds from the host lives on one small tmpfs of its own, so a jail's
  * /proc/self/mountinfo names only "/init" and "/masked" there, never a host path. */
-#define JAIL_FS "/run/arbiter/jailfs"
+/* Its name changes whenever what the init does changes incompatibly (jailfs-2: it re-charges the box
+ * and needs fallocate's punch-hole mode from jail.cfg): every supervisor replaces the init there
+ * with its own, so two installs side by side (an upgrade, a benchmark's baseline) must not share it. */
+#define JAIL_FS "/run/arbiter/jailfs-2"
 /* An empty file nobody may read, bind-mounted by jail.cfg over what a program must not read in /proc */
 #define MASKED_FILE JAIL_FS "/masked"
 #define JAIL_INIT JAIL_FS "/init"
