@@ -355,6 +355,18 @@ export const ConfigSchema = z
       },
       'How long data is kept (applied by a nightly sweep; changes apply on SIGHUP).'
     ),
+    admin: section(
+      {
+        sign_in_failures_per_minute: z
+          .number()
+          .int()
+          .min(1)
+          .default(5)
+          .describe('Failed dashboard sign-ins allowed per client address per minute; past it, sign-in answers 429 with Retry-After.'),
+        sign_in_failures_per_day: z.number().int().min(1).default(50).describe('The same, per day.'),
+      },
+      'The dashboard (/admin): sign-in throttling (changes apply on SIGHUP).'
+    ),
     metrics: section(
       {
         enabled: z.boolean().default(true).describe('Serve GET /metrics (Prometheus text format); false = 404.'),

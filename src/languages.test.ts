@@ -1,6 +1,6 @@
 // Unit tests of the language manifest loader: the real manifest's coverage of the spec, lookups,
 // placeholder expansion, file-level defaults, provisioning stamps and bad-manifest messages.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -9,10 +9,12 @@ import {
   expandArgv,
   isProvisioned,
   loadLanguages,
+  MANIFEST_DIR,
   resolveLanguage,
   stampPath,
   type Language,
 } from './languages.ts'
+import { EDITOR_MODES } from './room/editor/mode-names.ts'
 
 const V4 =
   'C CPP14 CPP17 CLOJURE CSHARP GO HASKELL JAVA8 JAVA14 JAVASCRIPT_NODE KOTLIN OBJECTIVEC PASCAL PERL PHP PYTHON PYTHON3 PYTHON3_8 R RUBY RUST SCALA SWIFT TYPESCRIPT'.split(
@@ -37,6 +39,10 @@ describe('the shipped manifest', () => {
       expect(l.version.length).toBeGreaterThan(0)
       expect(l.selftest.trim()).not.toBe('')
       expect(l.selftestError.trim()).not.toBe('')
+      // what the per-language tests and the room read from the entry (nothing else names a language)
+      expect(l.selftestErrorMessage, 'selftest_error_message').toBeTruthy()
+      expect(l.endlessLoop?.trim(), 'endless_loop').toBeTruthy()
+      expect(EDITOR_MODES, 'editor_mode').toContain(l.editorMode)
       expect(l.sourceFile).toMatch(/^[\w.-]+$/)
       // the compile command must name the source file unless a wrapper picks it (java-compile)
       if (l.compile && !l.compile[0].endsWith('java-compile'))
@@ -242,6 +248,38 @@ selftest = "echo"
 env = { B = "2" }
 compile_limits = { memory_kb = 4096 }
 `
+
+describe('adding a language is its manifest entry', () => {
+  it('a new toolchain file brings a code with everything the tests and the room need, and no code change', () => {
+    const lua = `
+root = "trixie"
+packages = ["lua5.4"]
+version = ["lua5.4", "-v"]
+[[language]]
+code = "LUA"
+name = "Lua 5.4"
+source_file = "main.lua"
+run = ["lua5.4", "main.lua"]
+selftest = "io.write(io.read('L'))"
+selftest_error = "print("
+selftest_error_message = '''unexpected symbol near <eof>'''
+endless_loop = '''while true do end'''
+editor_mode = "clike"
+`
+    const all = loadLanguages(manifestDir({ ...Object.fromEntries(readdirSync(MANIFEST_DIR).map((f) => [f, readFileSync(join(MANIFEST_DIR, f), 'utf8')])), 'lua.toml': lua }))
+    const l = all.get('LUA')!
+    expect(l).toMatchObject({ code: 'LUA', toolchain: 'lua', endlessLoop: 'while true do end', editorMode: 'clike', selftestErrorMessage: 'unexpected symbol near <eof>' })
+    expect(all.size).toBe(langs.size + 1)
+    expect(resolveLanguage(all, 'lua')?.code).toBe('LUA')
+  })
+
+  it('refuses an editor mode or a message pattern that is not well-formed', () => {
+    const bad = GOOD.replace('selftest = "echo"', 'selftest = "echo"\neditor_mode = "C++"')
+    expect(() => loadLanguages(manifestDir({ 'bad.toml': bad }))).toThrow(/editor_mode/)
+    const badRe = GOOD.replace('selftest = "echo"', "selftest = \"echo\"\nselftest_error_message = '''(unclosed'''")
+    expect(() => loadLanguages(manifestDir({ 'bad.toml': badRe }))).toThrow(/selftest_error_message/)
+  })
+})
 
 describe('loadLanguages on a given directory', () => {
   it('applies the top of the file as defaults, merging env and compile_limits', () => {

@@ -42,6 +42,12 @@ export interface Language {
   selftest: string
   /** program that must fail to compile (or, interpreted, fail to parse) */
   selftestError: string
+  /** regex the compiler's (interpreter's) message for selftestError must match: a syntax error in its own words */
+  selftestErrorMessage?: string
+  /** a program that never ends, written so no optimiser removes the loop (the TLE test of every language) */
+  endlessLoop?: string
+  /** the room editor's syntax mode for this code (src/room/editor/modes.ts) */
+  editorMode?: string
   note?: string
 }
 
@@ -108,6 +114,9 @@ const fields = {
   prepare: z.array(argv),
   selftest: z.string().min(1),
   selftest_error: z.string().min(1),
+  selftest_error_message: regex,
+  endless_loop: z.string().min(1),
+  editor_mode: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a mode name such as cpp or clike-kotlin'),
   note: z.string().min(1),
 }
 
@@ -198,6 +207,9 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     prepare: m.prepare ?? [],
     selftest: m.selftest!,
     selftestError: m.selftest_error!,
+    ...(m.selftest_error_message ? { selftestErrorMessage: m.selftest_error_message } : {}),
+    ...(m.endless_loop ? { endlessLoop: m.endless_loop } : {}),
+    ...(m.editor_mode ? { editorMode: m.editor_mode } : {}),
     ...(m.note ? { note: m.note } : {}),
   }
 }

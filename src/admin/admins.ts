@@ -3,7 +3,7 @@
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from '../storage/db.ts'
-import { admins } from '../storage/schema.ts'
+import { admins, adminSessions } from '../storage/schema.ts'
 
 export type Admin = typeof admins.$inferSelect
 
@@ -22,6 +22,8 @@ export const listAdmins = (db: Db): Admin[] => db.select().from(admins).orderBy(
 export function revokeAdmin(db: Db, now: Date, name: string): Admin {
   const row = db.update(admins).set({ revokedAt: now }).where(and(eq(admins.name, name), isNull(admins.revokedAt))).returning().get()
   if (!row) throw new Error(`no active admin named ${name}`)
+  // its sessions end at once (every request also re-checks the admin row)
+  db.delete(adminSessions).where(eq(adminSessions.adminId, row.id)).run()
   return row
 }
 

@@ -1,17 +1,21 @@
-// /admin: the admin's dashboard. Sign-in with a token from `cli admin create`; a signed session cookie
-// (Path=/admin, HttpOnly, SameSite=Strict) and a CSRF token in every form; every request re-checks that
-// the admin is not revoked. Writes: create and revoke clients, retry failed deliveries.
+// /admin: the admin's dashboard. Sign-in with a token from `cli admin create` (failures throttled per
+// address); a server-side session behind a random cookie (Path=/admin, HttpOnly, SameSite=Strict) and a
+// CSRF token in every form, sign-out included; every request re-checks that the admin is not revoked.
+// Writes: create and revoke clients, retry failed deliveries.
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Deps } from '../deps.ts'
 import { createClient, revokeClient } from '../evaluation/clients.ts'
+import { AppError } from '../errors.ts'
 import { readBody } from '../http/body.ts'
+import { consumeRate, rateRefusal, type RateLimits } from '../http/rate-limit.ts'
 import { retryFailed } from '../jobs/outbox.ts'
 import { activeAdmin, findAdminByToken, type Admin } from './admins.ts'
 import { dashboard, live } from './dashboard.ts'
 import { ADMIN_CSP, dashboardPage, LIVE_SCRIPT, signInPage } from './page.ts'
-import { ADMIN_COOKIE, csrfFor, csrfMatches, SESSION_TTL_SEC, signSession, verifySession } from './session.ts'
+import { ADMIN_COOKIE, csrfFor, csrfMatches, endSession, SESSION_TTL_SEC, startSession, verifySession } from './session.ts'
 
 const HEADERS = { 'content-security-policy': ADMIN_CSP, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' }
 
@@ -26,7 +30,7 @@ export function adminRoutes(deps: Deps): Hono {
     const admin = id === null ? undefined : activeAdmin(deps.db, id)
     return admin && cookie ? { admin, cookie } : null
   }
-  const page = (c: Context, html: string, status: 200 | 401 | 403 = 200) => c.html(html, status, HEADERS)
+  const page = (c: Context, html: string, status: 200 | 401 | 403 | 429 = 200, extra: Record<string, string> = {}) => c.html(html, status, { ...HEADERS, ...extra })
   // the result is shown on the page answering the POST, never put in a URL (a new client's secret is in it)
   const after = (c: Context, s: { admin: Admin; cookie: string }, flash: string) =>
     page(c, dashboardPage(dashboard(deps), s.admin.name, csrfFor(deps.db, deps.now(), s.cookie), flash))
@@ -46,17 +50,48 @@ export function adminRoutes(deps: Deps): Hono {
     return page(c, dashboardPage(dashboard(deps), s.admin.name, csrfFor(deps.db, deps.now(), s.cookie)))
   })
 
+  // failed sign-ins per client address (admin.sign_in_failures_*), counted in SQLite so a restart gives no fresh allowance
+  const signInLimits = (): RateLimits => ({ perMinute: deps.config.admin.sign_in_failures_per_minute, perDay: deps.config.admin.sign_in_failures_per_day })
+  const addressOf = (c: Context) => {
+    try {
+      return getConnInfo(c).remote.address ?? 'unknown'
+    } catch {
+      return 'unknown' // app.request() in tests has no socket
+    }
+  }
+  const throttled = (c: Context, retryAfterSec: number) =>
+    page(c, signInPage(`Too many failed sign-ins from this address: try again in ${retryAfterSec} s.`), 429, { 'retry-after': String(retryAfterSec) })
+
   // POST /admin/login
   app.post('/admin/login', body, (c) => {
+    const subject = `admin-sign-in:${addressOf(c)}`
+    // a locked-out address is refused before its token is even looked at (no guessing at full speed)
+    const wait = rateRefusal(deps, subject, signInLimits())
+    if (wait > 0) return throttled(c, wait)
     const admin = findAdminByToken(deps.db, String(c.var.body.token ?? ''))
-    if (!admin) return page(c, signInPage('Unknown or revoked admin token.'), 401)
-    setCookie(c, ADMIN_COOKIE, signSession(deps.db, deps.now(), admin.id), { path: '/admin', httpOnly: true, sameSite: 'Strict', secure, maxAge: SESSION_TTL_SEC })
+    if (!admin) {
+      deps.log.warn('admin sign-in failed', { address: addressOf(c) })
+      try {
+        consumeRate(deps, subject, signInLimits())
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err
+        return throttled(c, Number(err.data.retryAfterSec) || 60)
+      }
+      return page(c, signInPage('Unknown or revoked admin token.'), 401)
+    }
+    setCookie(c, ADMIN_COOKIE, startSession(deps.db, deps.now(), admin.id), { path: '/admin', httpOnly: true, sameSite: 'Strict', secure, maxAge: SESSION_TTL_SEC })
     deps.log.info('admin signed in', { admin: admin.name })
     return c.redirect('/admin', 303)
   })
 
-  // POST /admin/logout
+  // POST /admin/logout: CSRF-checked (a forged form cannot sign an admin out); the session ends on the server
   app.post('/admin/logout', body, (c) => {
+    const s = signedIn(c)
+    if (s) {
+      if (!csrfMatches(deps.db, deps.now(), s.cookie, c.var.body.csrf)) return page(c, signInPage('The form was stale or forged (CSRF check).'), 403)
+      endSession(deps.db, s.cookie)
+      deps.log.info('admin signed out', { admin: s.admin.name })
+    }
     deleteCookie(c, ADMIN_COOKIE, { path: '/admin' })
     return c.redirect('/admin', 303)
   })

@@ -1,10 +1,10 @@
-// The dashboard's session: a cookie `<admin id>.<expiry>.<HMAC>` signed with a key kept in the meta
-// table (no session table: revoking the admin ends it, the expiry bounds it), and a CSRF token derived
-// from the cookie for every form.
-import { eq } from 'drizzle-orm'
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+// The dashboard's session: a random token in the cookie, its SHA-256 in admin_sessions (so signing out
+// ends it on the server at once, and a copied cookie stops working), bounded by an expiry; a CSRF
+// token derived from the cookie with a key kept in the meta table, for every form.
+import { and, eq, gt, lte } from 'drizzle-orm'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Db } from '../storage/db.ts'
-import { meta } from '../storage/schema.ts'
+import { adminSessions, meta } from '../storage/schema.ts'
 
 export const ADMIN_COOKIE = 'arbiter_admin'
 export const SESSION_TTL_SEC = 8 * 3600
@@ -17,18 +17,31 @@ function key(db: Db, now: Date): Buffer {
 
 const mac = (k: Buffer, text: string) => createHmac('sha256', k).update(text).digest('base64url')
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex')
+const COOKIE_SHAPE = /^[\w-]{43}$/
 
-export function signSession(db: Db, now: Date, adminId: number): string {
-  const body = `${adminId}.${Math.floor(now.getTime() / 1000) + SESSION_TTL_SEC}`
-  return `${body}.${mac(key(db, now), `session:${body}`)}`
+/** A new session for the admin; the cookie's value. Expired sessions are dropped on the way. */
+export function startSession(db: Db, now: Date, adminId: number): string {
+  const token = randomBytes(32).toString('base64url')
+  db.delete(adminSessions).where(lte(adminSessions.expiresAt, now)).run()
+  db.insert(adminSessions).values({ tokenHash: hashOf(token), adminId, createdAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_SEC * 1000) }).run()
+  return token
 }
 
-/** The admin id of a valid, unexpired cookie, else null. */
+/** The admin id of a live session, else null. */
 export function verifySession(db: Db, now: Date, cookie: string | undefined): number | null {
-  const m = /^(\d{1,9})\.(\d{1,12})\.([\w-]{43})$/.exec(cookie ?? '')
-  if (!m) return null
-  if (Number(m[2]) * 1000 < now.getTime()) return null
-  return same(m[3], mac(key(db, now), `session:${m[1]}.${m[2]}`)) ? Number(m[1]) : null
+  if (!cookie || !COOKIE_SHAPE.test(cookie)) return null
+  const row = db
+    .select({ adminId: adminSessions.adminId })
+    .from(adminSessions)
+    .where(and(eq(adminSessions.tokenHash, hashOf(cookie)), gt(adminSessions.expiresAt, now)))
+    .get()
+  return row?.adminId ?? null
+}
+
+/** Sign-out: the session is gone on the server, whoever still holds the cookie. */
+export function endSession(db: Db, cookie: string): void {
+  if (COOKIE_SHAPE.test(cookie)) db.delete(adminSessions).where(eq(adminSessions.tokenHash, hashOf(cookie))).run()
 }
 
 export const csrfFor = (db: Db, now: Date, cookie: string): string => mac(key(db, now), `csrf:${cookie}`)

@@ -2,6 +2,7 @@
 // content-addressed files, graded submissions by problem_id, and the CLI. Real server and jail.
 import { execFileSync } from 'node:child_process'
 import { execa } from 'execa'
+import { request } from 'node:http'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -110,6 +111,8 @@ describe('problems', () => {
       ['an unpaired file', () => postZip(alice, zip([['1.in', 'new input'], ['1.out', 'b'], ['2.in', 'c']])), 400, /2.in has no 2.out/],
       ['a zip bomb', () => postZip(alice, zip([['1.in', '\0'.repeat(1 << 20)], ['1.out', 'b']])), 400, /larger than/],
       ['not a zip', () => postZip(alice, Buffer.from('hello')), 400, /does not open/],
+      ['a name twice in the zip', () => postZip(alice, zip([['1.in', 'a'], ['1.out', 'b'], ['1.out', 'forged']])), 400, /1.out: appears twice/],
+      ['a file that is no test', () => postZip(alice, zip([['1.in', 'a'], ['1.out', 'b'], ['notes.txt', 'c']])), 400, /notes.txt is not a test file/],
       ['no secret', async () => { const r = await http.post(PROBLEMS, '{}', { 'content-type': 'application/json' }); return { status: r.status, body: await json(r) } }, 401, /Client does not exist/],
     ]
     for (const [what, call, status, message] of cases) {
@@ -120,6 +123,63 @@ describe('problems', () => {
     }
     // the unpaired upload wrote no file for its paired test either
     expect(blobs().length).toBe(before)
+  })
+
+  test('an over-count JSON upload is refused while it streams in, and /health stays quick during a flood of them', async () => {
+    // 600,000 empty tests (~20 MB), sent chunked (no Content-Length): refused at the 21st test, long
+    // before the body ends; the request is answered while the client is still sending
+    const chunk = Buffer.from(Array(2_000).fill('{"input":"","expected_output":""}').join(',') + ',')
+    const upload = () =>
+      new Promise<{ status: number; body: string; sentChunks: number }>((resolve, reject) => {
+        let sent = 0
+        const req = request(`${server.url}${PROBLEMS}`, { method: 'POST', headers: { 'client-secret': alice, 'content-type': 'application/json' } }, (res) => {
+          let body = ''
+          res.on('data', (d) => (body += d))
+          res.on('end', () => resolve({ status: res.statusCode!, body, sentChunks: sent }))
+        })
+        req.on('error', reject)
+        req.write('{"name":"flood","test_cases":[')
+        const more = () => {
+          if (req.destroyed || sent >= 300) return req.end('{}]}')
+          sent++
+          if (req.write(chunk)) setImmediate(more)
+          else req.once('drain', more)
+        }
+        more()
+      })
+    const healthTimes: number[] = []
+    let flooding = true
+    const probe = (async () => {
+      while (flooding) {
+        const t = performance.now()
+        expect((await http.get('/health')).status).toBe(200)
+        healthTimes.push(performance.now() - t)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    })()
+    const replies = await Promise.all(Array.from({ length: 6 }, upload))
+    flooding = false
+    await probe
+    for (const r of replies) {
+      expect(r.status, r.body).toBe(413)
+      expect(JSON.parse(r.body).message).toMatch(/more than 20 tests/)
+      expect(r.sentChunks).toBeLessThan(300) // answered before the client had sent its whole body
+    }
+    expect(healthTimes.length).toBeGreaterThan(0)
+    // before the streaming count each such request held the event loop 2.8-6.6 s
+    expect(Math.max(...healthTimes)).toBeLessThan(1000)
+  })
+
+  test('a test whose name needs escaping has a working output URL', async () => {
+    const r = await postZip(alice, zip([['a#1 ?.in', '2 3'], ['a#1 ?.out', '5']]), { name: 'odd names' })
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    const done: any = await graded(alice, { lang: 'PYTHON3', source: 'a,b=map(int,input().split());print(a+b)', problem_id: r.body.problem_id })
+    expect(done.result.tests[0].id).toBe('a#1 ?')
+    const url: string = done.result.tests[0].output
+    expect(url.endsWith('/tests/a%231%20%3F')).toBe(true)
+    const out = await fetch(url)
+    expect(out.status).toBe(200)
+    expect((await out.text()).trim()).toBe('5')
   })
 
   test('a problem is its client\'s: another client gets 404 for it, cannot grade against it or delete it', async () => {

@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { SERVER_NODE_FLAGS } from './harness.ts'
 
-test('the harness gives node the flags of `npm start`', () => {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const start = pkg.scripts.start.split(/\s+/)
-  expect(start.filter((w) => w.startsWith('--'))).toEqual(SERVER_NODE_FLAGS)
+test('the harness gives node the flags of `npm start` (scripts/arbiter-exec.sh, which the service runs)', () => {
+  const exec = readFileSync(join(import.meta.dirname, '..', '..', 'scripts', 'arbiter-exec.sh'), 'utf8')
+  const lines = [...exec.matchAll(/^\s*flags=\(([^)]*)\)/gm)].map((m) => m[1].trim().split(/\s+/))
+  expect(lines.length).toBeGreaterThan(0)
+  for (const flags of lines) expect(flags).toEqual(SERVER_NODE_FLAGS)
 })

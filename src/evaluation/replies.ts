@@ -26,7 +26,8 @@ export const SUBMISSIONS_PATH = '/v4/partner/code-evaluation/submissions'
 export const statusUpdateUrl = (links: Links, heId: string) => `${links.publicUrl}${SUBMISSIONS_PATH}/${heId}/`
 export const outputUrl = (links: Links, codeId: string) => `${links.publicUrl}/output/${codeId}`
 export const webLink = (links: Links, codeId: string) => `${links.codeViewUrl}/${codeId}`
-export const testOutputUrl = (links: Links, codeId: string, testId: string) => `${links.publicUrl}/output/${codeId}/tests/${testId}`
+// a test's name comes from an upload (a zip's file names): encoded, so '#', '?', '/' or spaces stay in the path segment
+export const testOutputUrl = (links: Links, codeId: string, testId: string) => `${links.publicUrl}/output/${codeId}/tests/${encodeURIComponent(testId)}`
 
 export const COMPILING = 'Compiling...'
 

@@ -16,8 +16,11 @@ export type TestPair = [name: string, input: string, output: string]
 
 const natural = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 
-/** Pairs relative paths ('/'-separated) into tests, in natural order; throws (with the file) on an unpaired one. */
-export function pairTestFiles(paths: string[]): TestPair[] {
+/**
+ * Pairs relative paths ('/'-separated) into tests, in natural order; throws (with the file) on an
+ * unpaired one. strict (an upload): a file that is no part of a test is an error too, not dropped.
+ */
+export function pairTestFiles(paths: string[], opts: { strict?: boolean } = {}): TestPair[] {
   const set = new Set(paths)
   const pairs: TestPair[] = []
   const used = new Set<string>()
@@ -50,6 +53,8 @@ export function pairTestFiles(paths: string[]): TestPair[] {
     if (unpaired) throw new Error(`${unpaired} has no input`)
   }
   if (!pairs.length) throw new Error('no tests found (NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a)')
+  const stray = opts.strict ? paths.find((p) => !used.has(p)) : undefined
+  if (stray) throw new Error(`${stray} is not a test file (NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a)`)
   return pairs.sort((a, b) => natural(a[0], b[0]))
 }
 

@@ -22,8 +22,11 @@ export function readBody(limitBytes: number): MiddlewareHandler {
   }
 }
 
-/** The raw body, refused (PayloadTooLargeError) past limit bytes, declared or counted while reading. */
-export async function readCapped(req: Request, limit: number): Promise<Uint8Array> {
+/**
+ * The raw body, refused (PayloadTooLargeError) past limit bytes, declared or counted while reading.
+ * onChunk sees each chunk as it arrives and may throw to refuse the body before the rest is read.
+ */
+export async function readCapped(req: Request, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
   const tooLarge = () => new AppError('PayloadTooLargeError', `request body is larger than ${limit} bytes`, { limit })
   const declared = Number(req.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()
@@ -46,6 +49,14 @@ export async function readCapped(req: Request, limit: number): Promise<Uint8Arra
     if (size > limit) {
       await reader.cancel().catch(() => {})
       throw tooLarge()
+    }
+    if (onChunk) {
+      try {
+        onChunk(value)
+      } catch (err) {
+        await reader.cancel().catch(() => {})
+        throw err
+      }
     }
     chunks.push(value)
   }

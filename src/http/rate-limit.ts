@@ -15,6 +15,22 @@ const WINDOWS = [
   { window: 'day', ms: 86_400_000, limit: (l: RateLimits) => l.perDay },
 ] as const
 
+/** Seconds until `subject` may be counted again (0: it may now), without counting anything. */
+export function rateRefusal(deps: Pick<Deps, 'db' | 'now'>, subject: string, limits: RateLimits): number {
+  const now = deps.now()
+  let wait = 0
+  for (const w of WINDOWS) {
+    const row = deps.db
+      .select()
+      .from(rateCounters)
+      .where(and(eq(rateCounters.subject, subject), eq(rateCounters.window, w.window)))
+      .get()
+    if (!row || now.getTime() - row.startedAt.getTime() >= w.ms || now < row.startedAt) continue
+    if (row.count >= w.limit(limits)) wait = Math.max(wait, Math.ceil((row.startedAt.getTime() + w.ms - now.getTime()) / 1000))
+  }
+  return wait
+}
+
 /**
  * Counts one call for `subject`, or throws RATELIMITEXCEEDED (data.retryAfterSec) without counting it.
  * Each window starts at the first call it counts and lasts its length, so N calls in a burst always

@@ -421,9 +421,9 @@ describe('B4 report', () => {
 })
 
 describe('documentation', () => {
-  it('the README documents the HTTP status of every ecode, as the mapper answers it', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
-    const section = readme.slice(readme.indexOf('### HTTP status of each ecode'))
+  it('docs/api/interviews.md documents the HTTP status of every ecode, as the mapper answers it', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api', 'interviews.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## HTTP status of each ecode'))
     const documented = Object.fromEntries([...section.matchAll(/^\| ([A-Z]+) \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]))
     expect(documented).toEqual(envelopeStatus)
   })

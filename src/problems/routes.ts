@@ -11,6 +11,7 @@ import { problemDocs } from './openapi-docs.ts'
 import { createProblem, deleteProblem, getProblem, listProblems, problemReply, type ProblemInput } from './problems.ts'
 import { ProblemForm, ProblemRequest } from './schemas.ts'
 import { readTestZip, ZipRefused } from './zip.ts'
+import { testCountScanner } from './test-count-scan.ts'
 import { z } from 'zod'
 
 export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
@@ -24,10 +25,19 @@ function invalid(error: z.ZodError, body: Record<string, unknown>): never {
 
 async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
   const g = deps.config.grading
-  // the zip's own overhead on top of the data it may hold
-  const raw = await readCapped(c.req.raw, g.total_max_bytes + (1 << 20))
   const type = c.req.header('content-type') ?? ''
-  if (/^multipart\/form-data/i.test(type)) {
+  const multipart = /^multipart\/form-data/i.test(type)
+  // a JSON upload's tests are counted while it streams in: over the count it is refused at once,
+  // before the rest is read or anything is parsed (the event loop stays free for everyone else)
+  const scan = multipart ? undefined : testCountScanner()
+  const countTests = scan
+    ? (chunk: Uint8Array) => {
+        if (scan.push(chunk) > g.max_tests) throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} tests`, { max_tests: g.max_tests })
+      }
+    : undefined
+  // the zip's own overhead on top of the data it may hold
+  const raw = await readCapped(c.req.raw, g.total_max_bytes + (1 << 20), countTests)
+  if (multipart) {
     let form: FormData
     try {
       form = await new Response(raw, { headers: { 'content-type': type } }).formData()

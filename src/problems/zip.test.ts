@@ -28,7 +28,7 @@ const caps = { maxTests: 10, fileBytes: 1 << 20, totalBytes: 4 << 20 }
 describe('a problem upload\'s tests zip', () => {
   it('NAME.in/NAME.out in natural order, also inside one top folder', async () => {
     for (const prefix of ['', 'tests/']) {
-      const t = await readTestZip(zip([[`${prefix}10.in`, 'b'], [`${prefix}10.out`, 'B'], [`${prefix}2.in`, 'a'], [`${prefix}2.out`, 'A'], [`${prefix}README`, 'x']]), caps)
+      const t = await readTestZip(zip([[`${prefix}10.in`, 'b'], [`${prefix}10.out`, 'B'], [`${prefix}2.in`, 'a'], [`${prefix}2.out`, 'A']]), caps)
       expect(t.map((x) => [x.name, x.input.toString(), x.output.toString()])).toEqual([['2', 'a', 'A'], ['10', 'b', 'B']])
     }
   })
@@ -45,6 +45,13 @@ describe('a problem upload\'s tests zip', () => {
     ['an unpaired input', [['1.in', 'x']], /1.in has no 1.out/],
     ['an unpaired output', [['1.in', 'x'], ['1.out', 'y'], ['2.out', 'z']], /2.out has no input/],
     ['no tests at all', [['notes.txt', 'x']], /no tests/],
+    // nothing is dropped without a word: a file the pairing does not know is refused, by name
+    ['a file that is no test (beside real tests)', [['1.in', 'x'], ['1.out', 'y'], ['README', 'z']], /README is not a test file/],
+    ['a test with a misspelt extension', [['1.in', 'x'], ['1.out', 'y'], ['2.IN', 'x']], /2.IN is not a test file/],
+    ['a stray file in input/', [['input/input1.txt', 'x'], ['output/output1.txt', 'y'], ['input/1.txt', 'z']], /input\/1.txt is not a test file/],
+    ['a file in another folder', [['1.in', 'x'], ['1.out', 'y'], ['extra/2.in', 'x']], /extra\/2.in is not a test file/],
+    // a second entry of one name would replace the first's data
+    ['two entries with the same name', [['1.in', 'x'], ['1.out', 'y'], ['1.in', 'EVIL']], /1.in: appears twice/],
   ] as [string, [string, string][], RegExp][])('refuses %s', async (_, entries, message) => {
     await expect(readTestZip(zip(entries), caps)).rejects.toThrow(message)
   })

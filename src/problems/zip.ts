@@ -1,6 +1,6 @@
 // A `tests` zip of a problem upload → its test files, or a clear refusal. Read from memory with yauzl
 // (a maintained zip reader that checks each entry's real inflated size against the declared one, and
-// reads the backslashes of zips made on Windows as slashes). Refused: absolute paths, `..`, links and other non-regular entries, more entries than a
+// reads the backslashes of zips made on Windows as slashes). Refused: absolute paths, `..`, links and other non-regular entries, a name twice, a file that is no part of a test, more entries than a
 // problem may have tests (twice, with their outputs), a file or a total larger than the caps — by
 // the declared sizes before inflating anything, and by the bytes actually inflated while reading, so a
 // zip bomb stops at the cap. One common top folder (a zipped "tests/" folder) is allowed and dropped.
@@ -31,6 +31,7 @@ export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[
     )
   )
   const files = new Map<string, Buffer>()
+  const pending = new Set<string>()
   let declared = 0
   let inflated = 0
   try {
@@ -43,6 +44,9 @@ export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[
         if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\')) return fail(`${name}: an absolute path or a backslash`)
         if (name.split('/').some((part) => part === '..')) return fail(`${name}: a path with ..`)
         if (name.endsWith('/')) return zip.readEntry() // a folder
+        // a second entry of the same name would silently replace the first's data
+        if (files.has(name) || pending.has(name)) return fail(`${name}: appears twice in the zip`)
+        pending.add(name)
         // the unix mode's file type, when the zip records one (many tools record the permissions only)
         const type = ((entry.externalFileAttributes >>> 16) & 0xffff) & S_IFMT
         if (type && type !== S_IFREG) return fail(`${name}: not a regular file (a link or a device)`)
@@ -82,7 +86,8 @@ export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[
   const prefix = tops.size === 1 && names.every((n) => n.includes('/')) && !['input', 'output'].includes([...tops][0]) ? `${[...tops][0]}/` : ''
   let pairs: TestPair[]
   try {
-    pairs = pairTestFiles(names.map((n) => n.slice(prefix.length)))
+    // every file of an upload must be part of a test: nothing is dropped without a word
+    pairs = pairTestFiles(names.map((n) => n.slice(prefix.length)), { strict: true })
   } catch (err) {
     throw new ZipRefused((err as Error).message)
   }

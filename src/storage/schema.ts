@@ -403,3 +403,21 @@ export const admins = sqliteTable('admins', {
   createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
   revokedAt: integer({ mode: 'timestamp_ms' }),
 })
+
+/**
+ * The dashboard's sessions, kept server-side so signing out (or revoking the admin) ends a session at
+ * once: the cookie holds a random token, only its SHA-256 is stored.
+ */
+export const adminSessions = sqliteTable(
+  'admin_sessions',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    tokenHash: text().notNull().unique(),
+    adminId: integer()
+      .notNull()
+      .references(() => admins.id),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('admin_sessions_admin').on(t.adminId)]
+)

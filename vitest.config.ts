@@ -1,0 +1,34 @@
+// The test tiers, as vitest projects: `npm run test:unit` runs the first alone (no jail, no real
+// server, under a minute); `npm test` (scripts/test.sh) runs them all, one file at a time.
+import { defineConfig } from 'vitest/config'
+
+/** Tests that run programs in the real jail (nsjail, the supervisor, provisioned toolchains) or provision. */
+const JAIL = [
+  'scripts/provision.test.ts',
+  'scripts/provision-rerun.test.ts',
+  'src/languages.provisioned.test.ts',
+  'src/jobs/worker.test.ts',
+  'src/jobs/languages-tle.test.ts',
+  'src/jobs/languages-listing.test.ts',
+  'src/jobs/compile-overrides.test.ts',
+  'src/jobs/cli-commands.test.ts',
+  'src/evaluation/cli-commands.test.ts',
+  'src/grading/cli-grade.test.ts',
+  'src/sandbox/run.test.ts',
+  'src/sandbox/root-image.test.ts',
+  'src/sandbox/dodges.test.ts',
+  'src/sandbox-hosts/sandbox-host.test.ts',
+]
+/** End-to-end tests that drive a real browser (Debian's chromium through playwright-core). */
+const BROWSER = ['src/e2e/admin.e2e.test.ts', 'src/e2e/docs.e2e.test.ts', 'src/e2e/room-editor.e2e.test.ts', 'src/e2e/room.e2e.test.ts', 'src/e2e/web-link.e2e.test.ts']
+
+export default defineConfig({
+  test: {
+    projects: [
+      { extends: true, test: { name: 'unit', isolate: false, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'], exclude: ['src/e2e/**', ...JAIL] } },
+      { extends: true, test: { name: 'jail', include: JAIL } },
+      { extends: true, test: { name: 'e2e', include: ['src/e2e/**/*.test.ts'], exclude: BROWSER } },
+      { extends: true, test: { name: 'browser', include: BROWSER } },
+    ],
+  },
+})
