@@ -1,7 +1,7 @@
 // Figures and limits a hostile program must not dodge, and what a jail must not do to the host or to
 // another job: whole jobs through the worker (compile + run in the real jail, as src/jobs/worker.test.ts).
 // Each case passed (AC, a small figure, a shared quota) on the jail before these guarantees.
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
@@ -172,7 +172,7 @@ int main(void) {
   printf("pipes %d inflight %d queued %d children %d\\n", pipes, inflight, queued, children);
   fflush(stdout);
   close(open("/work/ready", O_WRONLY | O_CREAT, 0644));
-  sleep(6);
+  for (int i = 0; i < 3000 && access("/work/release", F_OK) != 0; i++) usleep(20000); /* until B is done */
   return 0;
 }`
   // B: what an ordinary program gets
@@ -211,14 +211,15 @@ int main(void) {
 }`
 
   it('one job holding 64 MB of pipe buffers and every fd in flight leaves another job full-size pipes and SCM_RIGHTS; processes, signals and inotify stay per job', { timeout: 120_000 }, async () => {
-    const hogSettings: WorkerSettings = { ...settings, limits: { ...settings.limits, openFiles: 256, processes: 64 } }
+    // a roomy wall clock: A holds until B is done, however slow the machine (60 s at most)
+    const hogSettings: WorkerSettings = { ...settings, limits: { ...settings.limits, openFiles: 256, processes: 64, wallExtraSec: 60 } }
     const slotA = `dodges-hog-${process.pid}`
     const a = createJobRunner(hogSettings, slotA)
     const b = createJobRunner(settings, `dodges-probe-${process.pid}`)
     try {
       const held = judge('C', hog, { timeLimitSec: 5 }, a)
       const ready = join(settings.sandbox.runs, slotA, 'box', 'ready')
-      for (let i = 0; i < 200 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 50))
+      for (let i = 0; i < 1200 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 50))
       expect(existsSync(ready), 'the hog took its quotas').toBe(true)
 
       // the hog's processes, seen from the host: the slot's own uid, not the shared 65534
@@ -230,6 +231,7 @@ int main(void) {
       expect(hostUid).toBeGreaterThanOrEqual(2_000_000_000)
 
       const { v: probed } = await judge('C', probe, {}, b)
+      writeFileSync(join(settings.sandbox.runs, slotA, 'box', 'release'), '', { flag: 'wx' }) // O_EXCL: never through a link A made
       const { v: hogged } = await held
       expect(hogged.verdict, why(hogged)).toBe('AC')
       const [, pipes, inflight, queued, children] = /pipes (\d+) inflight (\d+) queued (\d+) children (\d+)/.exec(hogged.stdout)!.map(Number)
