@@ -39,8 +39,8 @@
 /*
  * The kernel counts a jail's queued signals and POSIX timers against this jail's limit and also,
  * together with every other jail's, against the limit its user namespace recorded from its creator
- * (nsjail, as root). The supervisor gives nsjail room for many jails (supervisor.c,
- * JAIL_SIGPENDING_ALL); the jail's own share is set here, before the program exists, so a job that
+ * (nsjail, as root). The supervisor gives nsjail room for many jails (JAIL_SIGPENDING in
+ * supervisor.c); the jail's own share is set here, before the program exists, so a job that
  * queues all it may leaves every other job its own share.
  */
 static int share_host_quotas(void) {
@@ -121,25 +121,51 @@ static int recharge_entry(int dir, const char* name) {
 }
 
 /*
+ * Opens a directory of the box to walk it. One of the jail's own that it may not enter (a compile step
+ * can chmod its folders, /work included, to 000, and the program chmod them back) is opened for the
+ * moment with u+rwx; *saved is then its mode to put back (-1 when nothing changed).
+ */
+static int enter(int at, const char* name, int* saved) {
+	*saved = -1;
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES) return fd;
+	int path = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", path);
+	if (path >= 0 && fstat(path, &st) == 0 && chmod(self, (st.st_mode & 07777) | 0700) == 0) {
+		*saved = st.st_mode & 07777;
+		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) chmod(self, *saved);
+	}
+	if (path >= 0) close(path);
+	return fd;
+}
+
+/*
  * Walks the whole box, however deep, holding one directory open at a time: it goes down with
  * openat(name) and back up with openat(".."), and resumes each directory at the offset it left it
  * (kept per depth; nothing renames or removes entries meanwhile, this is the only process).
  */
 static int recharge_work(void) {
-	int dir = open(WORK, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int saved_root;
+	int dir = enter(AT_FDCWD, WORK, &saved_root);
 	if (dir < 0) return errno == ENOENT ? 0 : -1;
 	size_t depth = 0, cap = 64;
 	off_t* resume = calloc(cap, sizeof *resume);
+	int* saved = calloc(cap, sizeof *saved);
 	char buf[8192];
 	int rc = 0;
-	if (!resume) return -1;
+	if (!resume || !saved) return -1;
+	saved[0] = saved_root;
 	while (rc == 0) {
 		if (lseek(dir, resume[depth], SEEK_SET) < 0) { rc = -1; break; }
 		long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
 		if (n < 0) { rc = -1; break; }
-		if (n == 0) { /* this directory is done: back up */
+		if (n == 0) { /* this directory is done: back up, and put its mode back */
 			if (depth == 0) break;
 			int up = openat(dir, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (saved[depth] >= 0) fchmod(dir, saved[depth]);
 			close(dir);
 			dir = up;
 			depth--;
@@ -152,24 +178,31 @@ static int recharge_work(void) {
 			resume[depth] = e->d_off;
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
 			if (e->d_type == DT_DIR) {
-				int sub = openat(dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				if (sub < 0) continue; /* not one it may enter: nothing of its own is in there */
+				int mode;
+				int sub = enter(dir, e->d_name, &mode);
+				if (sub < 0) continue; /* not the jail's own: root's, and nothing of the program's is in it */
 				if (depth + 1 == cap) {
 					off_t* more = realloc(resume, 2 * cap * sizeof *resume);
-					if (!more) { close(sub); rc = -1; break; }
-					resume = more;
+					int* more_saved = more ? realloc(saved, 2 * cap * sizeof *saved) : NULL;
+					if (more) resume = more;
+					if (!more_saved) { close(sub); rc = -1; break; }
+					saved = more_saved;
 					cap *= 2;
 				}
 				close(dir);
 				dir = sub;
 				resume[++depth] = 0;
+				saved[depth] = mode;
 				break; /* read the new directory from its start */
 			}
 			if (e->d_type == DT_REG && recharge_entry(dir, e->d_name) != 0) rc = -1;
 		}
 	}
+	/* a failure deep down: the modes above it stay opened up, which only the jail's own run sees */
+	if (dir >= 0 && depth == 0 && saved[0] >= 0) fchmod(dir, saved[0]);
 	if (dir >= 0) close(dir);
 	free(resume);
+	free(saved);
 	return rc;
 }
 

@@ -1,7 +1,7 @@
 // Figures and limits a hostile program must not dodge, and what a jail must not do to the host or to
 // another job: whole jobs through the worker (compile + run in the real jail, as src/jobs/worker.test.ts).
 // Each case passed (AC, a small figure, a shared quota) on the jail before these guarantees.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
@@ -9,6 +9,8 @@ import { verdictOf } from '../evaluation/verdict.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type WorkerSettings } from '../jobs/worker.ts'
+import { rootImagePath } from './root-image.ts'
+import { openSandbox } from './run.ts'
 
 const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-dodges-test' })
 const settings = workerSettings(config)
@@ -79,6 +81,36 @@ int main(void) {
   })
 
   // sun.misc.Unsafe through reflection (javac --release 8 does not see it): memory no JVM flag bounds
+  it('files a compile step hid in folders of mode 000 count too (the program may chmod them back)', { timeout: 120_000 }, async () => {
+    // what compile-time code (Template Haskell, a build script) can leave: set up here by hand
+    const sb = openSandbox(settings.sandbox, `dodges-dir-${process.pid}`)
+    try {
+      const uid = await sb.jailUid()
+      const root = await sb.root('trixie', rootImagePath(config.paths.toolchains, 'trixie'))
+      const figures: string[] = []
+      for (const memoryKb of [16384, 131072]) {
+        await sb.box('mount', 256 << 20, 100)
+        const deep = join(sb.boxDir, 'a', 'b')
+        mkdirSync(deep, { recursive: true })
+        writeFileSync(join(deep, 'big'), Buffer.alloc(52 << 20, 1))
+        writeFileSync(join(sb.boxDir, 'p.py'), 'import os, mmap\nos.chmod("/work/a", 0o755)\nos.chmod("/work/a/b", 0o755)\nf = open("/work/a/b/big", "rb")\nm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\nprint(sum(m[i] for i in range(0, len(m), 4096)))\n')
+        for (const p of [join(sb.boxDir, 'a'), deep, join(deep, 'big')]) chownSync(p, uid, uid)
+        chmodSync(join(deep, 'big'), 0o400)
+        chmodSync(deep, 0)
+        chmodSync(join(sb.boxDir, 'a'), 0)
+        const limits = { cpuTimeSec: 5, wallTimeSec: 30, memoryKb, processes: 16, openFiles: 64, fileSizeBytes: 1 << 20 }
+        const r = await sb.runStep({ root, argv: ['/usr/bin/python3', '/work/p.py'], env: { PATH: '/usr/bin:/bin', HOME: '/tmp' }, workDir: sb.boxDir, limits })
+        figures.push(`${memoryKb}: ${r.status} ${r.memoryKb} ${r.stdout.trim()}`)
+        await sb.box('umount')
+      }
+      expect(figures[0], figures.join('; ')).toMatch(/^16384: memory /)
+      const [, status, kb, sum] = /^131072: (\S+) (\d+) (\d+)$/.exec(figures[1]) ?? []
+      expect([status, Number(kb) >= 52 * 1024, sum], figures.join('; ')).toEqual(['ok', true, String(52 * 256)])
+    } finally {
+      await sb.close()
+    }
+  })
+
   const unsafe = `import java.lang.reflect.*;
 public class Main {
   public static void main(String[] a) throws Exception {
