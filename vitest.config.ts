@@ -13,7 +13,7 @@ const JAIL = [
   'src/jobs/compile-overrides.test.ts',
   'src/jobs/cli-commands.test.ts',
   'src/evaluation/cli-commands.test.ts',
-  'src/grading/cli-grade.test.ts',
+  'src/evaluation/cli-grade.test.ts',
   'src/sandbox/run.test.ts',
   'src/sandbox/root-image.test.ts',
   'src/sandbox/supervisor.test.ts',

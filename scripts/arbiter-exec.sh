@@ -29,7 +29,7 @@ case "${1:-}" in
     ;;
   *) echo "usage: $0 server|jail|worker" >&2; exit 2 ;;
 esac
-# the V8 flags of `npm start` (see src/e2e/harness.ts SERVER_NODE_FLAGS)
+# the V8 flags of `npm start` (see src/testing/harness.ts SERVER_NODE_FLAGS)
 flags=(--max-semi-space-size=2 --optimize-for-size)
 if [ -f "dist/$entry.js" ]; then
   exec node "${flags[@]}" "dist/$entry.js"

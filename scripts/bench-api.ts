@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { startServer, type RunningServer } from '../src/e2e/harness.ts'
+import { startServer, type RunningServer } from '../src/testing/harness.ts'
 
 const { values } = parseArgs({
   options: {

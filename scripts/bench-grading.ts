@@ -18,7 +18,7 @@ import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.ts'
-import { startReceiver, startServer } from '../src/e2e/harness.ts'
+import { startReceiver, startServer } from '../src/testing/harness.ts'
 import { lines } from '../src/grading/checkers.ts'
 import { rootImagePath } from '../src/sandbox/root-image.ts'
 import { openSandbox } from '../src/sandbox/run.ts'

@@ -5,7 +5,7 @@ import { execa } from 'execa'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { startServer } from '../src/e2e/harness.ts'
+import { startServer } from '../src/testing/harness.ts'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } })
 const rounds = Number(values.rounds)

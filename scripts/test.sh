@@ -9,13 +9,15 @@ require_root
 require_node
 started=$(date +%s)
 step "system packages"
-# redis-server: the tests start their own on a loopback port (src/e2e/redis-server.ts) for the queue over Redis
+# redis-server: the tests start their own on a loopback port (src/testing/redis-server.ts) for the queue over Redis
 # systemd: its systemd-analyze checks the service units (src/sandbox-hosts/service-units.test.ts)
 apt_install ca-certificates debootstrap squashfs-tools chromium redis-server systemd
 step "nsjail and the jail supervisor"
 bash "$here/scripts/install-nsjail.sh"
 step "node modules"
 node_modules
+step "test clients (the real third-party clients the API tests drive)"
+bash "$here/scripts/install-test-clients.sh"
 step "toolchains"
 provision --langs "${ARBITER_LANGS:-all}"
 echo "setup took $(( $(date +%s) - started )) s"

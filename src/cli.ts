@@ -2,8 +2,9 @@
 // only dispatches and prints. Output is JSON on stdout; errors go to stderr with exit code 1, and so
 // does a report that says it failed (`{ok: false, …}`, e.g. doctor): printed as usual, exit code 1.
 import { parseArgs } from 'node:util'
-import { CliExit, type CliCommands } from './cli-types.ts'
-import { gradeCommands } from './grading/cli-grade.ts'
+import { join } from 'node:path'
+import { CliExit, type CliCommands, type CliContext } from './cli-types.ts'
+import { gradeCommands } from './evaluation/cli-grade.ts'
 import { problemCommands } from './problems/cli-commands.ts'
 import { adminCommands } from './admin/cli-commands.ts'
 import { evaluationCommands } from './evaluation/cli-commands.ts'
@@ -11,7 +12,8 @@ import { runCommands } from './evaluation/cli-run.ts'
 import { interviewCommands } from './interviews/cli-commands.ts'
 import { jobCommands } from './jobs/cli-commands.ts'
 import { outboxCommands } from './jobs/outbox-commands.ts'
-import { dataDirFromEnv } from './config.ts'
+import { dataDirFromEnv, loadConfig, type Config } from './config.ts'
+import { openDb } from './storage/db.ts'
 import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
 import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
@@ -32,6 +34,24 @@ const commands: CliCommands = {
   ...sandboxHostCommands,
 }
 
+/** The one way a command reads the config and opens the database (cli-types.ts CliContext). */
+function cliContext(): CliContext {
+  let config: Config | undefined
+  const ctx: CliContext = {
+    config: () => (config ??= loadConfig()),
+    withDb(fn) {
+      const c = ctx.config()
+      const db = openDb(join(c.dataDir, 'arbiter.db'))
+      try {
+        return fn(db, c)
+      } finally {
+        db.$client.close()
+      }
+    },
+  }
+  return ctx
+}
+
 async function main(argv: string[]): Promise<number> {
   // Sub-commands may be two words ("clients create"): take the longest name that matches.
   const two = argv.slice(0, 2).join(' ')
@@ -46,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true })
   let out: unknown
   try {
-    out = await command.run({ values, positionals })
+    out = await command.run({ values, positionals }, cliContext())
   } finally {
     // run as root on the service's data: leave no root-owned database side files behind
     repairOwnership(dataDirFromEnv())

@@ -169,6 +169,13 @@ export const ConfigSchema = z
           .default(1_048_576)
           .describe("Compile memory limit in KB of a language whose manifest sets none; languages.compile_overrides wins over both."),
         compile_processes: z.number().int().min(1).default(128).describe("Compile process/thread limit of a language whose manifest sets none; languages.compile_overrides wins over both."),
+        files_max_count: z.number().int().min(0).default(64).describe('Most extra files one job may carry into its work directory (Jobe file_list, Piston files).'),
+        files_max_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 << 20)
+          .describe("Largest total size of a job's extra files."),
         compile_file_size_bytes: z
           .number()
           .int()
@@ -221,6 +228,28 @@ export const ConfigSchema = z
       },
       'The code-evaluation API (v3 and v4).'
     ),
+    jobe: section(
+      {
+        max_cpu_time_sec: z
+          .number()
+          .positive()
+          .default(120)
+          .describe("The Jobe API's largest cputime parameter (Jobe's cputime_upper_limit_secs): a run asking for more is refused with Jobe's 400. The Jobe API's runs may use up to this, past limits.max_time_sec."),
+        wait_timeout_sec: z
+          .number()
+          .positive()
+          .default(10)
+          .describe('A Jobe run that has not finished this long after it was queued (beyond its own time limits) answers outcome 21, server overload (Jobe\'s jobe_wait_timeout); it still runs.'),
+        file_cache_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(256 << 20)
+          .describe("Each client's cache of files uploaded with PUT files/{id}: past this size its least recently used files are evicted."),
+        file_max_bytes: z.number().int().positive().default(16 << 20).describe('Largest file one PUT files/{id} may upload.'),
+      },
+      'The Jobe API for Moodle CodeRunner (docs/api/jobe.md).'
+    ),
     compile_cache: section(
       {
         max_bytes: z
@@ -249,6 +278,12 @@ export const ConfigSchema = z
           .describe("Largest sum of a problem's (or a graded submission's) test inputs and expected outputs."),
         checker_time_sec: z.number().positive().max(60).default(5).describe("A checker program's CPU time per test."),
         checker_memory_kb: z.number().int().min(16384).default(262144).describe("A checker program's memory."),
+        judge_time_sec: z
+          .number()
+          .positive()
+          .max(600)
+          .default(10)
+          .describe("How long judging one test's output with a built-in checker may take (they are linear in the output; this bounds what is left): past it the test is IE."),
       },
       'Graded submissions (v4 test_cases): compile once, run every test in a fresh jail, judge with a checker.'
     ),
@@ -317,7 +352,33 @@ export const ConfigSchema = z
           .describe('How long the session cookie an interview link gives stays valid; opening the link again gives a fresh one.'),
         time_limit_sec: z.number().positive().max(10).default(5).describe('CPU time limit of a run in the interview room.'),
         memory_limit_kb: z.number().int().positive().default(262144).describe('Memory limit (KB) of a run in the interview room.'),
-        max_code_bytes: z.number().int().positive().default(65536).describe('Largest code, and largest input, the room keeps and runs.'),
+        max_code_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(65536)
+          .describe('Largest code, and largest input, the room keeps and runs; also the largest the shared document may grow, encoded with its editing history.'),
+        max_streams_per_session: z
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .default(4)
+          .describe('Open event streams (browser tabs of the room) one session may hold; one more is refused with 429.'),
+        max_streams_per_room: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .default(16)
+          .describe("Open event streams one room may hold. When it is full, a participant with fewer streams takes the oldest stream of the one holding most; otherwise 429."),
+        stream_buffer_bytes: z
+          .number()
+          .int()
+          .min(65536)
+          .max(64 * 1024 * 1024)
+          .default(1048576)
+          .describe('Bytes an event stream may have waiting for a slow reader before it is closed (at least 4 × max_code_bytes is used, so one whole document always fits).'),
       },
       'The interview room behind the links: shared editor, runs in the sandbox, feedback.'
     ),
@@ -538,4 +599,14 @@ export function renderDefaultToml(): string {
     out.push(row.section === 'pool' && row.key === 'size' ? `# ${line}` : line)
   }
   return out.join('\n') + '\n'
+}
+
+/**
+ * Missing, zero or negative → the default; larger than the cap → the cap; smaller than the floor →
+ * the floor (never refused, as the spec sets a too-large value to the maximum). The floor matters: a
+ * limit rounded down to 0 would reach the jail as "no limit".
+ */
+export function clampLimit(value: number | undefined, fallback: number, max: number, min: number): number {
+  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
+  return Math.max(min, Math.min(value, max))
 }

@@ -1,6 +1,7 @@
 // What main.ts builds and tests fake: everything a service needs, passed explicitly.
 import type { Config } from './config.ts'
 import type { Dispatcher } from './evaluation/dispatcher.ts'
+import type { Protocols } from './evaluation/protocols.ts'
 import type { Outbox } from './jobs/outbox.ts'
 import type { Pool } from './jobs/pool-types.ts'
 import type { Language } from './languages.ts'
@@ -15,6 +16,8 @@ export interface Deps {
   log: Log
   languages: Map<string, Language>
   pool: Pool
+  /** The wire protocols submissions may come from (their hooks run in the core's transactions). */
+  protocols: Protocols
   /** The durable submission queue loop (evaluation/dispatcher.ts). */
   dispatcher: Dispatcher
   /** Durable deliveries: callbacks, e-mails (jobs/outbox.ts). */

@@ -5,7 +5,7 @@
 // first, so a missing one is a failure here, never a skip.
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from './config.ts'
-import { verdictOf, type Verdict } from './evaluation/verdict.ts'
+import { verdictOf, type Verdict } from './grading/verdict.ts'
 import { workerSettings } from './jobs/pool.ts'
 import type { JobResult } from './jobs/types.ts'
 import { createJobRunner, type JobRunner } from './jobs/worker.ts'

@@ -6,7 +6,8 @@ import { loadConfig } from './config.ts'
 import { applyLiveConfig } from './config-reload.ts'
 import type { Deps } from './deps.ts'
 import { createDispatcher } from './evaluation/dispatcher.ts'
-import { createApp } from './http/app.ts'
+import { createProtocols } from './protocols.ts'
+import { createApp } from './app.ts'
 import { reportSecret } from './interviews/report.ts'
 import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
@@ -39,13 +40,14 @@ async function main() {
   // the pool the queue sees is timed for /metrics (compile and run durations)
   const metrics = createMetrics({ config, db, pool: jobs, now, ...(remote && { sandboxHosts: jobs as RemotePool }) })
   const pool = metrics.instrument(jobs)
-  const base = { config, db, log, languages, pool, metrics, now }
+  const base = { config, db, log, languages, pool, metrics, now, protocols: createProtocols() }
   // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)
   const mail = smtpConfigured(config)
   const outbox = createOutbox(
     base,
     {
       callback: callbackSender(config),
+      callback_put: callbackSender(config, 'PUT'),
       interview_report: signedCallbackSender(config, (row) => reportSecret(base, row)),
       email: mail ? emailSender(config) : undefined,
     },

@@ -2,8 +2,8 @@
 // stops working), sign-out needs the CSRF token, revoking the admin ends its sessions, sessions
 // expire, and failed sign-ins are throttled per address with Retry-After.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createApp } from '../http/app.ts'
-import { createTestDeps, testConfig, type TestDeps } from '../evaluation/test-support.ts'
+import { createApp } from '../app.ts'
+import { createTestDeps, testConfig, type TestDeps } from '../testing/evaluation.ts'
 import { createAdmin, revokeAdmin } from './admins.ts'
 import { ADMIN_COOKIE, SESSION_TTL_SEC } from './session.ts'
 

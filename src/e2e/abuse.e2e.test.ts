@@ -3,7 +3,7 @@
 // None may answer 500 or log an internal error with a stack.
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 let server: RunningServer
 let secret: string

@@ -2,9 +2,9 @@
 // panel with real data (a jailed submission, a doctor self-test, a client, a failed callback, an
 // interview), creating and revoking a client, retrying a failed delivery; CSRF and revocation hold.
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser } from './browser.ts'
+import { launchBrowser } from '../testing/browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startServer, type Server } from './interview-harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 let s: Server
 let browser: Browser

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, type RunningServer } from './harness.ts'
+import { api, json, startServer, type RunningServer } from '../testing/harness.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const PATH = '/v4/partner/code-evaluation/submissions/'

@@ -1,10 +1,10 @@
 // `npm run build` and the server it builds: node dist/main.js starts with no tsx or esbuild loaded, and
 // runs a job end to end (the Piscina worker, migrations and the language manifest found from dist/).
 import { execa } from 'execa'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, type RunningServer } from './harness.ts'
+import { api, json, startServer, type RunningServer } from '../testing/harness.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 let server: RunningServer
@@ -24,6 +24,20 @@ test('the build holds every entry and the migrations; nothing in it imports a .t
     expect(existsSync(join(ROOT, 'dist', f)), f).toBe(true)
   }
   expect(readFileSync(join(ROOT, 'dist', 'main.js'), 'utf8')).not.toMatch(/from '\.[^']*\.ts'/)
+})
+
+test('the build holds no test code: no test file, no src/testing, nothing that imports vitest', () => {
+  const files: string[] = []
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name))
+      else files.push(join(d, e.name))
+    }
+  }
+  walk(join(ROOT, 'dist'))
+  const rel = files.map((f) => relative(join(ROOT, 'dist'), f))
+  expect(rel.filter((f) => /\.test\.js$|^testing\/|^e2e\//.test(f))).toEqual([])
+  expect(rel.filter((f) => f.endsWith('.js') && /from 'vitest'|require\('vitest'\)/.test(readFileSync(join(ROOT, 'dist', f), 'utf8')))).toEqual([])
 })
 
 test('node dist/main.js serves and runs a submission, without tsx loaded', async () => {

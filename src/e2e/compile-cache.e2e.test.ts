@@ -5,8 +5,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { V4Reply } from '../evaluation/schemas.ts'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import type { V4Reply } from '../hackerearth/schemas.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 const cacheDir = mkdtempSync(join(tmpdir(), 'arbiter-cache-e2e-'))

@@ -1,9 +1,9 @@
 // GET /docs in a real headless Chromium: Swagger UI, served by this server alone, renders the OpenAPI
 // document within the page's Content-Security-Policy (a CSP violation or a request to another origin fails).
 import type { Browser } from 'playwright-core'
-import { launchBrowser } from './browser.ts'
+import { launchBrowser } from '../testing/browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startServer, type RunningServer } from './harness.ts'
+import { startServer, type RunningServer } from '../testing/harness.ts'
 
 let server: RunningServer
 let browser: Browser

@@ -2,8 +2,8 @@
 // per test, judged by the checkers; poll and callback; stop_on_first_failure; the web_link table; a
 // request without the new fields unchanged; refusals of bad test sets.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { V4Reply } from '../evaluation/schemas.ts'
-import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from './harness.ts'
+import { V4Reply } from '../hackerearth/schemas.ts'
+import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 

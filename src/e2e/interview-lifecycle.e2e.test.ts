@@ -4,8 +4,8 @@
 // outbox, each attempt recorded and signed afresh.
 import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startReceiver, waitUntil, type Receiver } from './harness.ts'
-import { startServer, type Server } from './interview-harness.ts'
+import { startReceiver, waitUntil, type Receiver } from '../testing/harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 const P = '/partner/service/interviews'
 

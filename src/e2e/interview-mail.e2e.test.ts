@@ -3,9 +3,9 @@
 // link and an .ics; the inform flags; an SMTP outage delays mail without losing it; with no SMTP server
 // configured the mail waits in the outbox, readable through the CLI.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { waitUntil } from './harness.ts'
-import { startServer, type Server } from './interview-harness.ts'
-import { decodedOf, icsOf, linksIn, startSmtpSink, textOf, type Mail, type SmtpSink } from './smtp-sink.ts'
+import { waitUntil } from '../testing/harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
+import { decodedOf, icsOf, linksIn, startSmtpSink, textOf, type Mail, type SmtpSink } from '../testing/smtp-sink.ts'
 
 const P = '/partner/service/interviews'
 const DAY = 86_400_000

@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type Server } from './interview-harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 const P = '/partner/service/interviews'
 const CASES = 520

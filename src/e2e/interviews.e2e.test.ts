@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type Reply, type Server } from './interview-harness.ts'
+import { startServer, type Reply, type Server } from '../testing/interview-harness.ts'
 
 const P = '/partner/service/interviews'
 const MB2 = 2 * 1024 * 1024

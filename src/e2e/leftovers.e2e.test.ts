@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { loadConfig } from '../config.ts'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const runs = loadConfig({ ARBITER_DATA: tmpdir() }).paths.runs

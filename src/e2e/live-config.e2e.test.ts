@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 let server: RunningServer

@@ -2,7 +2,7 @@
 // JSON with no stack trace: v3 answers 500 with the whole v3 body, v4 completes with request_OK "False" and
 // the reason, so no client waits forever; an unexpected fault on an API path is a JSON 500 as well.
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 

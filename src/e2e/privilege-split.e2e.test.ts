@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 import { parseConfig } from '../config.ts'
 import { requestCap } from '../jobs/jail-protocol.ts'
 

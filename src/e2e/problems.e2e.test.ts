@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { V4Reply } from '../evaluation/schemas.ts'
-import { api, json, startServer, waitUntil, type RunningServer } from './harness.ts'
+import type { V4Reply } from '../hackerearth/schemas.ts'
+import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 const PROBLEMS = '/v4/partner/code-evaluation/problems/'
 const SUBMISSIONS = '/v4/partner/code-evaluation/submissions/'

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from './harness.ts'
+import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 const N = 200

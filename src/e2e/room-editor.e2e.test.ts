@@ -2,17 +2,20 @@
 // the same time in different places and both edits survive, the same on both sides within 1 s; the
 // other's cursor shows with their name; a reload and a server restart keep the document; the language
 // modes highlight C++, Java and Python; the candidate still cannot reach interviewer actions; an
-// update that would make the code larger than room.max_code_bytes is refused.
+// update that would make the code larger than room.max_code_bytes is refused; a Run clicked right after a
+// paste runs the pasted program; hostile posts from one page (an embed, a cursor entry with the other's
+// name and CSS in its colour) leave the other page working and labelled by the server.
 import type { Browser, Page } from 'playwright-core'
+import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { editorText, launchBrowser } from './browser.ts'
-import { waitUntil } from './harness.ts'
-import { startServer, type Server } from './interview-harness.ts'
+import { editorText, launchBrowser } from '../testing/browser.ts'
+import { waitUntil } from '../testing/harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 // what the page.evaluate() callbacks use, in the browser (the project's tsconfig has no DOM library)
 declare const document: { getElementById(id: string): { textContent: string | null } | null }
-declare function getComputedStyle(e: unknown): { color: string }
+declare function getComputedStyle(e: unknown): { color: string; position: string }
 
 const P = '/partner/service/interviews'
 let s: Server
@@ -185,5 +188,96 @@ describe('the collaborative editor', () => {
     await new Promise((r) => setTimeout(r, 300))
     expect(await codeOf(cand)).toBe(before)
     expect(await codeOf(ivan)).toBe(before)
+  })
+
+  test('Run clicked within milliseconds of a paste runs the pasted program, for both', { timeout: 120_000 }, async () => {
+    await cand.locator('#lang').selectOption('PYTHON3')
+    await waitUntil(async () => (await ivan.locator('#lang').inputValue()) === 'PYTHON3', 10_000, 'the language at the interviewer')
+    for (const tag of ['first', 'second']) {
+      const program = `print("pasted ${tag} ${Date.now()}")`
+      await cand.locator('#code .cm-content').click()
+      await cand.keyboard.press('Control+A')
+      // the paste and the click in one go, well inside the editor's 60 ms batching of edits
+      const gapMs = await cand.evaluate((text) => {
+        const d = document as unknown as { querySelector(s: string): { dispatchEvent(e: unknown): void }; getElementById(id: string): { click(): void } }
+        const data = new (globalThis as any).DataTransfer()
+        data.setData('text/plain', text)
+        const t0 = performance.now()
+        d.querySelector('#code .cm-content').dispatchEvent(new (globalThis as any).ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))
+        d.getElementById('run').click()
+        return performance.now() - t0
+      }, program)
+      expect(gapMs).toBeLessThan(20)
+      const want = program.slice(7, -2)
+      await waitUntil(async () => (await cand.locator('#stdout').textContent()) === want + '\n', 60_000, `the pasted program's output (${tag})`)
+      await waitUntil(async () => (await ivan.locator('#stdout').textContent()) === want + '\n', 10_000, 'the same output at the interviewer')
+      expect(await codeOf(ivan)).toBe(program)
+    }
+  })
+
+  test("hostile posts from the candidate's page leave the interviewer's page working, cursors labelled by the server", { timeout: 60_000 }, async () => {
+    const post = (path: string, body: unknown) =>
+      cand.evaluate(
+        async ([p, b]) => {
+          const boot = JSON.parse(document.getElementById('boot')!.textContent!)
+          const res = await fetch(boot.base + p, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': boot.csrf }, body: JSON.stringify(b) })
+          return res.status
+        },
+        [path, body] as const
+      )
+    // an embed in the code (it used to freeze every other editor, and every later load)
+    const embed = new Y.Doc()
+    embed.getText('code').insertEmbed(0, { image: 'x' })
+    expect(await post('/doc', { update: Buffer.from(Y.encodeStateAsUpdate(embed)).toString('base64') })).toBe(400)
+    // a cursor entry claiming to be the interviewer, with CSS in its colour
+    const labels = () => ivan.locator('#code .cm-ySelectionInfo').allInnerTexts()
+    const count = (all: string[], name: string) => all.filter((l) => l === name).length
+    const before = await labels()
+    const fake = new Y.Doc()
+    const aw = new Awareness(fake)
+    const end = { type: null, tname: 'code', item: null, assoc: 0 }
+    aw.setLocalState({ user: { name: 'Ivan Interviewer', color: 'red;position:fixed;inset:0;z-index:9;background:red', colorLight: 'red' }, cursor: { anchor: end, head: end } })
+    expect(await post('/awareness', { update: Buffer.from(encodeAwarenessUpdate(aw, [fake.clientID])).toString('base64') })).toBe(200)
+    // the interviewer sees one more cursor, the candidate's, in a palette colour, nothing laid over the page
+    await waitUntil(async () => (await labels()).length === before.length + 1, 10_000, 'the relayed cursor at the interviewer')
+    const after = await labels()
+    expect(count(after, 'Cara Candidate')).toBe(count(before, 'Cara Candidate') + 1)
+    expect(count(after, 'Ivan Interviewer')).toBe(count(before, 'Ivan Interviewer'))
+    const styles = await ivan.locator('#code .cm-ySelectionCaret').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(a: string): string }).getAttribute('style')))
+    for (const st of styles) expect(st).toMatch(/^(background-color|border-color): #[0-9a-f]{6}(;|$)/)
+    expect(await ivan.locator('#code .cm-ySelectionCaret').evaluateAll((els) => els.map((e) => getComputedStyle(e as never).position))).not.toContain('fixed')
+    // and both still edit together
+    await toEndOfLine(ivan, 1)
+    await ivan.keyboard.type(' # still live')
+    await waitUntil(async () => (await codeOf(cand)).includes('# still live'), 10_000, "the interviewer's edit at the candidate")
+  })
+
+  test('a stored document that breaks the rules is rebuilt from its text at a restart, and open pages start again from it', { timeout: 120_000 }, async () => {
+    const want = await codeOf(ivan)
+    expect(await codeOf(cand)).toBe(want)
+    // as an older server could have stored it: the text, an embed, and another root type
+    const broken = new Y.Doc()
+    broken.getText('code').insert(0, want)
+    broken.getText('code').insertEmbed(0, { image: 'x' })
+    broken.getMap('junk').set('k', 'v'.repeat(10_000))
+    s.exec('update room_states set doc_state = ? where interview_id = ?', Buffer.from(Y.encodeStateAsUpdate(broken)), links.id)
+    const reloaded = [ivan.waitForEvent('load', { timeout: 60_000 }), cand.waitForEvent('load', { timeout: 60_000 })]
+    await s.restart()
+    // their streams reconnect, find a document that is not theirs, and the pages load again (no doubled text)
+    await Promise.all(reloaded)
+    for (const page of [ivan, cand]) {
+      await page.locator('#conn', { hasText: 'live' }).waitFor()
+      await page.locator('#code .cm-content[contenteditable=true]').waitFor()
+      await waitUntil(async () => (await codeOf(page)) === want, 10_000, 'the text once, as it was')
+    }
+    const stored = s.sql<{ doc_state: Buffer }>('select doc_state from room_states where interview_id = ?', links.id)[0]
+    const d = new Y.Doc()
+    Y.applyUpdate(d, new Uint8Array(stored.doc_state))
+    expect([...d.share.keys()].filter((k) => k !== 'code')).toEqual([])
+    expect(d.getText('code').toDelta()).toEqual([{ insert: want }])
+    // and editing goes on
+    await toEndOfLine(ivan, 1)
+    await ivan.keyboard.type(' # after the repair')
+    await waitUntil(async () => (await codeOf(cand)).includes('# after the repair'), 10_000, "the interviewer's edit at the candidate")
   })
 })

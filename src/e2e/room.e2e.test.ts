@@ -6,10 +6,10 @@ import { createHmac } from 'node:crypto'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
-import { editorText, launchBrowser } from './browser.ts'
+import { editorText, launchBrowser } from '../testing/browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startReceiver, waitUntil, type Receiver } from './harness.ts'
-import { startServer, type Server } from './interview-harness.ts'
+import { startReceiver, waitUntil, type Receiver } from '../testing/harness.ts'
+import { startServer, type Server } from '../testing/interview-harness.ts'
 
 // what page.evaluate() callbacks use, in the browser (the project's tsconfig has no DOM library)
 declare const document: unknown

@@ -3,13 +3,13 @@
 // started again and the job it was running completes), and so is one of the jail daemon; SIGHUP
 // reaches both; SIGTERM stops everything.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, freePort, json, waitUntil } from './harness.ts'
+import { api, json, waitUntil } from '../testing/harness.ts'
+import { healthy as isHealthy, serviceDir } from '../testing/service.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const SERVER_ID = 61_000
@@ -24,24 +24,10 @@ let out = ''
 
 const pidOf = () => (JSON.parse(readFileSync(join(dataDir, 'arbiter.pid'), 'utf8')) as { pid: number }).pid
 const uidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)![1])
-const healthy = async () => {
-  try {
-    return (await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })).ok
-  } catch {
-    return false
-  }
-}
+const healthy = () => isHealthy(url)
 
 beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'arbiter-service-'))
-  chmodSync(base, 0o755)
-  dataDir = join(base, 'data')
-  mkdirSync(dataDir, { mode: 0o750 })
-  chownSync(dataDir, SERVER_ID, SERVER_ID)
-  const port = await freePort()
-  url = `http://127.0.0.1:${port}`
-  writeFileSync(join(dataDir, 'config.toml'), `[server]\nhost = "127.0.0.1"\n[pool]\nsize = 1\njail_socket = "${join(base, 'run', 'jail.sock')}"\njail_group = "${SERVER_ID}"\n`)
-  env = { ...process.env, ARBITER_DATA: dataDir, ARBITER_USER: String(SERVER_ID), PORT: String(port), ARBITER_PUBLIC_URL: url }
+  ;({ base, dataDir, url, env } = await serviceDir(SERVER_ID, 'arbiter-service-'))
   service = spawn('bash', ['scripts/run-service.sh'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   service.stdout!.on('data', (d) => (out += d))
   service.stderr!.on('data', (d) => (out += d))

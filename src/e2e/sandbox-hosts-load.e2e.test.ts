@@ -3,9 +3,9 @@
 // once (empty: this test Redis keeps nothing on disk). Every submission completes exactly once, with its
 // own output, none lost, and one completion callback each.
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from './harness.ts'
-import { startRedis, type TestRedis } from './redis-server.ts'
-import { apiHostToml, startWorker, stopAll, type WorkerProcess } from './sandbox-host-harness.ts'
+import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from '../testing/harness.ts'
+import { startRedis, type TestRedis } from '../testing/redis-server.ts'
+import { apiHostToml, startWorker, stopAll, type WorkerProcess } from '../testing/sandbox-host-harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 const N = 500

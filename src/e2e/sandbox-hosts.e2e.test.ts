@@ -4,9 +4,9 @@
 // SIGKILLed while jobs are out, and forged results for unknown or stale attempts.
 import { Queue } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from './harness.ts'
-import { startRedis, type TestRedis } from './redis-server.ts'
-import { apiHostToml, FAST_QUEUE_TOML, startWorker, stopAll, type WorkerProcess } from './sandbox-host-harness.ts'
+import { api, json, startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from '../testing/harness.ts'
+import { startRedis, type TestRedis } from '../testing/redis-server.ts'
+import { apiHostToml, FAST_QUEUE_TOML, startWorker, stopAll, type WorkerProcess } from '../testing/sandbox-host-harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 

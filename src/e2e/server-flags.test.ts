@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { SERVER_NODE_FLAGS } from './harness.ts'
+import { SERVER_NODE_FLAGS } from '../testing/harness.ts'
 
 test('the harness gives node the flags of `npm start` (scripts/arbiter-exec.sh, which the service runs)', () => {
   const exec = readFileSync(join(import.meta.dirname, '..', '..', 'scripts', 'arbiter-exec.sh'), 'utf8')

@@ -1,7 +1,7 @@
 // v3 end to end: the real server, real jail, real toolchains; request shapes as real clients send them.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { V3Reply } from '../evaluation/schemas.ts'
-import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from './harness.ts'
+import { V3Reply } from '../hackerearth/schemas.ts'
+import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from '../testing/harness.ts'
 
 let server: RunningServer
 let receiver: Receiver

@@ -1,8 +1,8 @@
 // v4 end to end: the real server, real jail; queued → completed by polling and by callback, the output
 // URL, quota, the tolerance rules and the response invariants real clients rely on.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { V4Reply } from '../evaluation/schemas.ts'
-import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from './harness.ts'
+import { V4Reply } from '../hackerearth/schemas.ts'
+import { api, startReceiver, startServer, waitUntil, type Receiver, type RunningServer, json } from '../testing/harness.ts'
 
 const PATH = '/v4/partner/code-evaluation/submissions/'
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { api, startServer, type RunningServer, json } from './harness.ts'
+import { api, startServer, type RunningServer, json } from '../testing/harness.ts'
 
 let server: RunningServer
 let browser: BrowserContext

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { openDb } from '../storage/db.ts'
-import { findClientBySecret, hashSecret } from './clients.ts'
+import { findClientBySecret, hashSecret } from '../clients/clients.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 let data: string

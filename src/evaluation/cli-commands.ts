@@ -1,19 +1,8 @@
 // CLI of the code-evaluation API: clients create | list | revoke. The secret is printed once, at creation.
-import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
-import { loadConfig } from '../config.ts'
-import { openDb, type Db } from '../storage/db.ts'
-import { createClient, listClients, revokeClient, type Client } from './clients.ts'
+import { JSON_FLAG } from '../cli-types.ts'
+import { createClient, listClients, revokeClient, type Client } from '../clients/clients.ts'
 
-function withDb<T>(fn: (db: Db, defaultQuota: number) => T): T {
-  const config = loadConfig()
-  const db = openDb(join(config.dataDir, 'arbiter.db'))
-  try {
-    return fn(db, config.evaluation.default_quota)
-  } finally {
-    db.$client.close()
-  }
-}
 
 const clientJson = (c: Client, defaultQuota: number) => ({
   id: c.id,
@@ -26,18 +15,17 @@ const clientJson = (c: Client, defaultQuota: number) => ({
   revoked_at: c.revokedAt,
 })
 
-// output is always JSON; --json is accepted so that scripts can say so
-const json = { json: { type: 'boolean' as const } }
+const json = JSON_FLAG
 
 export const evaluationCommands: CliCommands = {
   'clients create': {
     summary: 'clients create --name N [--quota Q]: a v3/v4 API client; prints its client_secret once',
     options: { name: { type: 'string' }, quota: { type: 'string' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       if (typeof values.name !== 'string' || !values.name.trim()) throw new Error('--name is required')
       const q = values.quota
       if (q !== undefined && (typeof q !== 'string' || !/^\d{1,15}$/.test(q.trim()))) throw new Error('--quota must be a whole number >= 0')
-      return withDb((db, defaultQuota) => {
+      return ctx.withDb((db, { evaluation: { default_quota: defaultQuota } }) => {
         const { client, secret } = createClient(db, new Date(), { name: values.name as string, quota: q === undefined ? undefined : Number(q) })
         return { client_secret: secret, ...clientJson(client, defaultQuota) }
       })
@@ -46,17 +34,17 @@ export const evaluationCommands: CliCommands = {
   'clients list': {
     summary: 'clients list: every client with its quota and submission count (secrets are not stored)',
     options: { ...json },
-    async run() {
-      return withDb((db, defaultQuota) => listClients(db).map((c) => clientJson(c, defaultQuota)))
+    async run(_, ctx) {
+      return ctx.withDb((db, { evaluation: { default_quota: defaultQuota } }) => listClients(db).map((c) => clientJson(c, defaultQuota)))
     },
   },
   'clients revoke': {
     summary: 'clients revoke ID|NAME: its secret stops working at once',
     options: { ...json },
-    async run({ positionals }) {
+    async run({ positionals }, ctx) {
       const which = positionals[0]
       if (!which) throw new Error('usage: clients revoke ID|NAME')
-      return withDb((db, defaultQuota) => clientJson(revokeClient(db, new Date(), which), defaultQuota))
+      return ctx.withDb((db, { evaluation: { default_quota: defaultQuota } }) => clientJson(revokeClient(db, new Date(), which), defaultQuota))
     },
   },
 }

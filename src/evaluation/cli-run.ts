@@ -1,11 +1,10 @@
 // `cli run`: compile and run one source file in the jail, printing the spec's run_status fields.
 import { readFileSync } from 'node:fs'
 import type { CliCommands } from '../cli.ts'
-import { loadConfig } from '../config.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import { createJobRunner } from '../jobs/worker.ts'
 import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
-import { verdictOf } from './verdict.ts'
+import { verdictOf } from '../grading/verdict.ts'
 
 export const runCommands: CliCommands = {
   run: {
@@ -17,8 +16,8 @@ export const runCommands: CliCommands = {
       'time-limit': { type: 'string' },
       'memory-limit': { type: 'string' },
     },
-    async run({ values }) {
-      const config = loadConfig()
+    async run({ values }, ctx) {
+      const config = ctx.config()
       if (typeof values.lang !== 'string' || typeof values.source !== 'string') throw new Error('--lang and --source are required')
       const lang = resolveLanguage(loadLanguages(), values.lang)
       if (!lang) throw new Error(`unknown language code ${values.lang}`)

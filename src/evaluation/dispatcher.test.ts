@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm'
 import { afterEach, describe, expect, test } from 'vitest'
-import { createFakePool, echo } from '../jobs/fake-pool.ts'
+import { createFakePool, echo } from '../testing/fake-pool.ts'
 import { submissions } from '../storage/schema.ts'
-import { findClientBySecret } from './clients.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 import { createDispatcher } from './dispatcher.ts'
 import type { JobQueue } from './queue.ts'
-import type { Submission } from './replies.ts'
+import type { Submission } from './model.ts'
 import { acceptSubmission } from './submissions.ts'
-import { addClient, createTestDeps, testConfig, until, type TestDeps } from './test-support.ts'
+import { addClient, createTestDeps, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())

@@ -10,15 +10,17 @@ import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
 import { jobKey } from '../sandbox-hosts/wire.ts'
-import type { Submission } from './replies.ts'
+import { jobSpecOf, type Submission } from './model.ts'
 
 export interface Dispatcher {
   /** Re-queues what a crash left running, then starts claiming. */
   start(): void
   /** A submission was queued: claim while slots are free. */
   wake(): void
-  /** Resolves once the submission is completed (v3 synchronous requests wait on this; no polling). */
+  /** Resolves once the submission is completed (synchronous requests wait on this; no polling). */
   waitFor(id: number): Promise<Submission>
+  /** The same with a deadline: undefined when the submission is not completed within timeoutMs. */
+  waitFor(id: number, timeoutMs: number): Promise<Submission | undefined>
   /** Stops claiming and waits (up to graceMs) for the jobs in flight; the rest are re-run after restart. */
   stop(graceMs?: number): Promise<void>
   readonly inFlight: number
@@ -32,7 +34,10 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
     input: row.input,
     timeLimitSec: row.timeLimitSec,
     memoryLimitKb: row.memoryLimitKb,
+    // the compile cache is shared within one client only (compile_cached tells nothing about others)
+    cacheScope: `client:${row.clientId}`,
     ...(row.compileOnly ? { compileOnly: true } : {}),
+    ...jobSpecOf(row),
     ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),
   }
 }
@@ -70,7 +75,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     const jlog = log.child({ he_id: row.heId, attempt: row.attempt })
     let done: Submission | undefined
     try {
-      // only v4 shows the compile stage (CODE_COMPILED); v3 learns everything at completion
+      // only a protocol that shows stages (v4 CODE_COMPILED) hears of them early; the others learn everything at completion
       // a graded job's tests are stored as they end, but at most every TEST_FLUSH_MS (a write per
       // test would cost the main thread more than a short test's run); the completion stores them all
       const pending = new Map<number, TestOutcome>()
@@ -81,7 +86,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         pending.clear()
       }
       const hooks: RunHooks =
-        row.api === 'v4'
+        deps.protocols.get(row.api)?.stagesShown
           ? {
               onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome),
               onTest: (index, outcome) => {
@@ -142,11 +147,24 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
       // once the caller's synchronous work (its transaction) is done; several wakes make one pump
       queueMicrotask(pump)
     },
-    waitFor(id) {
+    waitFor(id: number, timeoutMs?: number): Promise<Submission> {
       return new Promise((resolve) => {
         let set = waiters.get(id)
         if (!set) waiters.set(id, (set = new Set()))
-        set.add(resolve)
+        let timer: NodeJS.Timeout | undefined
+        const done = (row: Submission) => {
+          clearTimeout(timer)
+          resolve(row)
+        }
+        set.add(done)
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(() => {
+            const s = waiters.get(id)
+            s?.delete(done)
+            if (s && !s.size) waiters.delete(id)
+            resolve(undefined as unknown as Submission)
+          }, timeoutMs)
+        }
         // it may have completed before we started listening
         const row = byId(db, id)
         if (row?.state === 'completed') notify(row)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { TestOutcome } from '../jobs/types.ts'
 import { gradedVerdict, scoreOf, testRows, type SubmissionTest } from './graded.ts'
-import { testConfig } from './test-support.ts'
+import { testConfig } from '../testing/evaluation.ts'
 
 const outcome = (status: TestOutcome['status'], over: Partial<TestOutcome> = {}): TestOutcome => ({
   status, statusDetail: 'NA', timeUsedSec: 0.1, memoryUsedKb: 1000, exitCode: 0, signal: 'OTHER', checkerMessage: '', earned: status === 'AC' ? 1 : 0, stdout: status, ...over,

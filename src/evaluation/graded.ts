@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts'
 import type { CheckerSpec } from '../grading/checkers.ts'
 import type { JobTest, TestOutcome } from '../jobs/types.ts'
 import { submissionTests } from '../storage/schema.ts'
-import type { Submission } from './replies.ts'
+import type { Submission } from './model.ts'
 
 export type SubmissionTest = typeof submissionTests.$inferSelect
 

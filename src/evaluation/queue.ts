@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { submissions } from '../storage/schema.ts'
-import type { Submission } from './replies.ts'
+import type { Submission } from './model.ts'
 import { completeSubmission, failAttempt, markCompiled, markTested, type TransitionDeps } from './submissions.ts'
 
 export interface JobQueue {

@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { okRun } from '../jobs/fake-pool.ts'
+import { okRun } from '../testing/fake-pool.ts'
 import { clients, outbox, submissions } from '../storage/schema.ts'
-import { findClientBySecret } from './clients.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 import { claimNext } from './queue.ts'
 import { acceptSubmission, completeSubmission, failAttempt, getByCodeId, getSubmission, markCompiled, type SubmissionInput } from './submissions.ts'
 import { PROVISIONED_TTL_MS } from '../languages.ts'
-import { addClient, createTestDeps, fakeProvision, tempDir, testConfig, thrownAppError, type TestDeps } from './test-support.ts'
+import { addClient, createTestDeps, fakeProvision, tempDir, testConfig, thrownAppError, type TestDeps } from '../testing/evaluation.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())

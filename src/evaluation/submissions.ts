@@ -5,29 +5,31 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { clampLimit } from '../config.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
-import { enqueueDelivery } from '../jobs/outbox.ts'
 import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
 import { loadProblemForGrading } from '../problems/problems.ts'
-import { gradedVerdict, recordTest, testPoints, testRows, testsOf, type TestCaseInput } from './graded.ts'
-import type { Client } from './clients.ts'
-import { linksFor, v3CallbackBody, v4Reply, type Submission } from './replies.ts'
-import { InternalFailure, verdictOf, type Verdict } from './verdict.ts'
+import { gradedVerdict, recordTest, testPoints, testRows, type TestCaseInput } from './graded.ts'
+import type { Client } from '../clients/clients.ts'
+import type { JobSpec, RawResult, RawStep, Submission } from './model.ts'
+import { normaliseJobSpec } from './job-spec.ts'
+import type { RunResult } from '../sandbox/types.ts'
+import { InternalFailure, verdictOf, type Verdict } from '../grading/verdict.ts'
 
 export type { Submission }
 
-type ServiceDeps = Pick<Deps, 'config' | 'db' | 'log' | 'languages' | 'now' | 'dispatcher' | 'outbox'>
+type ServiceDeps = Pick<Deps, 'config' | 'db' | 'log' | 'languages' | 'now' | 'dispatcher' | 'outbox' | 'protocols'>
 
 const p = sql.placeholder
 
 /** Columns a completion writes (one prepared UPDATE for the verdict and for our own failure). */
-const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'completedAt'] as const
+const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'rawResultJson', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'createdAt'] as const
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'createdAt'] as const
 
 /** The claimed row is still ours: same claim token, not completed. */
 const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
@@ -65,11 +67,16 @@ const stmts = (db: Deps['db']) => {
   return s
 }
 
-export interface SubmissionInput {
-  api: 'v3' | 'v4'
+export interface SubmissionInput extends JobSpec {
+  /** The name of the protocol that accepted it (a registered one: deps.protocols). */
+  api: string
   compileOnly?: boolean
-  /** v3 async=1 (v4 is always asynchronous). */
+  /** Answered before it runs (v3 async=1; a protocol marked asynchronous always is). */
   async?: boolean
+  /** The protocol's own admin cap on the CPU time limit (a config key of its own), in place of limits.max_time_sec. */
+  maxTimeSec?: number
+  /** Opaque JSON the protocol keeps with the row (read back with model.ts protocolDataOf). */
+  protocolData?: unknown
   lang: string
   source: string
   input?: string
@@ -88,19 +95,11 @@ export interface SubmissionInput {
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
 
-/**
- * Missing, zero or negative → the default; larger than the cap → the cap; smaller than the floor →
- * the floor (never refused, as the spec sets a too-large value to the maximum). The floor matters: a
- * limit rounded down to 0 would reach the jail as "no limit".
- */
-export function clampLimit(value: number | undefined, fallback: number, max: number, min: number): number {
-  if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
-  return Math.max(min, Math.min(value, max))
-}
-
 /** Validates (an offered language: languages.ts offeredLanguage) and stores a submission as queued, counting it against the client's quota. */
 export function acceptSubmission(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {
   const { config, db } = deps
+  const protocol = deps.protocols.get(input.api)
+  if (!protocol) throw new Error(`protocol ${input.api} is not registered`)
   // unknown, not in languages.enabled, or its toolchain not provisioned: refused before anything is stored
   const offer = offeredLanguage(deps.languages, config, input.lang)
   if (!offer.ok) throw new AppError('LanguageNotSupportedError', offer.detail, { lang: input.lang })
@@ -124,9 +123,10 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   if (bytes(stdin) > limits.input_max_bytes)
     throw new AppError('PayloadTooLargeError', `input is larger than ${limits.input_max_bytes} bytes`, { input_max_bytes: limits.input_max_bytes })
   const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, limits.max_memory_kb, limits.min_memory_kb))
-  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec)
+  const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, input.maxTimeSec ?? limits.max_time_sec, limits.min_time_sec)
   const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
-  const async = input.api === 'v4' || !!input.async
+  const async = !!protocol.asynchronous || !!input.async
+  const spec = normaliseJobSpec(config, input, timeLimitSec)
   const now = deps.now()
   // a test's own time limit is clamped like the submission's (absent: the submission's)
   const tests = input.tests
@@ -164,6 +164,8 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       callbackUrl: async ? callback : null,
       checkerJson: tests ? JSON.stringify(input.checker ?? 'lines') : null,
       stopOnFirstFailure: !!input.stopOnFirstFailure,
+      protocolJson: input.protocolData === undefined ? null : JSON.stringify(input.protocolData),
+      jobSpecJson: Object.keys(spec).length ? JSON.stringify(spec) : null,
       createdAt: now,
     })!
     if (tests) db.insert(submissionTests).values(tests.map((t) => ({ ...t, submissionId: inserted.id }))).run()
@@ -174,12 +176,46 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
 }
 
 /**
- * v3: accept, then for a synchronous request wait for the completion (an in-process notification from
+ * Accept, then for a synchronous request wait for the completion (an in-process notification from
  * the dispatcher, no polling); an asynchronous one answers at once with the pending row.
  */
 export async function evaluateV3(deps: ServiceDeps, client: Client, input: SubmissionInput): Promise<Submission> {
   const row = acceptSubmission(deps, client, input)
   return row.async ? row : deps.dispatcher.waitFor(row.id)
+}
+
+/**
+ * Accept, then wait for the completion at most timeoutMs: the completed row, or the still pending one
+ * (it stays queued and runs; the caller tells its client it is busy, e.g. Jobe's overload outcome).
+ */
+export async function acceptAndWait(deps: ServiceDeps, client: Client, input: SubmissionInput, timeoutMs: number): Promise<{ row: Submission; done: boolean }> {
+  const row = acceptSubmission(deps, client, input)
+  const done = await deps.dispatcher.waitFor(row.id, timeoutMs)
+  return done ? { row: done, done: true } : { row, done: false }
+}
+
+/**
+ * Accept, then give it startWithinMs to start: one that has not started by then is withdrawn (never
+ * run; the caller tells its client the server is busy, e.g. Jobe's overload outcome); one that has is
+ * waited for to its end (its own limits bound that).
+ */
+export async function evaluateWithin(deps: ServiceDeps, client: Client, input: SubmissionInput, startWithinMs: number): Promise<{ row: Submission; withdrawn: boolean }> {
+  const row = acceptSubmission(deps, client, input)
+  const done = await deps.dispatcher.waitFor(row.id, startWithinMs)
+  if (done) return { row: done, withdrawn: false }
+  const withdrawn = withdrawQueued(deps, row)
+  if (withdrawn) return { row: withdrawn, withdrawn: true }
+  return { row: await deps.dispatcher.waitFor(row.id), withdrawn: false }
+}
+
+/** Completes a still-queued submission without running it (undefined when it has already been claimed). */
+export function withdrawQueued(deps: Pick<Deps, 'db' | 'now'>, row: Submission): Submission | undefined {
+  return deps.db
+    .update(submissions)
+    .set({ state: 'completed', failure: 'withdrawn before it started: the server was busy', verdict: null, completedAt: deps.now() })
+    .where(and(eq(submissions.id, row.id), eq(submissions.state, 'queued')))
+    .returning()
+    .get()
 }
 
 function countAgainstQuota(db: Deps['db'], client: Client, defaultQuota: number): void {
@@ -210,7 +246,7 @@ export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission 
 // dispatcher, which claims again whenever a job ends (a retried row is among what it may claim).
 
 /** What the transitions need: no dispatcher (they are what it calls). */
-export type TransitionDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'>
+export type TransitionDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox' | 'protocols'>
 
 const liveWhereOf = (row: Submission) =>
   and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
@@ -218,36 +254,14 @@ const live = (row: Submission) =>
   and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
 const claim = (row: Submission) => ({ id: row.id, attempt: row.attempt })
 
-const callbackHeaders = (row: Submission, event: string) => ({ 'x-arbiter-event': event, 'x-arbiter-he-id': row.heId })
-
-function enqueueV4Callback(deps: TransitionDeps, row: Submission, stage: 'compiled' | 'completed') {
-  if (!row.callbackUrl) return
-  const body = v4Reply(row, linksFor(deps.config), stage, row.checkerJson ? testsOf(deps.db, row.id) : undefined)
-  enqueueDelivery(
-    deps.db,
-    {
-      kind: 'callback',
-      subjectId: String(row.id),
-      target: row.callbackUrl,
-      body: JSON.stringify(body),
-      contentType: 'application/json',
-      headers: callbackHeaders(row, body.request_status.code),
-      groupKey: `submission:${row.id}`,
-      // once per submission even if the job is run again after a restart
-      dedupeKey: `submission:${row.id}:${stage}`,
-    },
-    deps.now()
-  )
-}
-
-/** The compile step is over (v4 CODE_COMPILED). Ignored if the claim is stale. */
+/** The compile step is over (shown by protocols with stagesShown). Ignored if the claim is stale. */
 export function markCompiled(deps: TransitionDeps, row: Submission, outcome: CompileOutcome): void {
   if (outcome.step?.status === 'internal') return // our fault; the completion decides what to do
   const compileStatus = outcome.ok ? 'OK' : outcome.message.trim() || 'Compilation failed'
   // better-sqlite3 transactions belong to the connection: the prepared statements run inside them
   const updated = deps.db.transaction(() => {
     const u = stmts(deps.db).compiled.get({ ...claim(row), compileStatus, compiledAt: deps.now() })
-    if (u && u.api === 'v4') enqueueV4Callback(deps, u, 'compiled')
+    if (u) deps.protocols.get(u.api)?.onCompiled?.(deps, u)
     return u
   })
   if (updated?.callbackUrl) deps.outbox.wake()
@@ -279,6 +293,7 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
     stdout: verdict.stdout,
     stderr: verdict.stderr,
     failure: null,
+    rawResultJson: JSON.stringify(rawResult(result)),
     completedAt: deps.now(),
   })
 }
@@ -303,6 +318,7 @@ function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOut
       stdout: v.stdout,
       stderr: '',
       failure: null,
+      rawResultJson: JSON.stringify(rawResult({ compile: { ok: true, message: '' } })),
       completedAt: deps.now(),
     },
     // inside finish's transaction, after its claim check: a stale attempt writes no test either
@@ -343,6 +359,7 @@ export function failAttempt(deps: TransitionDeps, row: Submission, reason: strin
     stdout: '',
     stderr: '',
     failure: `internal error: ${reason}`,
+    rawResultJson: null,
     completedAt: deps.now(),
   })
 }
@@ -351,31 +368,21 @@ function finish(deps: TransitionDeps, row: Submission, values: Completion, alsoI
   const done = deps.db.transaction(() => {
     const u = stmts(deps.db).complete.get({ ...claim(row), ...values })
     if (u) alsoInside?.()
-    if (!u || !u.callbackUrl) return u
-    if (u.api === 'v4') {
-      // Pollers and callback receivers always see CODE_COMPILED before REQUEST_COMPLETED, also when the
-      // compile step failed (compile_status then holds the compiler's text) or the worker never
-      // reported it; the dedupe key makes this a no-op when markCompiled already sent it.
-      enqueueV4Callback(deps, u, 'compiled')
-      enqueueV4Callback(deps, u, 'completed')
-    } else {
-      enqueueDelivery(
-        deps.db,
-        {
-          kind: 'callback',
-          subjectId: String(u.id),
-          target: u.callbackUrl,
-          body: v3CallbackBody(u, linksFor(deps.config)),
-          contentType: 'application/x-www-form-urlencoded',
-          headers: callbackHeaders(u, 'completed'),
-          groupKey: `submission:${u.id}`,
-          dedupeKey: `submission:${u.id}:completed`,
-        },
-        deps.now()
-      )
-    }
+    // the protocol's callbacks are enqueued with the completion, or not at all
+    if (u) deps.protocols.get(u.api)?.onCompleted?.(deps, u)
     return u
   })
   if (done?.callbackUrl) deps.outbox.wake()
   return done
+}
+
+const rawStep = (r: RunResult): RawStep => ({ status: r.status, exitCode: r.exitCode, signal: r.signal, cpuSec: r.cpuSec, wallSec: r.wallSec, memoryKb: r.memoryKb })
+
+/** The steps as the jail reported them, kept with the row for protocols that map statuses their own way. */
+function rawResult(result: JobResult): RawResult {
+  const c = result.compile.step
+  return {
+    compile: c ? { ...rawStep(c), stdout: c.stdout, stderr: c.stderr } : null,
+    run: result.run ? rawStep(result.run) : null,
+  }
 }

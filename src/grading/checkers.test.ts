@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
-import { check, closeEnough, significantLines } from './checkers.ts'
+import { Budget, check, closeEnough, JudgeTimeout, parseNumber, significantLines } from './checkers.ts'
 
 describe('exact', () => {
   test.each([
@@ -11,6 +12,15 @@ describe('exact', () => {
     ['', '\n', false],
   ])('%j vs %j → %s', (e, a, ok) => expect(check('exact', e, a).ok).toBe(ok))
   test('says where it differs', () => expect(check('exact', 'abc', 'abd').message).toMatch(/byte 2/))
+  test('compares the bytes written: FE is not FF, nor the U+FFFD both would decode to', () => {
+    expect(check('exact', Buffer.from([0xff]), Buffer.from([0xfe])).ok).toBe(false)
+    expect(check('exact', '\uFFFD', Buffer.from([0xfe])).ok).toBe(false)
+    expect(check('exact', 'é\n', Buffer.from('é\n')).ok).toBe(true)
+    // the other checkers too: invalid bytes are not all the same line or token
+    expect(check('lines', '\uFFFD', Buffer.from([0xfe])).ok).toBe(false)
+    expect(check('tokens', '\uFFFD', Buffer.from([0xfe])).ok).toBe(false)
+    expect(check('unordered', '\uFFFD', Buffer.from([0xfe])).ok).toBe(false)
+  })
 })
 
 describe('lines (the default)', () => {
@@ -89,5 +99,53 @@ describe('unordered', () => {
   test('names what is missing or unexpected', () => {
     expect(check('unordered', 'a\nb\n', 'a\n').message).toBe('missing line "b"')
     expect(check('unordered', 'a\n', 'a\nz\n').message).toBe('unexpected line "z"')
+  })
+})
+
+describe('numbers are read in one pass', () => {
+  test.each([
+    ['1', 1], ['-1.5', -1.5], ['+.5', 0.5], ['1.', 1], ['1e3', 1000], ['1E-3', 0.001], ['-inf', -Infinity], ['INFINITY', Infinity],
+    ['x', null], ['1e', null], ['.', null], ['1.2.3', null], ['--1', null], ['1x', null], ['e5', null], ['infx', null],
+  ])('%j → %s', (t, n) => expect(parseNumber(t)).toBe(n))
+  test('NaN, and digit runs longer than a double tells apart', () => {
+    expect(parseNumber('-nan')).toBeNaN()
+    expect(parseNumber('1' + '0'.repeat(2000))).toBe(Infinity)
+    expect(parseNumber('1' + '0'.repeat(300))).toBe(1e300)
+    expect(parseNumber('0.' + '0'.repeat(2000) + '1')).toBe(0)
+    expect(parseNumber('0.' + '0'.repeat(900) + '1e950')).toBeCloseTo(1e49, -35)
+    expect(parseNumber('1' + '0'.repeat(1000) + 'e-1000')).toBe(1)
+    expect(parseNumber('1e99999999999999999999')).toBe(Infinity)
+  })
+})
+
+describe('hostile output is judged in linear time', () => {
+  // run in a child process with a deadline: a backtracking checker does not give the event loop back,
+  // so only a process that can be killed shows it (the old checkers took minutes on these)
+  test('a 1 MB line of spaces, 1 MB digit runs, 1 MB of blank lines: every checker within the deadline', () => {
+    const script = `
+      import { check } from './src/grading/checkers.ts'
+      const MB = 1 << 20
+      const spaces = ' '.repeat(MB) + 'x\\n'
+      const digits = '1'.repeat(MB)
+      const cases = [
+        ['lines', 'x\\n', spaces], ['lines', spaces, spaces], ['unordered', 'x\\n', spaces], ['exact', spaces, spaces],
+        ['tokens', 'x', spaces], [{ type: 'float' }, digits, digits + 'x'], [{ type: 'float' }, digits, '1'.repeat(MB - 1) + '.'],
+        [{ type: 'float' }, '1.' + digits, '1.' + digits + 'e'], ['lines', '\\r'.repeat(MB), '\\n'.repeat(MB)],
+        ['tokens', digits + ' ', '\\t '.repeat(MB / 2)],
+      ]
+      for (const [spec, e, a] of cases) check(spec, e, a)
+      process.stdout.write('done')
+    `
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000, encoding: 'utf8' })
+    expect(out).toBe('done')
+  }, 30_000)
+
+  test('judging past its budget throws JudgeTimeout, checked as it goes', () => {
+    const big = 'a b\n'.repeat(1 << 20)
+    expect(() => check('lines', big, big, new Budget(Date.now() - 1))).toThrow(JudgeTimeout)
+    expect(() => check('tokens', big, big, new Budget(Date.now() - 1))).toThrow(JudgeTimeout)
+    expect(() => check({ type: 'float' }, big, big, new Budget(Date.now() - 1))).toThrow(JudgeTimeout)
+    expect(() => check('exact', big, big.slice(0, -1) + 'x', new Budget(Date.now() - 1))).toThrow(JudgeTimeout)
+    expect(check('lines', big, big, Budget.ms(60_000)).ok).toBe(true)
   })
 })

@@ -1,6 +1,11 @@
-// The built-in checkers of graded submissions (issue 10): pure functions comparing a program's output
-// with the expected output. `lines` is the default. A custom checker program (testlib's protocol) runs
-// in its own jail and is not here.
+// The built-in checkers of graded submissions: pure functions comparing a program's output with the
+// expected output. `lines` is the default. A custom checker program (testlib's protocol) runs in its
+// own jail and is not here.
+//
+// The output is the program's, so every checker here is one pass over bytes: no regular expression
+// runs over it (a backtracking one is quadratic on a long run of spaces or digits), and the output is
+// compared as the bytes the program wrote (a decode to text would make every invalid byte the same
+// U+FFFD). Whitespace is ASCII's: space, \t, \n, \v, \f, \r. A Budget given to check() bounds the time.
 export type BuiltinChecker = 'exact' | 'lines' | 'tokens' | 'unordered' | { type: 'float'; abs?: number; rel?: number }
 
 /** A checker program in a provisioned language (testlib's protocol), run in a jail of its own. */
@@ -20,59 +25,240 @@ export interface CheckResult {
   message: string
 }
 
+/** A judge ran past its time bound (grading.judge_time_sec): the test is IE, not a verdict on the program. */
+export class JudgeTimeout extends Error {}
+
+/** A deadline, looked at every few thousand steps (Date.now() is not free). */
+export class Budget {
+  private steps = 0
+  constructor(readonly deadline: number) {}
+  static ms(ms: number) {
+    return new Budget(Date.now() + ms)
+  }
+  tick(n = 1) {
+    this.steps += n
+    if (this.steps < 4096) return
+    this.steps = 0
+    if (Date.now() > this.deadline) throw new JudgeTimeout('judging ran past its time bound')
+  }
+}
+const UNBOUNDED = new Budget(Infinity)
+
+type Text = string | Uint8Array
+const bytesOf = (t: Text): Buffer => (typeof t === 'string' ? Buffer.from(t, 'utf8') : Buffer.isBuffer(t) ? t : Buffer.from(t.buffer, t.byteOffset, t.byteLength))
+
 const AC: CheckResult = { ok: true, message: '' }
-const clip = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s)
 const wa = (message: string): CheckResult => ({ ok: false, message })
+/** At most 40 bytes of a range, as text, quoted. */
+const quote = (b: Buffer) => JSON.stringify(b.length > 40 ? `${b.subarray(0, 40).toString('utf8')}…` : b.toString('utf8'))
+
+/** ASCII whitespace: space, \t \n \v \f \r. */
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13)
+/** Trailing whitespace of a line: as isSpace, without \n (a line holds none). */
+const isBlank = (c: number) => c === 32 || c === 9 || c === 11 || c === 12 || c === 13
 
 /** Byte for byte. */
-export function exact(expected: string, actual: string): CheckResult {
-  if (expected === actual) return AC
+export function exact(expected: Text, actual: Text, budget = UNBOUNDED): CheckResult {
+  const e = bytesOf(expected)
+  const a = bytesOf(actual)
+  if (e.equals(a)) return AC
   let i = 0
-  while (i < expected.length && expected[i] === actual[i]) i++
-  return wa(`differs at byte ${i}: expected ${JSON.stringify(clip(expected.slice(i)))}, got ${JSON.stringify(clip(actual.slice(i)))}`)
+  for (const n = Math.min(e.length, a.length); i < n && e[i] === a[i]; i++) budget.tick()
+  return wa(`differs at byte ${i}: expected ${quote(e.subarray(i))}, got ${quote(a.subarray(i))}`)
 }
 
-/** The lines of a text: CRLF as LF, each line's trailing whitespace and the trailing blank lines dropped. */
-export function significantLines(text: string): string[] {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/[ \t\f\v\r]+$/, ''))
-  while (lines.length && lines[lines.length - 1] === '') lines.pop()
-  return lines
+/**
+ * Pieces of a text as [start, end) offsets, two numbers a piece in one typed array (a Buffer or a
+ * JS array entry per piece costs more than the comparison itself).
+ */
+class Ranges {
+  data = new Int32Array(64)
+  length = 0
+  push(start: number, end: number) {
+    if (this.length + 2 > this.data.length) {
+      const grown = new Int32Array(this.data.length * 2)
+      grown.set(this.data)
+      this.data = grown
+    }
+    this.data[this.length++] = start
+    this.data[this.length++] = end
+  }
+  /** Pieces, not numbers. */
+  get count() {
+    return this.length / 2
+  }
+  start(i: number) {
+    return this.data[2 * i]!
+  }
+  end(i: number) {
+    return this.data[2 * i + 1]!
+  }
+}
+
+/** Whether piece i of x equals piece i of y, byte by byte. */
+function same(x: Buffer, xr: Ranges, y: Buffer, yr: Ranges, i: number): boolean {
+  const xs = xr.start(i)
+  const ys = yr.start(i)
+  const n = xr.end(i) - xs
+  if (yr.end(i) - ys !== n) return false
+  for (let k = 0; k < n; k++) if (x[xs + k] !== y[ys + k]) return false
+  return true
+}
+const piece = (b: Buffer, r: Ranges, i: number) => b.subarray(r.start(i), r.end(i))
+
+/**
+ * The lines of a text: CRLF and a lone CR end a line as LF does, each line's trailing whitespace and
+ * the trailing blank lines are dropped. One pass (a line's trailing blanks are looked at twice at most).
+ */
+function lineRanges(text: Buffer, budget: Budget): Ranges {
+  const out = new Ranges()
+  let start = 0
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text[i] : 10
+    if (c !== 10 && c !== 13) continue
+    let end = i
+    while (end > start && isBlank(text[end - 1]!)) end--
+    budget.tick(i - start + 1)
+    out.push(start, end)
+    if (c === 13 && text[i + 1] === 10) i++
+    start = i + 1
+  }
+  while (out.length && out.data[out.length - 1] === out.data[out.length - 2]) out.length -= 2
+  return out
+}
+
+/** The significant lines of a text, as text. */
+export function significantLines(text: Text): string[] {
+  const b = bytesOf(text)
+  const r = lineRanges(b, UNBOUNDED)
+  return Array.from({ length: r.count }, (_, i) => piece(b, r, i).toString('utf8'))
 }
 
 /** Line by line, ignoring trailing whitespace, trailing blank lines and CRLF (the default). */
-export function lines(expected: string, actual: string): CheckResult {
-  const e = significantLines(expected)
-  const a = significantLines(actual)
-  for (let i = 0; i < Math.max(e.length, a.length); i++) {
-    if (e[i] === a[i]) continue
-    if (a[i] === undefined) return wa(`line ${i + 1}: expected ${JSON.stringify(clip(e[i]))}, got end of output`)
-    if (e[i] === undefined) return wa(`line ${i + 1}: expected end of output, got ${JSON.stringify(clip(a[i]))}`)
-    return wa(`line ${i + 1}: expected ${JSON.stringify(clip(e[i]))}, got ${JSON.stringify(clip(a[i]))}`)
+export function lines(expected: Text, actual: Text, budget = UNBOUNDED): CheckResult {
+  const eb = bytesOf(expected)
+  const ab = bytesOf(actual)
+  const e = lineRanges(eb, budget)
+  const a = lineRanges(ab, budget)
+  const n = Math.min(e.count, a.count)
+  for (let i = 0; i < n; i++) {
+    budget.tick(e.end(i) - e.start(i) + 1)
+    if (!same(eb, e, ab, a, i)) return wa(`line ${i + 1}: expected ${quote(piece(eb, e, i))}, got ${quote(piece(ab, a, i))}`)
   }
+  if (a.length < e.length) return wa(`line ${n + 1}: expected ${quote(piece(eb, e, n))}, got end of output`)
+  if (e.length < a.length) return wa(`line ${n + 1}: expected end of output, got ${quote(piece(ab, a, n))}`)
   return AC
 }
 
-const tokensOf = (text: string) => text.split(/\s+/).filter(Boolean)
+/** Whitespace-separated tokens, in one pass. */
+function tokenRanges(text: Buffer, budget: Budget): Ranges {
+  const out = new Ranges()
+  let i = 0
+  while (i < text.length) {
+    const from = i
+    while (i < text.length && isSpace(text[i]!)) i++
+    const start = i
+    while (i < text.length && !isSpace(text[i]!)) i++
+    if (i > start) out.push(start, i)
+    budget.tick(i - from)
+  }
+  return out
+}
+
+const tokenOrEnd = (b: Buffer, r: Ranges, i: number) => (i >= r.count ? 'end of output' : quote(piece(b, r, i)))
 
 /** Whitespace-separated tokens, however they are spaced or broken into lines. */
-export function tokens(expected: string, actual: string): CheckResult {
-  const e = tokensOf(expected)
-  const a = tokensOf(actual)
-  for (let i = 0; i < Math.max(e.length, a.length); i++) {
-    if (e[i] === a[i]) continue
-    return wa(`token ${i + 1}: expected ${e[i] === undefined ? 'end of output' : JSON.stringify(clip(e[i]))}, got ${a[i] === undefined ? 'end of output' : JSON.stringify(clip(a[i]))}`)
+export function tokens(expected: Text, actual: Text, budget = UNBOUNDED): CheckResult {
+  const eb = bytesOf(expected)
+  const ab = bytesOf(actual)
+  const e = tokenRanges(eb, budget)
+  const a = tokenRanges(ab, budget)
+  for (let i = 0; i < Math.max(e.count, a.count); i++) {
+    if (i < e.count && i < a.count) {
+      budget.tick(e.end(i) - e.start(i) + 1)
+      if (same(eb, e, ab, a, i)) continue
+    }
+    return wa(`token ${i + 1}: expected ${tokenOrEnd(eb, e, i)}, got ${tokenOrEnd(ab, a, i)}`)
   }
   return AC
 }
 
-const NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)$/i
+const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57
+const lower = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c)
+/** Whether b[i, to) is the ASCII word w in any case. */
+function wordAt(b: Buffer, i: number, to: number, w: string): boolean {
+  if (to - i !== w.length) return false
+  for (let k = 0; k < w.length; k++) if (lower(b[i + k]!) !== w.charCodeAt(k)) return false
+  return true
+}
 
-function parseNumber(token: string): number | null {
-  if (!NUMBER.test(token)) return null
-  const t = token.toLowerCase().replace(/^\+/, '')
-  if (t === 'nan' || t === '-nan') return Number.NaN
-  if (/^-?inf/.test(t)) return t.startsWith('-') ? -Infinity : Infinity
-  return Number(t)
+/** How many '0' a string starts with. */
+function zerosAt(s: string): number {
+  let n = 0
+  while (s.charCodeAt(n) === 48) n++
+  return n
+}
+
+/**
+ * A token as a number: [+-] then digits with an optional point (at least one digit) and an optional
+ * exponent, or inf, infinity, nan in any case; null when it is not one. One pass over the token; the
+ * conversion itself reads only its first few hundred significant characters.
+ */
+export function parseNumber(token: Text): number | null {
+  const b = bytesOf(token)
+  return parseNumberAt(b, 0, b.length)
+}
+
+function parseNumberAt(b: Buffer, from: number, to: number): number | null {
+  let i = from
+  let negative = false
+  if (i < to && (b[i] === 43 || b[i] === 45)) negative = b[i++] === 45
+  if (wordAt(b, i, to, 'nan')) return Number.NaN
+  if (wordAt(b, i, to, 'inf') || wordAt(b, i, to, 'infinity')) return negative ? -Infinity : Infinity
+  const digitsFrom = i
+  let digits = 0
+  while (i < to && isDigit(b[i])) i++, digits++
+  if (i < to && b[i] === 46) {
+    i++
+    while (i < to && isDigit(b[i])) i++, digits++
+  }
+  if (!digits) return null
+  const mantissaEnd = i
+  let exponent = 0
+  if (i < to && (b[i] === 101 || b[i] === 69)) {
+    i++
+    let sign = 1
+    if (i < to && (b[i] === 43 || b[i] === 45)) sign = b[i++] === 45 ? -1 : 1
+    if (!(i < to && isDigit(b[i]))) return null
+    // a long exponent is as good as an infinite one: clamp instead of reading it all into a number
+    while (i < to && isDigit(b[i])) exponent = Math.min(exponent * 10 + (b[i++]! - 48), 1e6)
+    exponent *= sign
+  }
+  if (i !== to) return null
+  // a short token (the usual case) is converted as it is; it has been checked to be a number
+  if (to - from <= 64) return Number(b.toString('latin1', from, to))
+  // a mantissa longer than doubles can tell apart is cut (its value moved into the exponent), so the
+  // conversion stays short whatever the length of the digit run
+  const mantissa = b.toString('latin1', digitsFrom, mantissaEnd)
+  const point = mantissa.indexOf('.')
+  let whole = point === -1 ? mantissa : mantissa.slice(0, point)
+  let frac = point === -1 ? '' : mantissa.slice(point + 1)
+  whole = whole.slice(zerosAt(whole))
+  let shift = 0
+  if (whole.length > 800) {
+    shift = whole.length - 800
+    whole = whole.slice(0, 800)
+    frac = ''
+  } else if (!whole.length) {
+    const zeros = zerosAt(frac)
+    if (zeros > 800) {
+      shift = -(zeros - 1)
+      frac = frac.slice(zeros - 1)
+    }
+  }
+  if (frac.length > 800) frac = frac.slice(0, 800)
+  const value = Number(`${whole || '0'}.${frac || '0'}e${exponent + shift}`)
+  return negative ? -value : value
 }
 
 /** Equal within either tolerance (absolute or relative); NaN only equals NaN, infinities themselves; -0 = 0. */
@@ -84,37 +270,51 @@ export function closeEnough(e: number, a: number, abs: number, rel: number): boo
 }
 
 /** Tokens; where the expected token is a number, the output's must be a number within abs or rel of it. */
-export function float(expected: string, actual: string, abs = 1e-6, rel = 1e-6): CheckResult {
-  const e = tokensOf(expected)
-  const a = tokensOf(actual)
-  for (let i = 0; i < Math.max(e.length, a.length); i++) {
-    if (e[i] === undefined || a[i] === undefined) return tokens(e.slice(i).join(' '), a.slice(i).join(' '))
-    const en = parseNumber(e[i])
+export function float(expected: Text, actual: Text, abs = 1e-6, rel = 1e-6, budget = UNBOUNDED): CheckResult {
+  const eb = bytesOf(expected)
+  const ab = bytesOf(actual)
+  const e = tokenRanges(eb, budget)
+  const a = tokenRanges(ab, budget)
+  for (let i = 0; i < Math.max(e.count, a.count); i++) {
+    if (i >= e.count || i >= a.count) return wa(`token ${i + 1}: expected ${tokenOrEnd(eb, e, i)}, got ${tokenOrEnd(ab, a, i)}`)
+    budget.tick(e.end(i) - e.start(i) + a.end(i) - a.start(i))
+    const en = parseNumberAt(eb, e.start(i), e.end(i))
     if (en === null) {
-      if (e[i] !== a[i]) return wa(`token ${i + 1}: expected ${JSON.stringify(clip(e[i]))}, got ${JSON.stringify(clip(a[i]))}`)
+      if (!same(eb, e, ab, a, i)) return wa(`token ${i + 1}: expected ${quote(piece(eb, e, i))}, got ${quote(piece(ab, a, i))}`)
       continue
     }
-    const an = parseNumber(a[i])
-    if (an === null) return wa(`token ${i + 1}: expected a number near ${e[i]}, got ${JSON.stringify(clip(a[i]))}`)
-    if (!closeEnough(en, an, abs, rel)) return wa(`token ${i + 1}: expected ${e[i]}, got ${a[i]} (beyond abs ${abs} and rel ${rel})`)
+    const an = parseNumberAt(ab, a.start(i), a.end(i))
+    if (an === null) return wa(`token ${i + 1}: expected a number near ${quote(piece(eb, e, i))}, got ${quote(piece(ab, a, i))}`)
+    if (!closeEnough(en, an, abs, rel)) return wa(`token ${i + 1}: expected ${quote(piece(eb, e, i))}, got ${quote(piece(ab, a, i))} (beyond abs ${abs} and rel ${rel})`)
   }
   return AC
 }
 
 /** The significant lines as a multiset: any order, each line as many times as expected. */
-export function unordered(expected: string, actual: string): CheckResult {
+export function unordered(expected: Text, actual: Text, budget = UNBOUNDED): CheckResult {
+  const eb = bytesOf(expected)
+  const ab = bytesOf(actual)
+  const e = lineRanges(eb, budget)
+  const a = lineRanges(ab, budget)
   const count = new Map<string, number>()
-  for (const l of significantLines(expected)) count.set(l, (count.get(l) ?? 0) + 1)
-  for (const l of significantLines(actual)) {
-    const n = count.get(l)
-    if (!n) return wa(`unexpected line ${JSON.stringify(clip(l))}`)
-    count.set(l, n - 1)
+  // latin1 maps each byte to one character: the keys are the bytes themselves
+  for (let i = 0; i < e.count; i++) {
+    const k = eb.toString('latin1', e.start(i), e.end(i))
+    count.set(k, (count.get(k) ?? 0) + 1)
+  }
+  for (let i = 0; i < a.count; i++) {
+    budget.tick(a.end(i) - a.start(i) + 1)
+    const k = ab.toString('latin1', a.start(i), a.end(i))
+    const n = count.get(k)
+    if (!n) return wa(`unexpected line ${quote(piece(ab, a, i))}`)
+    count.set(k, n - 1)
   }
   const missing = [...count].find(([, n]) => n > 0)
-  return missing ? wa(`missing line ${JSON.stringify(clip(missing[0]))}`) : AC
+  return missing ? wa(`missing line ${quote(Buffer.from(missing[0], 'latin1'))}`) : AC
 }
 
-export function check(spec: BuiltinChecker, expected: string, actual: string): CheckResult {
-  if (typeof spec === 'object') return float(expected, actual, spec.abs ?? 1e-6, spec.rel ?? 1e-6)
-  return { exact, lines, tokens, unordered }[spec](expected, actual)
+/** Judges actual (the program's output, best as the bytes it wrote) against expected; throws JudgeTimeout past budget. */
+export function check(spec: BuiltinChecker, expected: Text, actual: Text, budget = UNBOUNDED): CheckResult {
+  if (typeof spec === 'object') return float(expected, actual, spec.abs ?? 1e-6, spec.rel ?? 1e-6, budget)
+  return { exact, lines, tokens, unordered }[spec](expected, actual, budget)
 }

@@ -12,6 +12,21 @@ describe('judging one test', () => {
     expect(judgeTest(run({}), '42', 'lines', limits)).toMatchObject({ status: 'AC', earned: 1 })
     expect(judgeTest(run({ stdout: '41\n' }), '42', 'lines', limits)).toMatchObject({ status: 'WA', earned: 0, checkerMessage: 'line 1: expected "42", got "41"' })
   })
+
+  it('judges the bytes the program wrote, not their UTF-8 decoding (FE and FF both read as U+FFFD)', () => {
+    const decoded = run({ stdout: '\uFFFD' })
+    expect(judgeTest(decoded, '\uFFFD', 'exact', limits).status).toBe('AC')
+    expect(judgeTest(decoded, '\uFFFD', 'exact', limits, { stdoutBytes: Buffer.from([0xfe]) }).status).toBe('WA')
+    expect(judgeTest(decoded, '\uFFFD', 'exact', limits, { stdoutBytes: Buffer.from('\uFFFD') }).status).toBe('AC')
+  })
+
+  it('judging past grading.judge_time_sec is IE, with the reason', () => {
+    const big = '1 '.repeat(1 << 20)
+    const o = judgeTest(run({ stdout: big }), big, { type: 'float' }, limits, { timeMs: 0 })
+    expect(o).toMatchObject({ status: 'IE', earned: 0 })
+    expect(o.checkerMessage).toMatch(/judge_time_sec/)
+    expect(judgeTest(run({ stdout: big }), big, { type: 'float' }, limits, { timeMs: 60_000 }).status).toBe('AC')
+  })
 })
 
 describe("a checker program's run, by testlib's exit codes", () => {
@@ -25,6 +40,8 @@ describe("a checker program's run, by testlib's exit codes", () => {
     [{ status: 'exit' as const, exitCode: 7, stdout: '1' }, 'AC', 'NA', 1],
     [{ status: 'exit' as const, exitCode: 7, stdout: '1.5' }, 'IE', 'NA', 0],
     [{ status: 'exit' as const, exitCode: 7, stdout: '-0.1' }, 'IE', 'NA', 0],
+    // a long digit run is refused by its length, not by a backtracking pattern
+    [{ status: 'exit' as const, exitCode: 7, stdout: '1'.repeat(1 << 20) + 'x' }, 'IE', 'NA', 0],
     [{ status: 'exit' as const, exitCode: 3 }, 'IE', 'NA', 0],
     [{ status: 'exit' as const, exitCode: 4 }, 'IE', 'NA', 0],
     [{ status: 'signal' as const, signal: 'SIGSEGV' }, 'IE', 'NA', 0],

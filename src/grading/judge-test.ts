@@ -2,10 +2,10 @@
 // The run's own verdict comes first (TLE, MLE, RE by the same fixed order as a plain submission);
 // only a run that ended well is judged: by a built-in checker here, or by a checker program whose
 // own run (testlib's exit codes) is read by checkerOutcome.
-import { runVerdict } from '../evaluation/verdict.ts'
+import { runVerdict } from './verdict.ts'
 import type { TestOutcome } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
-import { check, type BuiltinChecker } from './checkers.ts'
+import { Budget, check, JudgeTimeout, type BuiltinChecker } from './checkers.ts'
 
 type Limits = { timeLimitSec: number; memoryLimitKb: number }
 
@@ -24,10 +24,26 @@ export function runFailure(run: RunResult, limits: Limits): TestOutcome | undefi
   return { ...figures(run), status: verdict as TestOutcome['status'], statusDetail, checkerMessage: '', earned: 0 }
 }
 
-export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker, limits: Limits): TestOutcome {
+/** How a test is judged beyond its checker: the output as the bytes written, and the time judging may take. */
+export interface JudgeOptions {
+  /** The program's stdout as it wrote it (run.stdout is that decoded as UTF-8, where bytes may merge). */
+  stdoutBytes?: Uint8Array
+  /** Milliseconds the checker may take (grading.judge_time_sec); past them the test is IE. */
+  timeMs?: number
+}
+
+export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker, limits: Limits, opts: JudgeOptions = {}): TestOutcome {
   const failed = runFailure(run, limits)
   if (failed) return failed
-  const judged = check(checker, expectedOutput, run.stdout)
+  let judged
+  try {
+    judged = check(checker, expectedOutput, opts.stdoutBytes ?? run.stdout, opts.timeMs === undefined ? undefined : Budget.ms(opts.timeMs))
+  } catch (err) {
+    if (!(err instanceof JudgeTimeout)) throw err
+    // the grader's bound, not the student's fault
+    const why = `judging took longer than its bound (grading.judge_time_sec: ${(opts.timeMs ?? 0) / 1000} s)`
+    return { ...figures(run), status: 'IE', statusDetail: 'NA', checkerMessage: why, earned: 0 }
+  }
   return judged.ok
     ? { ...figures(run), status: 'AC', statusDetail: 'NA', checkerMessage: '', earned: 1 }
     : { ...figures(run), status: 'WA', statusDetail: 'NA', checkerMessage: judged.message, earned: 0 }
@@ -60,7 +76,8 @@ export function checkerOutcome(program: RunResult, checker: RunResult): TestOutc
       return ie('failed (exit 3)')
     case 7: {
       const token = checker.stdout.trim().split(/\s+/)[0] ?? ''
-      const fraction = /^\d*\.?\d+(e[-+]?\d+)?$/i.test(token) ? Number(token) : NaN
+      // a fraction is short; a long token is refused before any pattern looks at it
+      const fraction = token.length <= 64 && /^\d*\.?\d+(e[-+]?\d+)?$/i.test(token) ? Number(token) : NaN
       if (!(fraction >= 0 && fraction <= 1)) return ie(`gave no points fraction in [0, 1] (stdout starts ${JSON.stringify(token.slice(0, 20))})`)
       return fraction === 1 ? { ...base, status: 'AC', statusDetail: 'NA', earned: 1 } : { ...base, status: 'WA', statusDetail: 'PARTIAL', earned: fraction }
     }

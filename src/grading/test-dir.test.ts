@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -34,5 +35,25 @@ describe('readTestDir: the three layouts, natural order, unpaired files refused'
     expect(() => readTestDir(make('lonely-a', { '3.a': '' }))).toThrow(/3.a has no input/)
     expect(() => readTestDir(make('folders-unpaired', { 'input/input1.txt': '', 'output/output2.txt': '' }))).toThrow(/has no output/)
     expect(() => readTestDir(make('empty', { 'readme.md': '' }))).toThrow(/no tests/)
+  })
+  it('refuses a link, FIFO or device where a test file is expected, by name, without following or blocking on it', () => {
+    const linked = make('linked', { '1.out': 'x' })
+    symlinkSync('/etc/hostname', join(linked, '1.in'))
+    expect(() => readTestDir(linked)).toThrow(/1.in is a link or special file/)
+    const fifo = make('fifo', { '1.in': 'x' })
+    execFileSync('mkfifo', [join(fifo, '1.out')])
+    expect(() => readTestDir(fifo)).toThrow(/1.out is a link or special file/)
+    const device = make('device', { '1.in': 'x' })
+    execFileSync('mknod', [join(device, '1.out'), 'c', '1', '5'])
+    expect(() => readTestDir(device)).toThrow(/1.out is a link or special file/)
+    const linkedFolder = make('linked-folder', { 'output/output1.txt': 'x' })
+    symlinkSync('/etc', join(linkedFolder, 'input'))
+    expect(() => readTestDir(linkedFolder)).toThrow(/input is a link or special file/)
+  })
+  it('refuses a file over the cap, and one that is not UTF-8 (its bytes could not be judged as written)', () => {
+    expect(() => readTestDir(make('large', { '1.in': 'x'.repeat(100), '1.out': '' }), 50)).toThrow(/1.in: .*larger than 50 bytes/)
+    const binary = make('binary', { '1.in': '' })
+    writeFileSync(join(binary, '1.out'), Buffer.from([0xff, 0xfe]))
+    expect(() => readTestDir(binary)).toThrow(/1.out is not UTF-8 text/)
   })
 })

@@ -2,8 +2,9 @@
 // output/outputNN.txt, or NN + NN.a (Codeforces/Polygon). Ordered naturally (2 before 10). A file
 // without its pair is an error, not a silently dropped test. pairTestFiles works on a list of paths
 // (a folder's or a zip's); readTestDir reads a folder.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { NotAFile, readRegularFile } from '../sandbox/host-files.ts'
 
 export interface NamedTest {
   name: string
@@ -58,13 +59,29 @@ export function pairTestFiles(paths: string[], opts: { strict?: boolean } = {}):
   return pairs.sort((a, b) => natural(a[0], b[0]))
 }
 
-export function readTestDir(dir: string): NamedTest[] {
+/** Largest test file read when no cap is given (the server caps by grading.test_max_bytes). */
+const READ_CAP = 1 << 30
+
+/**
+ * The tests of a folder. Each file is read without following a link and must be a regular file of
+ * UTF-8 text: a link, FIFO, socket or device where a test file is expected is refused by name (a test
+ * folder may come from someone else: unpacked, generated or shared), never followed or read.
+ */
+export function readTestDir(dir: string, maxBytes = READ_CAP): NamedTest[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`)
   const paths: string[] = []
+  const notFiles = new Set<string>()
   const walk = (d: string, depth: number) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isFile()) paths.push(relative(dir, join(d, e.name)).split('\\').join('/'))
+      const rel = relative(dir, join(d, e.name)).split('\\').join('/')
+      if (e.isFile()) paths.push(rel)
       else if (e.isDirectory() && depth === 0 && (e.name === 'input' || e.name === 'output')) walk(join(d, e.name), 1)
+      else if (!e.isDirectory()) {
+        if (depth === 0 && (e.name === 'input' || e.name === 'output')) throw new Error(`${rel} is a link or special file, not a folder of tests`)
+        // paired like a file, refused if a test needs it
+        paths.push(rel)
+        notFiles.add(rel)
+      }
     }
   }
   walk(dir, 0)
@@ -74,5 +91,21 @@ export function readTestDir(dir: string): NamedTest[] {
   } catch (err) {
     throw new Error(`${(err as Error).message.replace('no tests found', `no tests in ${dir}`)}`)
   }
-  return pairs.map(([name, i, o]) => ({ name, input: readFileSync(join(dir, i), 'utf8'), expectedOutput: readFileSync(join(dir, o), 'utf8') }))
+  const read = (rel: string) => {
+    if (notFiles.has(rel)) throw new Error(`${rel} is a link or special file: test files must be regular files`)
+    let bytes: Buffer
+    try {
+      bytes = readRegularFile(join(dir, rel), maxBytes)
+    } catch (err) {
+      throw new Error(err instanceof NotAFile ? `${rel} is a link or special file: test files must be regular files` : `${rel}: ${(err as Error).message}`)
+    }
+    try {
+      return utf8.decode(bytes)
+    } catch {
+      throw new Error(`${rel} is not UTF-8 text`)
+    }
+  }
+  return pairs.map(([name, i, o]) => ({ name, input: read(i), expectedOutput: read(o) }))
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })

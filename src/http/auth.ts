@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { findClientBySecret, type Client } from '../evaluation/clients.ts'
+import { findClientBySecret, type Client } from '../clients/clients.ts'
 
 declare module 'hono' {
   interface ContextVariableMap {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { expect, test } from 'vitest'
-import { createTestDeps } from '../evaluation/test-support.ts'
-import { createApp } from './app.ts'
+import { createTestDeps } from '../testing/evaluation.ts'
+import { createApp } from '../app.ts'
 import { buildOpenApi } from './openapi.ts'
 import { declaredRoutes, documented } from './route-docs.ts'
 

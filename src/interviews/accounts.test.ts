@@ -13,7 +13,7 @@ import {
   mintClientSecret,
   revokeUser,
 } from './accounts.ts'
-import { testDeps } from './test-fixtures.ts'
+import { testDeps } from '../testing/interviews.ts'
 
 const codeOf = (fn: () => unknown) => {
   try {

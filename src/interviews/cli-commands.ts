@@ -1,20 +1,11 @@
 // CLI of the interview accounts: companies (credits, feature switch) and their API users.
-import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
-import { loadConfig } from '../config.ts'
-import { openDb } from '../storage/db.ts'
+import { type CliContext, JSON_FLAG } from '../cli-types.ts'
 import { addCredits, createCompany, createUser, listCompanies, listUsers, revokeUser, setInterviewsEnabled, webhookSecret } from './accounts.ts'
 
-/** Runs fn against the installation's database, closing it afterwards. */
-function withAccounts<T>(fn: (deps: Parameters<typeof createCompany>[0]) => T): T {
-  const config = loadConfig()
-  const db = openDb(join(config.dataDir, 'arbiter.db'))
-  try {
-    return fn({ config, db, now: () => new Date() })
-  } finally {
-    db.$client.close()
-  }
-}
+
+/** The accounts' services against the installation's database (the CLI's one context). */
+const withAccounts = <T>(ctx: CliContext, fn: (deps: Parameters<typeof createCompany>[0]) => T): T => ctx.withDb((db, config) => fn({ config, db, now: () => new Date() }))
 
 function integer(value: unknown, flag: string): number {
   if (typeof value !== 'string' || !/^-?\d{1,15}$/.test(value.trim())) throw new Error(`${flag} must be a whole number`)
@@ -34,59 +25,58 @@ const companyJson = (c: ReturnType<typeof listCompanies>[number]) => ({
   created_at: c.createdAt,
 })
 
-// output is always JSON; --json is accepted so that scripts can say so
-const json = { json: { type: 'boolean' as const } }
+const json = JSON_FLAG
 
 export const interviewCommands: CliCommands = {
   'companies create': {
     summary: 'companies create --name N --credits C [--no-interviews]: a company of the interview API',
     options: { name: { type: 'string' }, credits: { type: 'string' }, 'no-interviews': { type: 'boolean' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const name = required(values.name, '--name')
       const credits = integer(values.credits ?? '0', '--credits')
-      return withAccounts((deps) => companyJson(createCompany(deps, { name, credits, interviewsEnabled: !values['no-interviews'] })))
+      return withAccounts(ctx, (deps) => companyJson(createCompany(deps, { name, credits, interviewsEnabled: !values['no-interviews'] })))
     },
   },
   'companies credits': {
     summary: 'companies credits --company ID --add N: add (or with a negative N remove) interview credits',
     options: { company: { type: 'string' }, add: { type: 'string' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const company = integer(values.company, '--company')
       const add = integer(values.add, '--add')
-      return withAccounts((deps) => companyJson(addCredits(deps, company, add)))
+      return withAccounts(ctx, (deps) => companyJson(addCredits(deps, company, add)))
     },
   },
   'companies feature': {
     summary: 'companies feature --company ID --interviews on|off: switch the interview feature',
     options: { company: { type: 'string' }, interviews: { type: 'string' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const company = integer(values.company, '--company')
       if (values.interviews !== 'on' && values.interviews !== 'off') throw new Error('--interviews must be on or off')
-      return withAccounts((deps) => companyJson(setInterviewsEnabled(deps, company, values.interviews === 'on')))
+      return withAccounts(ctx, (deps) => companyJson(setInterviewsEnabled(deps, company, values.interviews === 'on')))
     },
   },
   'companies secret': {
     summary: 'companies secret --company ID [--rotate]: the key of the HE-Signature on its report callbacks',
     options: { company: { type: 'string' }, rotate: { type: 'boolean' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const company = integer(values.company, '--company')
-      return withAccounts((deps) => webhookSecret(deps, company, values.rotate === true))
+      return withAccounts(ctx, (deps) => webhookSecret(deps, company, values.rotate === true))
     },
   },
   'companies list': {
     summary: 'companies list: every company with its credits',
     options: json,
-    async run() {
-      return withAccounts((deps) => listCompanies(deps).map(companyJson))
+    async run(_, ctx) {
+      return withAccounts(ctx, (deps) => listCompanies(deps).map(companyJson))
     },
   },
   'users create': {
     summary: 'users create --company ID --email E [--super-admin]: prints the client_id and client_secret (shown once)',
     options: { company: { type: 'string' }, email: { type: 'string' }, 'super-admin': { type: 'boolean' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const companyId = integer(values.company, '--company')
       const email = required(values.email, '--email')
-      return withAccounts((deps) => {
+      return withAccounts(ctx, (deps) => {
         const { client_id, client_secret } = createUser(deps, { companyId, email, superAdmin: values['super-admin'] === true })
         return { client_id, client_secret }
       })
@@ -95,18 +85,18 @@ export const interviewCommands: CliCommands = {
   'users list': {
     summary: 'users list [--company ID]: users with role, state and a hint of their client_id',
     options: { company: { type: 'string' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const company = values.company === undefined ? undefined : integer(values.company, '--company')
-      return withAccounts((deps) => listUsers(deps, company))
+      return withAccounts(ctx, (deps) => listUsers(deps, company))
     },
   },
   'users revoke': {
     summary: 'users revoke --user ID | --client-id CLIENT_ID: the credentials then answer ACCESSERROR',
     options: { user: { type: 'string' }, 'client-id': { type: 'string' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const userId = values.user === undefined ? undefined : integer(values.user, '--user')
       const clientId = typeof values['client-id'] === 'string' ? values['client-id'].trim() : undefined
-      return withAccounts((deps) => revokeUser(deps, { userId, clientId }))
+      return withAccounts(ctx, (deps) => revokeUser(deps, { userId, clientId }))
     },
   },
 }

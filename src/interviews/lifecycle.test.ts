@@ -7,7 +7,7 @@ import { sweep } from '../schedule.ts'
 import { interviews, outbox, roomSessions } from '../storage/schema.ts'
 import { endInterview, submitFeedback } from './lifecycle.ts'
 import { reportSecret } from './report.ts'
-import { createBody, seedCompany, testApp, testDeps } from './test-fixtures.ts'
+import { createBody, seedCompany, testApp, testDeps } from '../testing/interviews.ts'
 import { openSession } from '../room/sessions.ts'
 
 const P = '/partner/service/interviews'

@@ -3,7 +3,7 @@ import { interviewParticipants } from '../storage/schema.ts'
 import { hashToken, linkUrl, mintToken, verifyToken } from './links.ts'
 import { createInterview } from './interviews.ts'
 import { authenticate } from './accounts.ts'
-import { createBody, seedCompany, testDeps } from './test-fixtures.ts'
+import { createBody, seedCompany, testDeps } from '../testing/interviews.ts'
 import { readRequest, InterviewCreate } from './schemas.ts'
 
 describe('links', () => {

@@ -16,7 +16,7 @@ import {
   verifyResumeSignature,
 } from './resume.ts'
 import { isRefusedAddress } from '../jobs/outbound-guard.ts'
-import { testDeps } from './test-fixtures.ts'
+import { testDeps } from '../testing/interviews.ts'
 
 const pdf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(size - 9, 0x20)])
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { envelopeStatus } from '../http/error-bodies.ts'
 import { companies, interviewFeedback, interviewParticipants, interviews } from '../storage/schema.ts'
 import { revokeUser } from './accounts.ts'
-import { createBody, seedCompany, testApp, testDeps, type Creds } from './test-fixtures.ts'
+import { createBody, seedCompany, testApp, testDeps, type Creds } from '../testing/interviews.ts'
 
 const P = '/partner/service/interviews'
 const H = 3_600_000

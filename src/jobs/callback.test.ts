@@ -6,14 +6,14 @@ import { outboundGuard, type Resolver } from './outbound-guard.ts'
 
 let server: Server
 let base = ''
-const seen: { url: string; headers: IncomingMessage['headers']; body: string }[] = []
+const seen: { url: string; method?: string; headers: IncomingMessage['headers']; body: string }[] = []
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     let body = ''
     req.on('data', (d) => (body += d))
     req.on('end', () => {
-      seen.push({ url: req.url!, headers: req.headers, body })
+      seen.push({ url: req.url!, method: req.method, headers: req.headers, body })
       if (req.url === '/fail') res.writeHead(500).end()
       else if (req.url === '/redirect') res.writeHead(302, { location: '/ok' }).end()
       else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(), 1000)
@@ -32,6 +32,13 @@ describe('postCallback', () => {
   test('POSTs the body with its content type and headers; a missing scheme means http', async () => {
     await post('/ok')
     expect(seen.at(-1)).toMatchObject({ url: '/ok', body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-test': '1' } })
+  })
+
+  test('POST by default, PUT when asked (Judge0 CE calls back with PUT)', async () => {
+    await post('/ok')
+    expect(seen.at(-1)?.method).toBe('POST')
+    await post('/put', { method: 'PUT' })
+    expect(seen.at(-1)).toMatchObject({ url: '/put', method: 'PUT', body: '{"a":1}' })
   })
 
   test('non-2xx fails', async () => {

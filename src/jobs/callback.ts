@@ -10,6 +10,8 @@ export class PermanentFailure extends Error {}
 
 export interface CallbackRequest {
   url: string
+  /** POST unless a protocol asks otherwise (Judge0 CE calls back with PUT). */
+  method?: 'POST' | 'PUT'
   body: string
   contentType: string
   headers?: Record<string, string>
@@ -51,7 +53,7 @@ const defaultGuard = outboundGuard()
 const openAgents = agentsFor()
 const guardedAgents = agentsFor(defaultGuard)
 
-/** POSTs once. Resolves on 2xx; rejects with the reason otherwise. */
+/** Sends once (POST, or req.method). Resolves on 2xx; rejects with the reason otherwise. */
 export async function postCallback(req: CallbackRequest): Promise<void> {
   const url = parseCallbackUrl(req.url)
   const guard = req.blockPrivate ? (req.guard ?? defaultGuard) : undefined
@@ -69,7 +71,7 @@ export async function postCallback(req: CallbackRequest): Promise<void> {
     const r = send(
       url,
       {
-        method: 'POST',
+        method: req.method ?? 'POST',
         agent: agents[protocol],
         headers: {
           'content-type': req.contentType,

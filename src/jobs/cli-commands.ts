@@ -3,7 +3,6 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
-import { loadConfig } from '../config.ts'
 import { isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { workerSettings } from './pool.ts'
@@ -58,16 +57,16 @@ const pick = (langs: Map<string, Language>, csv: unknown) =>
 export const jobCommands: CliCommands = {
   languages: {
     summary: 'every language code with its real compiler/interpreter version and whether it is provisioned',
-    async run() {
-      const config = loadConfig()
+    async run(_, ctx) {
+      const config = ctx.config()
       return languageListing(config.paths.toolchains, loadLanguages())
     },
   },
   doctor: {
     summary: 'check nsjail, cgroups and each provisioned language (self-test in the jail); --lang C,PYTHON3 to narrow; exit 1 unless ok',
     options: codesOption,
-    async run({ values }) {
-      const config = loadConfig()
+    async run({ values }, ctx) {
+      const config = ctx.config()
       const langs = loadLanguages()
       const cgroups = detectCgroups()
       const toolchains = config.paths.toolchains

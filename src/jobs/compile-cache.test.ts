@@ -1,19 +1,22 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
+import { measureTree } from '../sandbox/copy-tree.ts'
+import { compileCacheKey, evict, lookupCompiled, storeCompiled as store } from './compile-cache.ts'
+
+const storeCompiled = (dir: string, key: string, box: string, maxBytes: number) => store(dir, key, box, maxBytes, measureTree(box))
 
 describe('the compile cache', () => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-ccache-'))
   afterAll(() => rmSync(root, { recursive: true, force: true }))
-  const base = { version: '14.2.0@1', language: 'C', argv: ['gcc', '-O2', 'main.c'], limits: { cpuTimeSec: 10 }, source: 'int main(){}' }
+  const base = { scope: 'client:1', version: '14.2.0@1', language: 'C', argv: ['gcc', '-O2', 'main.c'], limits: { cpuTimeSec: 10 }, source: 'int main(){}' }
 
-  it('a key changes with the toolchain version, the language, the command, the limits and the source', () => {
+  it('a key changes with whose compile it is, the toolchain version, the language, the command, the limits and the source', () => {
     const k = compileCacheKey(base)
     expect(k).toMatch(/^[0-9a-f]{64}$/)
     expect(compileCacheKey({ ...base })).toBe(k)
-    for (const other of [{ version: '14.2.0@2' }, { language: 'CPP' }, { argv: ['gcc', '-O0', 'main.c'] }, { limits: { cpuTimeSec: 1 } }, { source: 'int main(){ }' }])
+    for (const other of [{ scope: 'client:2' }, { scope: '' }, { version: '14.2.0@2' }, { language: 'CPP' }, { argv: ['gcc', '-O0', 'main.c'] }, { limits: { cpuTimeSec: 1 } }, { source: 'int main(){ }' }])
       expect(compileCacheKey({ ...base, ...other }), JSON.stringify(other)).not.toBe(k)
   })
 
@@ -54,5 +57,27 @@ describe('the compile cache', () => {
     const dir = join(root, 'cache3')
     storeCompiled(dir, 'c'.repeat(64), box('big', 100_000), 50_000)
     expect(lookupCompiled(dir, 'c'.repeat(64))).toBeUndefined()
+  })
+
+  it('the temporary folder goes whatever happens: a file changed after it was measured is not kept, and leaves nothing', () => {
+    const dir = join(root, 'cache4')
+    mkdirSync(dir)
+    const b = box('swapped', 5000)
+    const measured = measureTree(b)
+    renameSync(join(b, 'main'), join(root, 'main-moved'))
+    symlinkSync('/etc/passwd', join(b, 'main'))
+    store(dir, 'd'.repeat(64), b, 1 << 20, measured)
+    expect(lookupCompiled(dir, 'd'.repeat(64))).toBeUndefined()
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('what a killed worker left (an old temporary folder) is removed by the next eviction; a fresh one is not', () => {
+    const dir = join(root, 'cache5')
+    mkdirSync(join(dir, '.new-1-old', 'tree'), { recursive: true })
+    mkdirSync(join(dir, '.new-2-fresh', 'tree'), { recursive: true })
+    const old = new Date(Date.now() - 2 * 3600_000)
+    utimesSync(join(dir, '.new-1-old'), old, old)
+    evict(dir, 1 << 20)
+    expect(readdirSync(dir)).toEqual(['.new-2-fresh'])
   })
 })

@@ -1,13 +1,15 @@
 // The compile cache: what a successful compile step left in the box (the program, and the source
 // beside it), kept on disk under a key of everything that decides the compile's result — the
-// toolchain's version, the language, the compile command, its limits and the source. A resubmission of
+// toolchain's version, the language, the compile command, its limits and the source — and of whose
+// compile it was (the job's cacheScope: one client's compiles are never found by another, so neither
+// compile_cached nor a compile's speed tells a client what someone else submitted). A resubmission of
 // the same source skips the compile. Entries are written to a temporary folder and renamed into place
 // (several worker threads share the folder); the least recently used are evicted beyond maxBytes.
 // The folder is root's and outside the data directory: the unprivileged server cannot change what jails run.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { copyTree, type TreeSize } from '../sandbox/copy-tree.ts'
+import { copyMeasured, type measureTree, type TreeSize } from '../sandbox/copy-tree.ts'
 
 export interface CacheEntry {
   /** The kept tree, to copy into a fresh box. */
@@ -17,9 +19,9 @@ export interface CacheEntry {
 
 const META = 'size.json'
 
-export function compileCacheKey(parts: { version: string; language: string; argv: string[]; limits: unknown; source: string }): string {
+export function compileCacheKey(parts: { scope: string; version: string; language: string; argv: string[]; limits: unknown; source: string }): string {
   const source = createHash('sha256').update(parts.source).digest('hex')
-  return createHash('sha256').update(JSON.stringify([parts.version, parts.language, parts.argv, parts.limits, source])).digest('hex')
+  return createHash('sha256').update(JSON.stringify([parts.scope, parts.version, parts.language, parts.argv, parts.limits, source])).digest('hex')
 }
 
 /** The entry for key, marked as just used; undefined when there is none. */
@@ -35,15 +37,20 @@ export function lookupCompiled(dir: string, key: string): CacheEntry | undefined
   }
 }
 
-/** Keeps a copy of box under key (unless another worker just did), then evicts beyond maxBytes. */
-export function storeCompiled(dir: string, key: string, box: string, maxBytes: number): void {
+/**
+ * Keeps a copy of box, as measureTree found it (bounded, each file checked again as it is copied),
+ * under key (unless another worker just did), then evicts beyond maxBytes. The temporary folder goes
+ * whatever happens.
+ */
+export function storeCompiled(dir: string, key: string, box: string, maxBytes: number, measured: ReturnType<typeof measureTree>): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const entry = join(dir, key)
   if (existsSync(entry)) return
   const tmp = join(dir, `.new-${process.pid}-${Math.random().toString(36).slice(2)}`)
   try {
-    const size = copyTree(box, join(tmp, 'tree'))
-    if (size.bytes > maxBytes) return // would evict everything and itself
+    if (measured.size.bytes > maxBytes) return // would evict everything and itself
+    mkdirSync(tmp, { mode: 0o700 })
+    const size = copyMeasured(box, join(tmp, 'tree'), measured)
     writeFileSync(join(tmp, META), JSON.stringify(size))
     renameSync(tmp, entry)
   } catch {
@@ -54,9 +61,20 @@ export function storeCompiled(dir: string, key: string, box: string, maxBytes: n
   evict(dir, maxBytes)
 }
 
-/** Removes the least recently used entries until the rest fit in maxBytes. */
-export function evict(dir: string, maxBytes: number): void {
-  const entries = readdirSync(dir)
+/** A temporary folder older than this was left by a killed worker (a copy takes seconds at most). */
+const STALE_MS = 3600_000
+
+/** Removes the least recently used entries until the rest fit in maxBytes, and what killed workers left. */
+export function evict(dir: string, maxBytes: number, now = Date.now()): void {
+  const names = readdirSync(dir)
+  for (const name of names.filter((n) => n.startsWith('.new-'))) {
+    try {
+      if (now - lstatSync(join(dir, name)).mtimeMs > STALE_MS) rmSync(join(dir, name), { recursive: true, force: true })
+    } catch {
+      // removed by another worker
+    }
+  }
+  const entries = names
     .filter((name) => /^[0-9a-f]{64}$/.test(name))
     .flatMap((name) => {
       try {

@@ -7,13 +7,15 @@ import type { Socket } from 'node:net'
 import { z } from 'zod'
 import type { Config } from '../config.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
+import { isPlainName } from './job-files.ts'
 import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
 
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
   const { limits, room } = config
-  const maxTime = Math.max(limits.max_time_sec, room.time_limit_sec)
+  const maxTime = Math.max(limits.max_time_sec, room.time_limit_sec, config.jobe.max_cpu_time_sec)
   const maxMemory = Math.max(limits.max_memory_kb, room.memory_limit_kb)
+  const argv = z.array(z.string().max(4096).refine((a) => !a.includes('\0'), 'NUL in an argument')).max(256)
   const job = z
     .object({
       language: z.string().regex(/^[A-Za-z0-9_+#.-]{1,32}$/),
@@ -37,6 +39,24 @@ export function jobRequestSchema(config: Config) {
         .optional(),
       checker: CheckerSchema.optional(),
       stopOnFirstFailure: z.boolean().optional(),
+      cacheScope: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).optional(),
+      // what a protocol adds (evaluation/job-spec.ts checked it; checked again against this side's caps)
+      files: z
+        .array(z.object({ name: z.string().refine(isPlainName, 'not a plain file name'), contentBase64: z.string().max(Math.ceil((limits.files_max_bytes * 4) / 3) + 4).regex(/^[A-Za-z0-9+/]*={0,2}$/) }).strict())
+        .max(limits.files_max_count)
+        .optional(),
+      sourceFileName: z.string().refine(isPlainName, 'not a plain file name').optional(),
+      compileArgv: argv.optional(),
+      runArgv: argv.min(1).optional(),
+      wallTimeSec: z.number().positive().max(maxTime * 2 + limits.wall_extra_sec).optional(),
+      addressSpaceKb: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+      processes: z.number().int().min(1).max(limits.processes).optional(),
+      outputBytes: z.number().int().min(1).max(limits.output_cap_bytes).optional(),
+      compileTimeSec: z.number().positive().max(limits.compile_time_sec).optional(),
+      compileMemoryKb: z.number().int().positive().max(limits.compile_memory_kb).optional(),
+      redirectStderrToStdout: z.boolean().optional(),
+      outputEncoding: z.literal('latin1').optional(),
+      compileStderrFails: z.boolean().optional(),
     })
     .strict()
   return z.object({ job }).strict()
@@ -49,6 +69,7 @@ void jobKeysMatch
 
 /** Largest request line: source + input (JSON may escape each byte to 6) and some room. */
 export const requestCap = (config: Config) =>
+  Math.ceil((config.limits.files_max_bytes * 4) / 3) + 64 * config.limits.files_max_count + 2 * 256 * 4096 * 6 +
   6 * (Math.max(config.limits.source_max_bytes, config.room.max_code_bytes) + Math.max(config.limits.input_max_bytes, config.room.max_code_bytes) + config.grading.total_max_bytes + config.limits.source_max_bytes) +
   4096 * (config.grading.max_tests + 1)
 

@@ -2,7 +2,7 @@
 // The echo and syntax-error checks of each code are in src/languages.provisioned.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
-import { verdictOf } from '../evaluation/verdict.ts'
+import { verdictOf } from '../grading/verdict.ts'
 import { isProvisioned, loadLanguages } from '../languages.ts'
 import { workerSettings } from './pool.ts'
 import { createJobRunner, type JobRunner } from './worker.ts'

@@ -2,10 +2,7 @@
 // attempt, and put failed ones back in the queue. Without an SMTP server configured, this is where the
 // e-mails wait, readable.
 import { and, asc, desc, eq } from 'drizzle-orm'
-import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
-import { loadConfig } from '../config.ts'
-import { openDb, type Db } from '../storage/db.ts'
 import { OUTBOX_KINDS, isOutboxKind } from '../storage/outbox-kinds.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { retryFailed } from './outbox.ts'
@@ -14,15 +11,6 @@ import { smtpConfigured } from './mailer.ts'
 type OutboxRow = typeof outbox.$inferSelect
 const STATES = ['pending', 'delivered', 'failed', 'superseded'] as const
 
-function withDb<T>(fn: (db: Db, config: ReturnType<typeof loadConfig>) => T): T {
-  const config = loadConfig()
-  const db = openDb(join(config.dataDir, 'arbiter.db'))
-  try {
-    return fn(db, config)
-  } finally {
-    db.$client.close()
-  }
-}
 
 const bodyOf = (row: OutboxRow): unknown => {
   if (!row.contentType.includes('json')) return row.body
@@ -58,14 +46,14 @@ export const outboxCommands: CliCommands = {
   outbox: {
     summary: `outbox [--kind ${Object.keys(OUTBOX_KINDS).join('|')}] [--state pending|failed|…] [--limit N]: deliveries, newest first`,
     options: { kind: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const kind = values.kind as string | undefined
       if (kind !== undefined && !isOutboxKind(kind)) throw new Error(`--kind must be one of ${Object.keys(OUTBOX_KINDS).join(', ')}`)
       const state = values.state as string | undefined
       if (state !== undefined && !STATES.includes(state as never)) throw new Error(`--state must be one of ${STATES.join(', ')}`)
       const limit = values.limit === undefined ? 50 : Number(values.limit)
       if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive whole number')
-      return withDb((db, config) =>
+      return ctx.withDb((db, config) =>
         db
           .select()
           .from(outbox)
@@ -85,9 +73,9 @@ export const outboxCommands: CliCommands = {
   'outbox show': {
     summary: 'outbox show --id N: one delivery with its body (an e-mail: text, HTML, .ics) and every attempt',
     options: { id: { type: 'string' }, json: { type: 'boolean' } },
-    async run({ values }) {
+    async run({ values }, ctx) {
       const rowId = id(values.id)
-      return withDb((db, config) => {
+      return ctx.withDb((db, config) => {
         const row = db.select().from(outbox).where(eq(outbox.id, rowId)).get()
         if (!row) throw new Error(`no outbox row ${rowId}`)
         const attempts = db
@@ -103,9 +91,9 @@ export const outboxCommands: CliCommands = {
   'outbox retry': {
     summary: 'outbox retry --id N | --failed: queue failed deliveries again with a fresh set of attempts (the server picks them up within 30 s)',
     options: { id: { type: 'string' }, failed: { type: 'boolean' }, json: { type: 'boolean' } },
-    async run({ values }) {
+    async run({ values }, ctx) {
       if (values.id === undefined && values.failed !== true) throw new Error('give --id N or --failed')
-      return withDb((db) => ({ requeued: retryFailed(db, new Date(), values.id !== undefined ? id(values.id) : undefined) }))
+      return ctx.withDb((db) => ({ requeued: retryFailed(db, new Date(), values.id !== undefined ? id(values.id) : undefined) }))
     },
   },
 }

@@ -96,11 +96,12 @@ export interface OutboxDeps {
   now: () => Date
 }
 
-/** The sender for kind 'callback': an HTTP POST of the stored body. */
-export function callbackSender(config: Pick<Config, 'outbox'>): Sender {
+/** The sender for kind 'callback': an HTTP POST of the stored body (kind 'callback_put': a PUT). */
+export function callbackSender(config: Pick<Config, 'outbox'>, method: 'POST' | 'PUT' = 'POST'): Sender {
   return (row) =>
     postCallback({
       url: row.target,
+      method,
       body: row.body,
       contentType: row.contentType,
       headers: { ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}), 'x-arbiter-delivery': String(row.id) },

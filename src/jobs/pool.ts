@@ -27,7 +27,7 @@ export function workerSettings(config: Config): WorkerSettings {
       compileProcesses: limits.compile_processes,
     },
     compileOverrides: languages.compile_overrides,
-    checker: { timeSec: config.grading.checker_time_sec, memoryKb: config.grading.checker_memory_kb },
+    checker: { timeSec: config.grading.checker_time_sec, memoryKb: config.grading.checker_memory_kb, judgeTimeSec: config.grading.judge_time_sec },
     ...(config.compile_cache.max_bytes > 0 && { compileCache: { dir: paths.compile_cache, maxBytes: config.compile_cache.max_bytes } }),
   }
 }

@@ -2,7 +2,7 @@
 import type { CheckerSpec } from '../grading/checkers.ts'
 import type { RunResult } from '../sandbox/types.ts'
 
-export interface Job {
+export interface Job extends JobSpec {
   /** Language code as resolved by languages.ts (canonical code). */
   language: string
   source: string
@@ -20,6 +20,11 @@ export interface Job {
   checker?: CheckerSpec
   /** Tests after the first that is not AC are SKIPPED. */
   stopOnFirstFailure?: boolean
+  /**
+   * Whose compiles the compile cache may share with this job (the client; absent: the command line's
+   * own): a program compiled for one scope is never found by another.
+   */
+  cacheScope?: string
 }
 
 export interface JobTest {
@@ -64,4 +69,39 @@ export interface JobResult {
   run?: RunResult
   /** A graded job's outcomes, one per test in order (absent when compilation failed). */
   tests?: TestOutcome[]
+}
+
+/** An extra file written into the work directory before the compile step. */
+export interface JobFile {
+  /** A plain name: no '/', no '..', not starting with '.' (checked at the edge and again in the worker). */
+  name: string
+  contentBase64: string
+}
+
+/**
+ * What a protocol may set on a job besides language, source, input and the cpu/memory limits. Every
+ * field is optional; absent means the language manifest's or the config's value.
+ */
+export interface JobSpec {
+  files?: JobFile[]
+  /** The source's file name in the work directory (Jobe sourcefilename, Piston's first file). */
+  sourceFileName?: string
+  /** Full argv of the compile step; [] = no compile step. The compile cache key includes it. */
+  compileArgv?: string[]
+  /** Full argv of the run step. */
+  runArgv?: string[]
+  wallTimeSec?: number
+  /** RLIMIT_AS of the run step (allocations fail rather than the job being killed). */
+  addressSpaceKb?: number
+  processes?: number
+  /** Most bytes of stdout (and of stderr) the run may write: past it the run ends with status 'output'. */
+  outputBytes?: number
+  compileTimeSec?: number
+  compileMemoryKb?: number
+  /** A compile step that writes anything to stderr has failed, whatever its exit status (Jobe's rule: warnings fail). */
+  compileStderrFails?: boolean
+  /** 'latin1': the run's stdout and stderr come back one character per byte (Buffer.from(s, 'latin1') gives the exact bytes), for a protocol that must tell invalid UTF-8 or encode the bytes itself. */
+  outputEncoding?: 'latin1'
+  /** stderr is appended to stdout after the run (the two streams are read separately by the jail). */
+  redirectStderrToStdout?: boolean
 }

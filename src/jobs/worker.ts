@@ -2,20 +2,21 @@
 // job: run each test in a fresh box and judge its output). Runs in a
 // Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
 // Imports only the sandbox and the language manifest: no database, no HTTP.
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
-import { copyTree } from '../sandbox/copy-tree.ts'
+import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, type TreeBounds, type TreeSize } from '../sandbox/copy-tree.ts'
+import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
 import { isProgramChecker, type BuiltinChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, judgeTest, runFailure, SKIPPED } from '../grading/judge-test.ts'
-import type { TreeSize } from '../sandbox/copy-tree.ts'
 import type { RunHooks } from './pool-types.ts'
-import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
+import type { CompileOutcome, Job, JobResult, JobSpec, TestOutcome } from './types.ts'
+import { writeJobFiles, writeNewFile } from './job-files.ts'
 
 
 export interface WorkerSettings {
@@ -41,11 +42,16 @@ export interface WorkerSettings {
   }
   /** Per-code compile limits from the config, over the manifest's. */
   compileOverrides: Record<string, { time_sec?: number; memory_kb?: number; processes?: number }>
-  /** A checker program's run limits (grading.checker_*). */
-  checker: { timeSec: number; memoryKb: number }
+  /** A checker program's run limits (grading.checker_*), and how long a built-in checker may judge one test (grading.judge_time_sec). */
+  checker: { timeSec: number; memoryKb: number; judgeTimeSec?: number }
   /** Where compiled programs are kept for resubmissions (absent: no cache). */
   compileCache?: { dir: string; maxBytes: number }
 }
+
+/** Room for a job's extra files in its box, above the step's own cap. */
+const filesBytes = (spec: JobSpec) => (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0)
+
+const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
 
 export interface JobRunner {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
@@ -97,11 +103,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     if (phase === 'compile') {
       const o = overrides[lang.code] ?? {}
       // compile_overrides (config, per language) > the manifest > the config's limits.compile_* defaults
-      const timeSec = o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
+      // a job's own compile limits (a protocol's, clamped to the config's caps) > compile_overrides > the manifest > the defaults
+      const timeSec = job.compileTimeSec ?? o.time_sec ?? lang.compileLimits.timeSec ?? limits.compileTimeSec
       return {
         cpuTimeSec: timeSec,
         wallTimeSec: timeSec * 2 + limits.wallExtraSec,
-        memoryKb: o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
+        memoryKb: job.compileMemoryKb ?? o.memory_kb ?? lang.compileLimits.memoryKb ?? limits.compileMemoryKb,
         processes: o.processes ?? lang.compileLimits.processes ?? limits.compileProcesses,
         openFiles: Math.max(limits.openFiles, 256),
         fileSizeBytes: limits.compileFileSizeBytes,
@@ -109,50 +116,75 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     return {
       cpuTimeSec: job.timeLimitSec,
-      wallTimeSec: job.timeLimitSec * 2 + limits.wallExtraSec,
+      wallTimeSec: job.wallTimeSec ?? job.timeLimitSec * 2 + limits.wallExtraSec,
       memoryKb: job.memoryLimitKb,
-      processes: lang.runProcesses ?? limits.processes,
+      processes: job.processes ?? lang.runProcesses ?? limits.processes,
       openFiles: lang.runOpenFiles ?? limits.openFiles,
-      fileSizeBytes: limits.outputCapBytes,
+      fileSizeBytes: Math.min(job.outputBytes ?? limits.outputCapBytes, limits.outputCapBytes),
+      ...(job.addressSpaceKb !== undefined && { addressSpaceKb: job.addressSpaceKb }),
     }
   }
 
-  /** The cache key of a compile: the toolchain's provisioned version, the language, the command, the limits, the source. */
-  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string): string {
-    return compileCacheKey({ version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source })
+  /** The cache key of a compile: whose it is, the toolchain's provisioned version, the language, the command, the limits, the source. */
+  function compiledKey(lang: Language, argv: string[], limits: Limits, source: string, spec: JobSpec, scope: string): string {
+    // the extra files and the source's name are part of what was compiled
+    // (and whether warnings fail it: a compile kept without that rule must not serve one with it)
+    const extra = spec.files?.length || spec.sourceFileName || spec.compileStderrFails ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? [], !!spec.compileStderrFails])}` : ''
+    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra })
   }
+
+  /**
+   * What a compile step may leave to be kept (copied out to the cache, or for the tests): no more than
+   * its box could hold, no sparse files, no deep folders (copy-tree.ts).
+   */
+  const keptBounds = (): TreeBounds => ({ ...DEFAULT_TREE_BOUNDS, maxBytes: settings.limits.compileWorkDirBytes, maxInodes: settings.limits.compileWorkDirInodes })
 
   /** The jail failed on our side; a root that is not provisioned (checked only then: it costs file system calls) says why. */
   const internalFailure = (lang: Language, message = '') =>
     new Error(isProvisioned(settings.toolchains, lang) ? `sandbox: ${message}` : `lang '${lang.code}' is not provisioned on this server`)
+
+  /** What compileInBox leaves: the outcome, whether the box already has a run's room, and what the box holds. */
+  type Compiled = { compile: CompileOutcome; roomy: boolean; measured?: ReturnType<typeof measureTree> }
 
   /**
    * Mounts a fresh box (a tmpfs of its own, owned by the jail's uid: nothing a previous program left is
    * visible, and no step can write more than its caps) holding source compiled for lang: from the
    * compile cache when it has it, else by a compile step (kept in the cache when it succeeds).
    */
-  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string): Promise<{ compile: CompileOutcome; roomy: boolean }> {
+  async function compileInBox(sb: Sandbox, lang: Language, source: string, memoryLimitKb: number, root: string, scope: string, spec: JobSpec = {}): Promise<Compiled> {
     const { limits: caps } = settings
     const box = sb.boxDir
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
-    const compileArgv = lang.compile ? expandArgv(lang.compile, memory) : undefined
-    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb }, 'compile')
+    // a protocol's own compile command replaces the manifest's; [] means no compile step
+    const argv = spec.compileArgv ? (spec.compileArgv.length ? spec.compileArgv : undefined) : lang.compile
+    const compileArgv = argv ? expandArgv(argv, memory) : undefined
+    const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb, compileTimeSec: spec.compileTimeSec, compileMemoryKb: spec.compileMemoryKb }, 'compile')
+    const sourceFile = spec.sourceFileName ?? lang.sourceFile
+    const writeSources = () => {
+      writeNewFile(box, sourceFile, source)
+      writeJobFiles(box, spec.files)
+    }
     const cache = settings.compileCache
-    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source) : undefined
+    const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source, spec, scope) : undefined
     const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
     if (cached) {
       // the program (and its source) as a compile of this same source left them; room to run already
       await sb.box('mount', caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
-      copyTree(cached.tree, box)
-      return { compile: { ok: true, message: '', cached: true }, roomy: true }
+      try {
+        copyTree(cached.tree, box, keptBounds())
+        return { compile: { ok: true, message: '', cached: true }, roomy: true }
+      } catch {
+        // an entry that is not what was stored (a partial copy, a changed bound): compiled again below
+      }
     }
+    // a box just mounted holds nothing: the source is written exclusively all the same
     if (!compileArgv) {
-      await sb.box('mount', caps.workDirBytes, caps.workDirInodes)
-      writeFileSync(join(box, lang.sourceFile), source, { mode: 0o644 })
+      await sb.box('mount', caps.workDirBytes + filesBytes(spec), caps.workDirInodes + (spec.files?.length ?? 0))
+      writeSources()
       return { compile: { ok: true, message: '' }, roomy: true }
     }
-    await sb.box('mount', caps.compileWorkDirBytes, caps.compileWorkDirInodes)
-    writeFileSync(join(box, lang.sourceFile), source, { mode: 0o644 })
+    await sb.box('mount', caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + (spec.files?.length ?? 0))
+    writeSources()
     // a compiler may write large binaries (its own file size cap) but its messages are read back
     // only up to the output cap: a 221-byte template error can print 35 MB
     const readBackBytes = settings.limits.outputCapBytes
@@ -160,21 +192,46 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const step = await sb.runStep({ root, argv: compileArgv, env, workDir: box, limits: compileLimits, readBackBytes })
     if (step.status === 'internal') throw internalFailure(lang, step.message)
     if (step.status !== 'ok') return { compile: { ok: false, message: compileFailureMessage(step, compileLimits, readBackBytes), step }, roomy: false }
-    if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes)
-    return { compile: { ok: true, message: '', step }, roomy: false }
+    // not kept in the cache either: a later compile of the same source fails the same way
+    if (spec.compileStderrFails && step.stderr.trim()) return { compile: { ok: false, message: compilerMessage(step), step }, roomy: false }
+    // what the step left is measured once, before anything copies it: a tree that may not be kept
+    // (sparse, too deep, too large) fails the compile, whatever the job would have done with it
+    let measured
+    try {
+      measured = measureTree(box, keptBounds())
+    } catch (err) {
+      if (!(err instanceof TreeRefused)) throw err
+      return { compile: { ok: false, message: `the compile step left what cannot be kept: ${err.message}`, step }, roomy: false }
+    }
+    if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes, measured)
+    return { compile: { ok: true, message: '', step }, roomy: false, measured }
   }
 
   /** One run of a compiled program in the box. */
-  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = []): Promise<RunResult> {
+  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}): Promise<RunResult> {
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
-    const r = await sb.runStep({ root, argv: [...expandArgv(lang.run, memory), ...args], env, workDir: sb.boxDir, stdin, limits }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
+    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits, ...(spec.outputEncoding && { outputEncoding: spec.outputEncoding }) }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
     if (r.status === 'internal') throw internalFailure(lang, r.message)
     // a managed heap sized to the limit fails inside the runtime, before the cgroup would
-    if (lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr)) {
-      return { ...r, status: 'memory' }
+    const status = lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr) ? 'memory' : r.status
+    // the jail reads the two streams apart: joined after the run, stdout first
+    return spec.redirectStderrToStdout ? redirected({ ...r, status }) : { ...r, status }
+  }
+
+  /**
+   * The last step's stdout as the bytes it wrote (RunResult.stdout is them decoded as UTF-8, where
+   * distinct invalid bytes become the same U+FFFD): the slot's own io folder, which no jail sees.
+   */
+  function stdoutBytes(sb: Sandbox, r: RunResult, spec: JobSpec): Uint8Array {
+    // stderr joined after the run is in r.stdout only
+    if (spec.redirectStderrToStdout) return Buffer.from(r.stdout, 'utf8')
+    try {
+      return readRegularFile(join(sb.slotDir, 'io', 'stdout'), settings.limits.outputCapBytes)
+    } catch {
+      return Buffer.from(r.stdout, 'utf8')
     }
-    return r
   }
 
   async function run(job: Job, hooks: RunHooks = {}): Promise<JobResult> {
@@ -185,9 +242,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const { limits: caps } = settings
     const kept = join(sb.slotDir, 'compiled')
     const keptChecker = join(sb.slotDir, 'checker')
+    const scope = job.cacheScope ?? ''
     try {
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-      const { compile, roomy } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root)
+      const { compile, roomy, measured } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root, scope, job)
       hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
       const runLimits = (timeLimitSec: number) => stepLimits(lang, { ...job, timeLimitSec }, 'run')
@@ -195,26 +253,29 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       if (!job.tests) {
         // the compiled program stays; the run step may write its own cap more
         if (!roomy) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
-        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb) }
+        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb, [], job) }
       }
 
       // graded: what the compile step left is kept outside the box, and each test runs in a fresh
       // box holding only that, so no test sees what an earlier one wrote
-      const size = copyTree(box, kept)
+      const size = measured ? copyMeasured(box, kept, measured) : copyTree(box, kept, keptBounds())
       const checker = job.checker ?? 'lines'
-      const program = isProgramChecker(checker) ? await prepareChecker(sb, checker, keptChecker) : undefined
+      const program = isProgramChecker(checker) ? await prepareChecker(sb, checker, keptChecker, scope) : undefined
+      const judgeTimeMs = (settings.checker.judgeTimeSec ?? 10) * 1000
       const tests: TestOutcome[] = []
       let failed = false
       for (const [index, test] of job.tests.entries()) {
         let outcome = SKIPPED
         if (!(failed && job.stopOnFirstFailure)) {
           await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
-          copyTree(kept, box)
+          copyTree(kept, box, keptBounds())
           const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
-          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb)
+          const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb, [], job)
           const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
-          if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits)
-          else outcome = runFailure(r, limits) ?? (await runChecker(sb, program, test.input, test.expectedOutput, r))
+          const failure = runFailure(r, limits)
+          if (failure) outcome = failure
+          else if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
+          else outcome = await runChecker(sb, program, test.input, test.expectedOutput, r, stdoutBytes(sb, r, job))
           if (outcome.status !== 'AC') failed = true
         }
         tests.push(outcome)
@@ -222,7 +283,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       }
       return { compile, tests }
     } finally {
-      // every byte and inode the job wrote is freed with its tmpfs
+      // every byte and inode the job wrote is freed with its tmpfs; the kept copies are root's own,
+      // bounded in depth when they were made
       await sb.box('umount').catch(() => undefined)
       rmSync(kept, { recursive: true, force: true })
       rmSync(keptChecker, { recursive: true, force: true })
@@ -232,23 +294,37 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   type PreparedChecker = { lang: Language; root: string; dir: string; size: TreeSize } | { error: string }
 
   /** Compiles a checker program once per job (the compile cache keeps it across jobs) into dir. */
-  async function prepareChecker(sb: Sandbox, spec: ProgramChecker, dir: string): Promise<PreparedChecker> {
+  async function prepareChecker(sb: Sandbox, spec: ProgramChecker, dir: string, scope: string): Promise<PreparedChecker> {
     const lang = resolveLanguage(languages, spec.lang)
     if (!lang || !isProvisioned(settings.toolchains, lang)) return { error: `checker language ${spec.lang} is not provisioned here` }
     const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-    const { compile } = await compileInBox(sb, lang, spec.source, settings.checker.memoryKb, root)
+    const { compile, measured } = await compileInBox(sb, lang, spec.source, settings.checker.memoryKb, root, scope)
     if (!compile.ok) return { error: `checker does not compile: ${compile.message}` }
-    return { lang, root, dir, size: copyTree(sb.boxDir, dir) }
+    return { lang, root, dir, size: measured ? copyMeasured(sb.boxDir, dir, measured) : copyTree(sb.boxDir, dir, keptBounds()) }
   }
 
+  /** The files a checker reads, in its box beside what its compile step left. */
+  const CHECKER_FILES = ['input', 'expected', 'output'] as const
+
   /** The checker, in a fresh box of its own with the files input, expected and output (argv: input output expected). */
-  async function runChecker(sb: Sandbox, checker: PreparedChecker, input: string, expected: string, program: RunResult): Promise<TestOutcome> {
-    if ('error' in checker) return checkerOutcome(program, { status: 'exit', exitCode: 3, stdout: '', stderr: checker.error } as RunResult)
+  async function runChecker(sb: Sandbox, checker: PreparedChecker, input: string, expected: string, program: RunResult, output: Uint8Array): Promise<TestOutcome> {
+    const failed = (why: string) => checkerOutcome(program, { status: 'exit', exitCode: 3, stdout: '', stderr: why } as RunResult)
+    if ('error' in checker) return failed(checker.error)
     const { limits: caps } = settings
-    const files = Buffer.byteLength(input) + Buffer.byteLength(expected) + Buffer.byteLength(program.stdout) + 3 * 4096
+    const files = Buffer.byteLength(input) + Buffer.byteLength(expected) + output.length + 3 * 4096
     await sb.box('mount', caps.workDirBytes + checker.size.bytes + files, caps.workDirInodes + checker.size.inodes + 3)
-    copyTree(checker.dir, sb.boxDir)
-    for (const [name, text] of [['input', input], ['expected', expected], ['output', program.stdout]]) writeFileSync(join(sb.boxDir, name), text, { mode: 0o444 })
+    copyTree(checker.dir, sb.boxDir, keptBounds())
+    // root writes the test's files into a folder the checker's compile step filled: each is created
+    // exclusively, so a link (or anything) it left under one of these names is refused, never followed
+    const data = { input, expected, output }
+    for (const name of CHECKER_FILES) {
+      try {
+        writeNewFile(sb.boxDir, name, Buffer.from(data[name]), 0o444)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+        return failed(`its compile step left a file named ${name}, where the test's files go (input, expected, output)`)
+      }
+    }
     const { timeSec, memoryKb } = settings.checker
     const limits = stepLimits(checker.lang, { language: checker.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
     const r = await runInBox(sb, checker.lang, checker.root, '', limits, memoryKb, ['input', 'output', 'expected'])

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createApp } from '../http/app.ts'
-import { addClient, createTestDeps, json, testConfig, until, type TestDeps } from '../evaluation/test-support.ts'
-import { createFakePool, okRun } from '../jobs/fake-pool.ts'
+import { createApp } from '../app.ts'
+import { addClient, createTestDeps, json, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
+import { createFakePool, okRun } from '../testing/fake-pool.ts'
 import { outbox } from '../storage/schema.ts'
 import { createMetrics } from './metrics.ts'
 

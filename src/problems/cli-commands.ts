@@ -1,25 +1,14 @@
-// CLI of problems (issue 10): problems create | list | delete, for the admin or a grader on the host.
+// CLI of problems: problems create | list | delete, for the admin or a grader on the host.
 import { eq } from 'drizzle-orm'
-import { join } from 'node:path'
 import type { CliCommands } from '../cli-types.ts'
-import { loadConfig } from '../config.ts'
-import { listClients, type Client } from '../evaluation/clients.ts'
+import { listClients, type Client } from '../clients/clients.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 import { readTestDir } from '../grading/test-dir.ts'
 import { loadLanguages } from '../languages.ts'
-import { openDb, type Db } from '../storage/db.ts'
+import type { Db } from '../storage/db.ts'
 import { problems } from '../storage/schema.ts'
 import { createProblem, deleteProblem, listProblems, problemReply } from './problems.ts'
 
-function withDb<T>(fn: (db: Db, config: ReturnType<typeof loadConfig>) => T): T {
-  const config = loadConfig()
-  const db = openDb(join(config.dataDir, 'arbiter.db'))
-  try {
-    return fn(db, config)
-  } finally {
-    db.$client.close()
-  }
-}
 
 /** The live client of that name (or id). */
 function clientNamed(db: Db, which: string): Client {
@@ -50,11 +39,11 @@ export const problemCommands: CliCommands = {
   'problems create': {
     summary: 'problems create --client NAME --name N --tests DIR [--checker C] [--time-limit S] [--memory-limit KB]: store a test set; prints its problem_id',
     options: { client: { type: 'string' }, name: { type: 'string' }, tests: { type: 'string' }, checker: { type: 'string' }, 'time-limit': { type: 'string' }, 'memory-limit': { type: 'string' }, ...json },
-    async run({ values }) {
+    async run({ values }, ctx) {
       if (typeof values.client !== 'string' || typeof values.name !== 'string' || typeof values.tests !== 'string') throw new Error('--client, --name and --tests are required')
       const tests = readTestDir(values.tests)
       const checker = checkerOption(values.checker)
-      return withDb((db, config) => {
+      return ctx.withDb((db, config) => {
         const client = clientNamed(db, values.client as string)
         const { problem, tests: rows } = createProblem({ config, db, languages: loadLanguages(), now: () => new Date() }, client, {
           name: values.name as string,
@@ -70,8 +59,8 @@ export const problemCommands: CliCommands = {
   'problems list': {
     summary: "problems list [--client NAME]: problems (one client's, or everyone's)",
     options: { client: { type: 'string' }, ...json },
-    async run({ values }) {
-      return withDb((db) => {
+    async run({ values }, ctx) {
+      return ctx.withDb((db) => {
         if (typeof values.client === 'string') return listProblems({ db }, clientNamed(db, values.client)).map((p) => problemReply(p))
         return db.select().from(problems).all().map((p) => ({ client_id: p.clientId, ...problemReply(p) }))
       })
@@ -80,10 +69,10 @@ export const problemCommands: CliCommands = {
   'problems delete': {
     summary: 'problems delete PROBLEM_ID: deletes it and the test files no other problem uses',
     options: { ...json },
-    async run({ positionals }) {
+    async run({ positionals }, ctx) {
       const id = positionals[0]
       if (!id) throw new Error('usage: problems delete PROBLEM_ID')
-      return withDb((db, config) => {
+      return ctx.withDb((db, config) => {
         const row = db.select().from(problems).where(eq(problems.publicId, id)).get()
         if (!row) throw new Error(`no problem ${id}`)
         deleteProblem({ db, config }, { id: row.clientId } as Client, id)

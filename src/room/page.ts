@@ -171,6 +171,7 @@ function failed(e) { return e.status === 401 ? 'signed out: open your link again
 var editor = window.ArbiterEditor.mount({
   parent: $('code'), language: boot.state.language, me: boot.me, nonce: document.currentScript.nonce,
   readOnly: boot.status === 'completed', post: post,
+  onReplaced: function () { window.location.reload(); },
   onSync: function (s) {
     if (ended) return;
     sync.textContent = s === 'editing' ? 'editing…' : s === 'saved' ? (timer || inflight ? 'editing…' : 'saved') : 'not saved: ' + s.error;
@@ -227,9 +228,11 @@ runBtn.addEventListener('click', function () {
   clearTimeout(timer); timer = null;
   runBtn.disabled = true;
   $('run-status').textContent = 'Running…';
-  // the run request saves the code it runs: the editing label is over either way
-  post('/run', current()).then(function (r) { sync.textContent = 'saved'; showRun(r); },
-    function (e) { sync.textContent = ''; $('run-status').textContent = 'Not run: ' + failed(e); })
+  // the server runs its copy of the document: first it gets every edit made so far, so Run runs what is on screen
+  editor.flush().then(function () {
+    return post('/run', current()).then(function (r) { sync.textContent = 'saved'; showRun(r); },
+      function (e) { sync.textContent = ''; $('run-status').textContent = 'Not run: ' + failed(e); });
+  }, function (e) { $('run-status').textContent = 'Not run: your last edit was not saved (' + failed(e) + ')'; })
   .then(function () { runBtn.disabled = ended; });
 });
 

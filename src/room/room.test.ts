@@ -1,7 +1,7 @@
 // The room offers exactly what the evaluation API accepts (one rule: languages.ts offeredLanguage).
 import { afterEach, describe, expect, test } from 'vitest'
 import { AppError } from '../errors.ts'
-import { createTestDeps, tempDir, testConfig, type TestDeps } from '../evaluation/test-support.ts'
+import { createTestDeps, tempDir, testConfig, type TestDeps } from '../testing/evaluation.ts'
 import { offeredLanguage } from '../languages.ts'
 import { checkChange, offeredLanguages } from './room.ts'
 

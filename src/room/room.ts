@@ -2,10 +2,10 @@
 // SQLite, and a run of that code through this appliance's own sandbox (deps.pool) with the room's small
 // limits, its outcome read by the same verdict rules as the code-evaluation API.
 import { eq, sql } from 'drizzle-orm'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { InternalFailure, verdictOf } from '../evaluation/verdict.ts'
+import { InternalFailure, verdictOf } from '../grading/verdict.ts'
 import { offeredLanguages as sharedOffered } from '../languages.ts'
 import { roomStates } from '../storage/schema.ts'
 import type { RoomHub } from './hub.ts'
@@ -108,7 +108,9 @@ export async function runCode(
     const base = { id: randomBytes(8).toString('hex'), by, language: change.language, at: deps.now().toISOString() }
     let output: RunOutput
     try {
-      const result = await deps.pool.run({ language: change.language, source: change.code, input: change.input, ...limits })
+      // a room's compiles are cached for that room only: no one learns another's code by a compile's speed
+      const cacheScope = `room:${createHash('sha256').update(interviewId).digest('hex').slice(0, 32)}`
+      const result = await deps.pool.run({ language: change.language, source: change.code, input: change.input, ...limits, cacheScope })
       const v = verdictOf(result, limits)
       const out = cut(v.stdout)
       const err = cut(v.stderr)

@@ -3,7 +3,7 @@
 // session: each gets nothing (no cookie, no page, no stream, no change).
 import { describe, expect, it } from 'vitest'
 import { interviewFeedback, interviews } from '../storage/schema.ts'
-import { createBody, seedCompany, testApp, testDeps } from '../interviews/test-fixtures.ts'
+import { createBody, seedCompany, testApp, testDeps } from '../testing/interviews.ts'
 
 const P = '/partner/service/interviews'
 

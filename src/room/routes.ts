@@ -14,8 +14,11 @@ import { roomError } from '../http/error-bodies.ts'
 import { EVAL_PARAM_LABELS, FeedbackSubmission, RATING_KEYS, RATING_SCALE, RESULTS } from '../interviews/feedback.ts'
 import { endInterview, interviewStatus, roomInterview, storedFeedback, submitFeedback } from '../interviews/lifecycle.ts'
 import { LINK_PATH } from '../interviews/links.ts'
+import { readAwareness, relayedAwareness } from './awareness.ts'
+import { createClientIds } from './client-ids.ts'
 import { createRoomDocs, type RoomDocs } from './doc.ts'
 import { editorBundle } from './editor/bundle.ts'
+import { EventQueue } from './event-queue.ts'
 import { createRoomHub, type RoomHub } from './hub.ts'
 import { EDITOR_PATH, renderMessagePage, renderRoomPage, pageHeaders } from './page.ts'
 import { offeredLanguages, roomState, runCode, saveState } from './room.ts'
@@ -54,8 +57,15 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   return r.data
 }
 
-export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(), docs: RoomDocs = createRoomDocs(deps)): Hono {
+/** The caps on event streams, read from the config at each use (a reload applies them). */
+export const streamLimits = (deps: Pick<Deps, 'config'>) => () => ({ perSession: deps.config.room.max_streams_per_session, perRoom: deps.config.room.max_streams_per_room })
+
+/** Bytes a stream may have waiting: the configured bound, never less than a whole document and then some. */
+const streamBuffer = (deps: Pick<Deps, 'config'>) => Math.max(deps.config.room.stream_buffer_bytes, 4 * deps.config.room.max_code_bytes)
+
+export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(streamLimits(deps)), docs: RoomDocs = createRoomDocs(deps)): Hono {
   const app = new Hono()
+  const clientIds = createClientIds()
   const cookiePath = (id: string) => roomPath(id)
   const secure = deps.config.server.public_url.startsWith('https:')
 
@@ -120,41 +130,50 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(), docs: Roo
     return c.html(html, 200, pageHeaders(n))
   })
 
-  // GET /interviews/room/<interview_id>/events  (server-sent events: state, run, running, status, presence)
+  // GET /interviews/room/<interview_id>/events  (server-sent events: state, doc, awareness, run, running, status, presence)
   app.get('/interviews/room/:id/events', (c) => {
     const s = session(c)
     if (!s) throw new AppError('RoomSessionRequired', 'not signed in to this interview')
     const id = s.interviewId
     const cookie = getCookie(c, COOKIE)
+    // a reader too slow for what waits for it is cut off: the connection too, not only the body
+    const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing
+    const events = new EventQueue(streamBuffer(deps), (why) => {
+      if (why === 'slow') outgoing?.destroy()
+    })
+    // what the page starts from, queued before the stream joins the room so no change falls in between
+    const { lastRun, ...state } = roomState(deps, id)
+    let status = interviewStatus(deps, id)
+    events.send({ type: 'state', data: state })
+    // the shared document as it is now; the others' updates follow as 'doc' events
+    events.send({ type: 'doc', data: { update: Buffer.from(docs.state(id)).toString('base64'), init: true } })
+    events.send({ type: 'status', data: { status } })
+    if (lastRun) events.send({ type: 'run', data: lastRun })
+    // over the caps: refused here, before the stream starts (429 RoomBusy)
+    const unsubscribe = hub.subscribe(id, { sessionId: s.id, participantId: s.participant.id }, events)
     c.header('cache-control', 'no-store')
     return streamSSE(c, async (stream) => {
-      const send = (e: { type: string; data: unknown }) => void stream.writeSSE({ event: e.type, data: JSON.stringify(e.data) }).catch(() => {})
-      const { lastRun, ...state } = roomState(deps, id)
-      let status = interviewStatus(deps, id)
-      await stream.writeSSE({ event: 'state', data: JSON.stringify(state) })
-      // the shared document as it is now; the others' updates follow as 'doc' events
-      await stream.writeSSE({ event: 'doc', data: JSON.stringify({ update: Buffer.from(docs.state(id)).toString('base64'), init: true }) })
-      await stream.writeSSE({ event: 'status', data: JSON.stringify({ status }) })
-      if (lastRun) await stream.writeSSE({ event: 'run', data: JSON.stringify(lastRun) })
-      const unsubscribe = hub.subscribe(id, s.participant.id, send)
-      stream.onAbort(unsubscribe)
+      stream.onAbort(() => events.close())
+      events.attach(stream)
       try {
-        while (!stream.aborted && !stream.closed) {
-          await stream.sleep(HEARTBEAT_MS)
-          if (stream.aborted) break
+        while (!events.closed) {
+          await events.sleep(HEARTBEAT_MS)
+          if (events.closed) break
           // a link re-minted or revoked meanwhile ends the stream too
           if (!findSession(deps, id, cookie)) {
-            await stream.writeSSE({ event: 'signed-out', data: '{}' })
+            events.send({ type: 'signed-out', data: {} })
+            await events.drained()
             break
           }
           const now = interviewStatus(deps, id)
           if (now !== status) hub.publish(id, { type: 'status', data: { status: (status = now) } })
-          await stream.write(': ping\n\n')
+          events.comment('ping')
         }
       } catch {
-        // the interview was deleted, or the client went away mid-write
+        // the interview was deleted meanwhile
       } finally {
         unsubscribe()
+        events.close()
       }
     })
   })
@@ -170,7 +189,7 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(), docs: Roo
     const s = actor(c)
     const { update, cid } = parse(DocUpdate, c.var.body)
     refuseEnded(s.interviewId)
-    docs.apply(s.interviewId, Buffer.from(update, 'base64'))
+    docs.apply(s.interviewId, Buffer.from(update, 'base64'), (client) => clientIds.claim(s.interviewId, s.id, client))
     hub.publish(s.interviewId, { type: 'doc', data: { update, cid } })
     return c.json({ saved: true })
   })
@@ -179,7 +198,14 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(), docs: Roo
   app.post('/interviews/room/:id/awareness', readBody(16 * 1024), (c) => {
     const s = actor(c)
     const { update, cid } = parse(DocUpdate, c.var.body)
-    hub.publish(s.interviewId, { type: 'awareness', data: { update, cid } })
+    refuseEnded(s.interviewId)
+    const entry = readAwareness(Buffer.from(update, 'base64'))
+    if (!clientIds.claim(s.interviewId, s.id, entry.clientId)) {
+      throw new AppError('RoomForbidden', `awareness: Yjs client ${entry.clientId} belongs to another participant's editor`)
+    }
+    // relayed as the server writes it: the name, role and colour are the session's
+    const relayed = relayedAwareness(entry, { id: s.participant.id, name: s.participant.name, role: s.participant.role })
+    hub.publish(s.interviewId, { type: 'awareness', data: { update: Buffer.from(relayed).toString('base64'), cid } })
     return c.json({ ok: true })
   })
 
@@ -218,6 +244,7 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(), docs: Roo
   app.post('/interviews/room/:id/end', (c) => {
     const s = actor(c, 'interviewer')
     const { status } = endInterview(deps, s.interviewId)
+    clientIds.forget(s.interviewId)
     hub.publish(s.interviewId, { type: 'status', data: { status } })
     return c.json({ status, redirect_url: s.participant.feedbackRedirectUrl ?? roomPath(s.interviewId) })
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createBody, seedCompany, testApp, testDeps } from '../interviews/test-fixtures.ts'
+import { createBody, seedCompany, testApp, testDeps } from '../testing/interviews.ts'
 import { roomSessions } from '../storage/schema.ts'
 import { csrfMatches, findSession, openSession, pruneSessions, type RoomSession } from './sessions.ts'
 

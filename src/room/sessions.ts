@@ -16,6 +16,8 @@ const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/
 const INTERVIEW_ID = /^[0-9a-f]{32}$/
 
 export interface RoomSession {
+  /** The session's row id (streams and editor client ids are counted and owned per session). */
+  id: number
   interviewId: string
   csrf: string
   expiresAt: Date
@@ -76,6 +78,7 @@ export function findSession(deps: SessionDeps, interviewId: string, cookie: stri
   if (!row) return null
   const p = row.participant
   return {
+    id: row.session.id,
     interviewId,
     csrf: row.session.csrfToken,
     expiresAt: row.session.expiresAt,

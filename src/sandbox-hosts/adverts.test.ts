@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import { expect, test } from 'vitest'
-import { useTestRedis } from './test-redis.ts'
+import { useTestRedis } from '../testing/test-redis.ts'
 import { queueForLanguages, readAdverts, startAdverts } from './adverts.ts'
 import { redisOptions } from './connection.ts'
 

@@ -75,8 +75,29 @@ export class BlobCache {
 
 export class MissingBlob extends Error {}
 
-/** The job with its tests filled in from the cache or Redis; each blob checked against its hash. */
-export async function resolveReferences(redis: Redis, prefix: string, cache: BlobCache, job: Job, refs: TestRefs[] | undefined): Promise<Job> {
+/** What a host fetches at most: one blob, and all of one job's blobs (UTF-8 bytes, as Redis counts). */
+export interface BlobLimits {
+  blobMaxBytes: number
+  totalMaxBytes: number
+}
+
+/**
+ * The caps of a host whose config allows tests of testMaxBytes characters and sets of totalMaxBytes:
+ * a character takes at most 3 bytes in UTF-8 (a 4-byte one is two UTF-16 units, counted twice).
+ */
+export const blobLimits = (grading: { test_max_bytes: number; total_max_bytes: number }): BlobLimits => ({
+  blobMaxBytes: 3 * grading.test_max_bytes,
+  totalMaxBytes: 3 * grading.total_max_bytes,
+})
+
+const EMPTY = sha256('')
+
+/**
+ * The job with its tests filled in from the cache or Redis; each blob checked against its hash. Sizes
+ * are asked first (STRLEN): a blob over the cap, or a set over the total, is refused without being read,
+ * and what is read is at most the size allowed (GETRANGE), even if the key changed in between.
+ */
+export async function resolveReferences(redis: Redis, prefix: string, cache: BlobCache, job: Job, refs: TestRefs[] | undefined, limits: BlobLimits): Promise<Job> {
   if (!refs) return job
   if (!job.tests || refs.length !== job.tests.length) throw new MissingBlob('test references do not match the tests')
   const wanted = [...new Set(refs.flatMap((r) => [r.input, r.expected]))]
@@ -88,14 +109,33 @@ export async function resolveReferences(redis: Redis, prefix: string, cache: Blo
     else have.set(h, v)
   }
   if (fetch.length) {
-    const values = await redis.mget(...fetch.map((h) => blobKey(prefix, h)))
+    const sizes = await redis.pipeline(fetch.map((h) => ['strlen', blobKey(prefix, h)])).exec()
+    let total = [...have.values()].reduce((n, v) => n + Buffer.byteLength(v), 0)
+    const read: string[] = []
     fetch.forEach((h, i) => {
-      const v = values[i]
-      if (v == null) throw new MissingBlob(`test data ${h.slice(0, 12)}… is not in redis`)
+      const [err, n] = sizes?.[i] ?? [new Error('no reply'), 0]
+      if (err) throw err
+      const bytes = Number(n)
+      // STRLEN is 0 for a key that is not there: only the empty blob may be empty
+      if (bytes === 0 && h !== EMPTY) throw new MissingBlob(`test data ${h.slice(0, 12)}… is not in redis`)
+      if (bytes > limits.blobMaxBytes) throw new TooLargeBlob(`test data ${h.slice(0, 12)}… holds ${bytes} bytes, over this host's cap of ${limits.blobMaxBytes}`)
+      total += bytes
+      if (bytes) read.push(h)
+      else have.set(h, '')
+    })
+    if (total > limits.totalMaxBytes) throw new TooLargeBlob(`test data holds ${total} bytes, over this host's cap of ${limits.totalMaxBytes}`)
+    const values = read.length ? await redis.pipeline(read.map((h) => ['getrange', blobKey(prefix, h), '0', String(limits.blobMaxBytes - 1)])).exec() : []
+    read.forEach((h, i) => {
+      const [err, v] = values?.[i] ?? [new Error('no reply'), null]
+      if (err) throw err
+      if (typeof v !== 'string' || v === '') throw new MissingBlob(`test data ${h.slice(0, 12)}… is not in redis`)
       if (sha256(v) !== h) throw new MissingBlob(`test data ${h.slice(0, 12)}… does not match its hash`)
       have.set(h, v)
-      cache.set(h, v)
     })
+    for (const h of read) cache.set(h, have.get(h)!)
   }
   return { ...job, tests: job.tests.map((t, i) => ({ ...t, input: have.get(refs[i]!.input)!, expectedOutput: have.get(refs[i]!.expected)! })) }
 }
+
+/** A blob, or a job's blobs together, larger than this host accepts: refused, never fetched. */
+export class TooLargeBlob extends Error {}

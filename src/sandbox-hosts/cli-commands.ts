@@ -2,7 +2,6 @@
 // until SIGTERM/SIGINT (scripts/arbiter-worker.service runs it as a service). Exit 0 after a clean stop.
 import type { CliCommands } from '../cli-types.ts'
 import { CliExit } from '../cli-types.ts'
-import { loadConfig } from '../config.ts'
 import { loadLanguages } from '../languages.ts'
 import { createLog } from '../log.ts'
 import { startSandboxHost } from './sandbox-host.ts'
@@ -16,8 +15,8 @@ export const sandboxHostCommands: CliCommands = {
       langs: { type: 'string' },
       id: { type: 'string' },
     },
-    async run({ values }) {
-      const config = loadConfig()
+    async run({ values }, ctx) {
+      const config = ctx.config()
       const redisUrl = (values.redis as string | undefined) ?? config.queue.redis_url
       if (!redisUrl) throw new Error('worker: give --redis URL (or queue.redis_url / ARBITER_REDIS_URL)')
       if (!/^rediss?:\/\//.test(redisUrl)) throw new Error('worker: --redis must be a redis:// or rediss:// URL')

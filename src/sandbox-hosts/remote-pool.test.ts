@@ -4,7 +4,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq'
 import { afterEach, describe, expect, test } from 'vitest'
 import { parseConfig } from '../config.ts'
-import { useTestRedis } from './test-redis.ts'
+import { useTestRedis } from '../testing/test-redis.ts'
 import type { CompileOutcome, Job, JobResult } from '../jobs/types.ts'
 import { createLog } from '../log.ts'
 import { queueForLanguages, startAdverts } from './adverts.ts'

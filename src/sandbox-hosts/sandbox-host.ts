@@ -15,7 +15,7 @@ import { offeredLanguages, type Language } from '../languages.ts'
 import type { Log } from '../log.ts'
 import { queueForLanguages, startAdverts } from './adverts.ts'
 import { redact, redisOptions } from './connection.ts'
-import { BlobCache, MissingBlob, resolveReferences } from './blobs.ts'
+import { BlobCache, blobLimits, MissingBlob, resolveReferences } from './blobs.ts'
 import { MISSING_TEST_DATA, RESULTS_QUEUE, type ResultMessage } from './wire.ts'
 import type { Job } from '../jobs/types.ts'
 
@@ -96,7 +96,7 @@ export async function startSandboxHost(opts: SandboxHostOptions): Promise<Sandbo
       }
       let filled: unknown = data.job
       try {
-        if (refs.data) filled = await resolveReferences(connection, prefix, blobs, data.job as Job, refs.data)
+        if (refs.data) filled = await resolveReferences(connection, prefix, blobs, data.job as Job, refs.data, blobLimits(config.grading))
       } catch (err) {
         const why = err instanceof MissingBlob ? `${MISSING_TEST_DATA}${err.message}` : `job refused: ${(err as Error).message}`
         await report({ key, host: id, kind: 'error', message: why })

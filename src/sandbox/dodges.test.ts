@@ -5,7 +5,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
-import { verdictOf } from '../evaluation/verdict.ts'
+import { verdictOf } from '../grading/verdict.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type WorkerSettings } from '../jobs/worker.ts'

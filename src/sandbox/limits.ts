@@ -11,6 +11,7 @@ const CEILING: Record<keyof Limits, number> = {
   processes: 4096,
   openFiles: 65536,
   fileSizeBytes: 64 * 1024 * 1024 * 1024,
+  addressSpaceKb: 64 * 1024 * 1024,
 }
 /** Floors: below them no program (nor the jail's init) can start, so the value is a bug upstream. */
 const FLOOR: Record<keyof Limits, number> = {
@@ -20,13 +21,17 @@ const FLOOR: Record<keyof Limits, number> = {
   processes: 1,
   openFiles: 4,
   fileSizeBytes: 1,
+  addressSpaceKb: 1024,
 }
-const WHOLE: (keyof Limits)[] = ['memoryKb', 'processes', 'openFiles', 'fileSizeBytes']
+const WHOLE: (keyof Limits)[] = ['memoryKb', 'processes', 'openFiles', 'fileSizeBytes', 'addressSpaceKb']
+/** Limits a step may leave out (no such limit). */
+const OPTIONAL: (keyof Limits)[] = ['addressSpaceKb']
 
 /** Throws (our own fault, never the program's) unless every limit is a finite number within its bounds. */
 export function assertLimits(limits: Limits): void {
   for (const key of Object.keys(CEILING) as (keyof Limits)[]) {
     const v = limits[key]
+    if (v === undefined && OPTIONAL.includes(key)) continue
     const ok = typeof v === 'number' && Number.isFinite(v) && v >= FLOOR[key] && v <= CEILING[key] && (!WHOLE.includes(key) || Number.isInteger(v))
     if (!ok) throw new Error(`refusing to start a jail with limit ${key} = ${String(v)}`)
   }

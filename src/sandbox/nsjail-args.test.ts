@@ -123,3 +123,15 @@ describe('limits are checked again where the jail arguments are built', () => {
     expect(after(nsjailArgs(step, v1), '--cgroup_mem_max')).toBe(String(65536 * 1024))
   })
 })
+
+describe('nsjailArgs: an address-space limit', () => {
+  it('is passed in whole MB, rounded up, only when a step has one', () => {
+    expect(nsjailArgs(step, v1)).not.toContain('--rlimit_as')
+    const a = nsjailArgs({ ...step, limits: { ...step.limits, addressSpaceKb: 1025 } }, v1)
+    expect(after(a, '--rlimit_as')).toBe('2')
+  })
+  it('is refused when it is not a whole number within bounds', () => {
+    expect(() => nsjailArgs({ ...step, limits: { ...step.limits, addressSpaceKb: 0 } }, v1)).toThrow(/addressSpaceKb/)
+    expect(() => nsjailArgs({ ...step, limits: { ...step.limits, addressSpaceKb: 1.5e3 + 0.5 } }, v1)).toThrow(/addressSpaceKb/)
+  })
+})

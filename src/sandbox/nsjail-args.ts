@@ -64,6 +64,8 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     '--cgroup_pids_max', String(limits.processes),
     '--cgroup_mem_max', String(nsjailMemBytes),
   ]
+  // whole MB, rounded up: a limit never becomes 0 ("no limit" to nsjail)
+  if (limits.addressSpaceKb !== undefined) args.push('--rlimit_as', String(Math.ceil(limits.addressSpaceKb / 1024)))
   if (layout.cgroup === 'v1') {
     const parent = `arbiter/${layout.slot}`
     const memParent = layout.runGroup ? `${parent}/run` : parent

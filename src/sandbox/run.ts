@@ -96,14 +96,14 @@ const sizeOf = (path: string) => {
 }
 
 /** Reads at most `cap` bytes of a file, never the rest (a compiler's message can be tens of MB). */
-export function readHead(path: string, cap: number): { text: string; cut: boolean } {
+export function readHead(path: string, cap: number, encoding: 'utf8' | 'latin1' = 'utf8'): { text: string; cut: boolean } {
   let fd: number | undefined
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
     const buf = Buffer.allocUnsafe(cap + 1)
     let n = 0
     for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n)
-    return { text: buf.subarray(0, Math.min(n, cap)).toString('utf8'), cut: n > cap }
+    return { text: buf.subarray(0, Math.min(n, cap)).toString(encoding), cut: n > cap }
   } catch {
     return { text: '', cut: false }
   } finally {
@@ -183,7 +183,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       // what is read back is capped apart from what may be written: a compile step may write large
       // binaries, but its messages are read back only up to readBackBytes
       const readBack = Math.min(cap, step.readBackBytes ?? cap)
-      const [stdout, stderr] = [readHead(file('stdout'), readBack), readHead(file('stderr'), readBack)]
+      const [stdout, stderr] = [readHead(file('stdout'), readBack, step.outputEncoding), readHead(file('stderr'), readBack, step.outputEncoding)]
       const out = { stdout: stdout.text, stderr: stderr.text, ...((stdout.cut || stderr.cut) && { textCut: true }) }
       // runtimes that ignore SIGXFSZ (the JVM, CPython, node) see EFBIG instead: a full file is the proof
       const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap) || isFull(step.workDir)

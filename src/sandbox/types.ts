@@ -14,6 +14,8 @@ export interface Limits {
   openFiles: number
   /** RLIMIT_FSIZE: largest file the program may write, stdout and stderr included. */
   fileSizeBytes: number
+  /** RLIMIT_AS in KB (whole MB in the jail), when a caller wants allocations to fail rather than the cgroup to kill; absent: none. */
+  addressSpaceKb?: number
 }
 
 export interface Step {
@@ -26,6 +28,8 @@ export interface Step {
   workDir: string
   /** Most bytes of stdout and of stderr read back (default: limits.fileSizeBytes). */
   readBackBytes?: number
+  /** How stdout and stderr are decoded: UTF-8 (the default), or latin1 — one character per byte, so a caller can recover the exact bytes. */
+  outputEncoding?: 'utf8' | 'latin1'
   /** Bytes fed to stdin. */
   stdin?: string | Buffer
   limits: Limits

@@ -2,6 +2,7 @@
 // outbox.kind; its subject (the submission or interview it is about) in outbox.subject_id.
 export const OUTBOX_KINDS = {
   callback: 'a v3/v4 submission callback (POST of the reply); subject: the submission id',
+  callback_put: 'a submission callback sent as PUT (Judge0 CE: the submission as JSON); subject: the submission id',
   interview_report: 'the signed interview report callback (HE-Signature); subject: the interview id',
   email: 'an interview e-mail (invite, update, cancellation) to one recipient; subject: the interview id',
 } as const

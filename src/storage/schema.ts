@@ -48,7 +48,8 @@ export const submissions = sqliteTable(
     clientId: integer()
       .notNull()
       .references(() => clients.id),
-    api: text({ enum: ['v3', 'v4'] }).notNull(),
+    /** The wire protocol that accepted it (a name in the protocol registry: v3, v4, jobe …). */
+    api: text().notNull(),
     compileOnly: integer({ mode: 'boolean' }).notNull().default(false),
     /** v3 async=1; v4 is always asynchronous. */
     async: integer({ mode: 'boolean' }).notNull().default(false),
@@ -89,6 +90,12 @@ export const submissions = sqliteTable(
     stopOnFirstFailure: integer({ mode: 'boolean' }).notNull().default(false),
     /** The program came from the compile cache (result.compile_cached). */
     compileCached: integer({ mode: 'boolean' }).notNull().default(false),
+    /** Opaque JSON of the protocol that accepted it (what it must echo or needs to shape its reply). */
+    protocolJson: text(),
+    /** evaluation/model.ts JobSpec as JSON: extra files, argv overrides, limits beyond cpu/memory. */
+    jobSpecJson: text(),
+    /** evaluation/model.ts RawResult as JSON: each step as the jail reported it; null until completed. */
+    rawResultJson: text(),
   },
   (t) => [index('submissions_claim').on(t.state, t.priority, t.id), index('submissions_client').on(t.clientId)]
 )

@@ -66,8 +66,6 @@ const toB64 = (u: Uint8Array) => {
 }
 const fromB64 = (s: string) => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0))
 
-const COLORS = ['#1e6fd9', '#c2410c', '#15803d', '#9333ea', '#be123c', '#0e7490']
-
 export interface MountOptions {
   parent: NonNullable<EditorViewConfig['parent']>
   language: string
@@ -77,6 +75,8 @@ export interface MountOptions {
   readOnly: boolean
   /** POSTs a body to the room's path (the page's own post(): cookie and CSRF token). */
   post: (path: string, body: unknown) => Promise<unknown>
+  /** The server's document is not the one this tab has (it was rebuilt): the page reloads. */
+  onReplaced: () => void
   /** The local document changed (the page shows "editing…" / "saved" from these). */
   onSync: (state: 'editing' | 'saved' | { error: string }) => void
 }
@@ -85,28 +85,38 @@ export function mount(o: MountOptions) {
   const doc = new Y.Doc()
   const text = doc.getText('code')
   const awareness = new Awareness(doc)
-  awareness.setLocalStateField('user', { name: o.me.name, color: COLORS[o.me.id % COLORS.length], colorLight: `${COLORS[o.me.id % COLORS.length]}33` })
+  // the others see the name, role and colour the server gives this session, whatever is set here
+  awareness.setLocalStateField('user', { name: o.me.name })
   const cid = Math.random().toString(36).slice(2)
   let ready = false
   let readOnly = o.readOnly
 
-  // local changes are batched: merged into one update and POSTed every 60 ms at most, one request at a time
+  // local changes are batched: merged into one update and POSTed 60 ms after the first, one request at a
+  // time in order (each builds on the ones before); flush() sends what waits at once, for Run
   let pending: Uint8Array[] = []
-  let inflight = false
   let timer: ReturnType<typeof setTimeout> | undefined
-  const flush = () => {
+  /** The latest POST, settled when it and every one before it are done. */
+  let last: Promise<void> = Promise.resolve()
+  const flush = (): Promise<void> => {
+    clearTimeout(timer)
     timer = undefined
-    if (inflight || !pending.length) return
+    if (!pending.length) return last
     const update = Y.mergeUpdates(pending)
     pending = []
-    inflight = true
-    o.post('/doc', { update: toB64(update), cid }).then(
-      () => o.onSync('saved'),
-      (e: Error) => o.onSync({ error: e.message })
-    ).finally(() => {
-      inflight = false
-      if (pending.length) timer = setTimeout(flush, 0)
-    })
+    last = last
+      .catch(() => {})
+      .then(() => o.post('/doc', { update: toB64(update), cid }))
+      .then(
+        () => {
+          if (!pending.length) o.onSync('saved')
+        },
+        (e: Error) => {
+          o.onSync({ error: e.message })
+          throw e
+        }
+      )
+    last.catch(() => {})
+    return last
   }
   doc.on('update', (update: Uint8Array, origin: unknown) => {
     if (origin === 'remote' || !ready) return
@@ -114,6 +124,14 @@ export function mount(o: MountOptions) {
     o.onSync('editing')
     timer ??= setTimeout(flush, 60)
   })
+  /** The server's whole document holds everything this tab got from the others (its own edits may still be on their way). */
+  const covers = (whole: Uint8Array) => {
+    const theirs = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(whole))
+    for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(doc))) {
+      if (client !== doc.clientID && (theirs.get(client) ?? 0) < clock) return false
+    }
+    return true
+  }
   let awarenessTimer: ReturnType<typeof setTimeout> | undefined
   awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
     if (origin === 'remote' || !ready) return
@@ -151,9 +169,16 @@ export function mount(o: MountOptions) {
     cid,
     /** The whole text (what Run runs). */
     text: () => text.toString(),
+    /** Sends the edits not yet sent; settles when the server has every edit made so far (rejects if one was refused). */
+    flush,
     /** The document as the server has it: the full state at connect, then others' updates. */
     applyRemote(update64: string, init = false) {
-      Y.applyUpdate(doc, fromB64(update64), 'remote')
+      const update = fromB64(update64)
+      // a stream that reopens gets the whole document again; when it lacks what this tab already had from
+      // the others, the server's document was rebuilt (repaired from its text): merging would double the
+      // text, so the page starts again from the server's
+      if (init && ready && !covers(update)) return o.onReplaced()
+      Y.applyUpdate(doc, update, 'remote')
       if (init && !ready) {
         ready = true
         if (!readOnly) view.dispatch({ effects: editable.reconfigure([EditorState.readOnly.of(false), EditorView.editable.of(true)]) })

@@ -1,0 +1,278 @@
+# Drives the real Judge0 clients from PyPI (installed by scripts/install-test-clients.sh) against a
+# running Arbiter, each exactly as its documentation shows, with nothing changed but the base URL and
+# the token. `python judge0-clients.py SCENARIO` prints one JSON object; judge0-clients.e2e.test.ts
+# starts the server, runs each scenario as a subprocess and checks what the clients saw.
+# Environment: ARBITER_JUDGE0 (base URL, …/judge0), ARBITER_SECRET, ARBITER_CALLBACK (a receiver URL).
+import asyncio
+import base64
+import json
+import os
+import sys
+
+BASE = os.environ["ARBITER_JUDGE0"]
+SECRET = os.environ["ARBITER_SECRET"]
+
+C_HELLO = """
+#include <stdio.h>
+
+int main() {
+    int a, b;
+    scanf("%d %d", &a, &b);
+    printf("%d\\n", a + b);
+    char name[10];
+    scanf("%s", name);
+    printf("Hello, %s!\\n", name);
+    return 0;
+}
+"""
+JAVA_HELLO = """
+public class Main {
+    public static void main(String[] args) {
+        System.out.println("hello, world");
+    }
+}
+"""
+
+
+def sub(s):
+    """What a test needs of a judge0.Submission."""
+    return {
+        "stdout": s.stdout,
+        "stderr": s.stderr,
+        "compile_output": s.compile_output,
+        "status": int(s.status) if s.status is not None else None,
+        "status_name": str(s.status) if s.status is not None else None,
+        "time": s.time,
+        "memory": s.memory,
+        "token": str(s.token),
+        "exit_code": s.exit_code,
+        "created_at": s.created_at.isoformat() if s.created_at else None,
+        "finished_at": s.finished_at.isoformat() if s.finished_at else None,
+        "wall_time": s.wall_time,
+        "message": s.message,
+    }
+
+
+# ── the official SDK (judge0) ─────────────────────────────────────────────────────────────────────
+
+
+def sdk_client():
+    import judge0
+
+    return judge0.Client(endpoint=BASE, headers={"X-Auth-Token": SECRET})
+
+
+def official_languages():
+    import judge0
+
+    client = sdk_client()
+    return {
+        "version": client.version,
+        "languages": [[l.id, l.name] for l in client.languages],
+        "supported": {n: client.is_language_supported(getattr(judge0, n)) for n in ["PYTHON", "C", "CPP", "JAVA", "GO", "RUST", "MULTI_FILE", "BASH"]},
+        "config_max_batch": client.config.max_submission_batch_size,
+        "statuses": client.get_statuses(),
+        "language_71": client.get_language(71).model_dump(),
+    }
+
+
+def official_run():
+    import judge0
+
+    client = sdk_client()
+    py = judge0.run(client=client, source_code="print('hello, world')", language=judge0.PYTHON)
+    c = judge0.run(client=client, source_code=C_HELLO, stdin="\n3 5\nBob\n", language=judge0.C)
+    java = judge0.run(client=client, source_code=JAVA_HELLO, language=judge0.JAVA)
+    cpp = judge0.run(client=client, source_code='#include <iostream>\nint main(){ auto f = [](auto x){ return x * 2; }; std::cout << f(21) << "\\n"; }', language=judge0.CPP)
+    return {"python": sub(py), "c": sub(c), "java": sub(java), "cpp": sub(cpp)}
+
+
+def official_test_cases():
+    import judge0
+
+    client = sdk_client()
+    results = judge0.run(
+        client=client,
+        source_code="print(f'Hello, {input()}!')",
+        language=judge0.PYTHON,
+        test_cases=[
+            ("Bob", "Hello, Bob!"),
+            {"input": "Alice", "expected_output": "Hello, Alice!"},
+            ["Charlie", "Hello, Bob!"],
+        ],
+    )
+    return {"results": [sub(r) for r in results]}
+
+
+def official_batch():
+    import judge0
+
+    client = sdk_client()
+    submissions = [
+        judge0.Submission(source_code=f"print({i} * {i})", language=judge0.PYTHON) for i in range(25)
+    ] + [
+        judge0.Submission(source_code='#include <stdio.h>\nint main(){ puts("c"); return 0; }', language=judge0.C),
+        judge0.Submission(source_code="int main( { }", language=judge0.C),
+        judge0.Submission(source_code="import sys\nsys.exit(3)", language=judge0.PYTHON),
+        judge0.Submission(source_code="while True: pass", language=judge0.PYTHON, cpu_time_limit=0.5),
+    ]
+    results = judge0.run(client=client, submissions=submissions)
+    return {"results": [sub(r) for r in results]}
+
+
+def official_async_and_wait():
+    import judge0
+
+    client = sdk_client()
+    created = judge0.async_run(client=client, source_code="import time\ntime.sleep(0.2)\nprint('late')", language=judge0.PYTHON)
+    before = int(created.status) if created.status is not None else None
+    done = judge0.wait(client=client, submissions=created)
+    return {"token": str(created.token), "status_before": before, "done": sub(done)}
+
+
+def official_implicit_client():
+    # the SDK's documented self-hosted set-up: the endpoint and headers from the environment
+    os.environ["JUDGE0_CE_ENDPOINT"] = BASE
+    os.environ["JUDGE0_CE_AUTH_HEADERS"] = json.dumps({"X-Auth-Token": SECRET})
+    import judge0
+
+    result = judge0.run(source_code="print('implicit')", language=judge0.PYTHON)
+    return sub(result)
+
+
+def official_bad_token():
+    import judge0
+
+    try:
+        judge0.Client(endpoint=BASE, headers={"X-Auth-Token": "not-a-secret"})
+    except RuntimeError as e:
+        return {"error": str(e), "cause": str(e.__cause__)}
+    return {"error": None}
+
+
+# ── judge0-client (async) ─────────────────────────────────────────────────────────────────────────
+
+
+async def _poll(client, token):
+    for _ in range(600):
+        detail = await client.get_submission(token)
+        if detail.status.id > 2:
+            return detail
+        await asyncio.sleep(0.05)
+    raise TimeoutError(token)
+
+
+async def _client_run():
+    from judge0_client import Judge0Client, SingleFileSubmission
+
+    out = {}
+    async with Judge0Client(base_url=BASE, auth_token=SECRET) as client:
+        req = SingleFileSubmission(language_id=71, source_code="print('sum =', int(input()) + 2)", stdin="40\n")
+        created = await client.create_submission(req)
+        detail = await _poll(client, created.token)
+        out["python"] = detail.model_dump()
+        req = SingleFileSubmission(
+            language_id=71,
+            source_code="import helper; print(helper.answer())",
+            additional_files={"helper.py": "def answer():\n    return 42\n"},
+        )
+        out["additional_files"] = (await _poll(client, (await client.create_submission(req)).token)).model_dump()
+        req = SingleFileSubmission(language_id=54, source_code="#include <cstdio>\nint main(int c, char** v){ for (int i = 1; i < c; i++) printf(\"[%s]\", v[i]); }", command_line_arguments="a 'b c' $HOME;id", compiler_options="-DX=1 -Wall")
+        out["arguments"] = (await _poll(client, (await client.create_submission(req)).token)).model_dump()
+        req = SingleFileSubmission(language_id=50, source_code="int main(void) { return 1 / 0 * 0 + x; }")
+        out["compile_error"] = (await _poll(client, (await client.create_submission(req)).token)).model_dump()
+        out["about"] = (await client.get_about()).model_dump()
+        out["workers"] = [w.model_dump() for w in await client.get_workers()]
+    return out
+
+
+def client_run():
+    return asyncio.run(_client_run())
+
+
+async def _client_errors():
+    from judge0_client import Judge0Client, Judge0Error, MultiFileSubmission, SingleFileSubmission
+
+    out = {}
+    async with Judge0Client(base_url=BASE, auth_token=SECRET) as client:
+        for name, req in [
+            ("multi_file", MultiFileSubmission(additional_files={"run": "python main.py\n", "main.py": "print(1)\n"})),
+            ("network", SingleFileSubmission(language_id=71, source_code="print(1)", enable_network=True)),
+            ("cpu_limit", SingleFileSubmission(language_id=71, source_code="print(1)", cpu_time_limit=1000)),
+        ]:
+            try:
+                await client.create_submission(req)
+                out[name] = None
+            except Judge0Error as e:
+                out[name] = str(e)
+        try:
+            await client.get_submission("00000000-0000-4000-8000-000000000000")
+            out["unknown_token"] = None
+        except Judge0Error as e:
+            out["unknown_token"] = str(e)
+    async with Judge0Client(base_url=BASE, auth_token="wrong") as client:
+        try:
+            await client.get_about()
+            out["bad_token"] = None
+        except Judge0Error as e:
+            out["bad_token"] = str(e)
+    return out
+
+
+def client_errors():
+    return asyncio.run(_client_errors())
+
+
+async def _client_callback():
+    from judge0_client import Judge0Client, SingleFileSubmission
+
+    async with Judge0Client(base_url=BASE, auth_token=SECRET) as client:
+        req = SingleFileSubmission(language_id=71, source_code="print('called back')", callback_url=os.environ["ARBITER_CALLBACK"])
+        created = await client.create_submission(req)
+        return {"token": created.token}
+
+
+def client_callback():
+    return asyncio.run(_client_callback())
+
+
+# ── judge0api ─────────────────────────────────────────────────────────────────────────────────────
+
+
+def api_run():
+    import judge0api as api
+
+    client = api.Client(BASE, auth_token=SECRET)
+    out = {}
+    s = api.submission.submit(client, b"print(f'Hello {input()}')", 71, stdin=b"Judge0", expected_output=b"Hello Judge0")
+    out["wait"] = {"stdout": s["stdout"], "status": s.status, "token": s.token, "time": s.time}
+    wrong = api.submission.submit(client, b"print('nope')", 71, expected_output=b"Hello Judge0")
+    out["wrong"] = {"stdout": wrong["stdout"], "status": wrong.status}
+    client.wait = False
+    queued = api.submission.submit(client, b"#include <stdio.h>\nint main(){ printf(\"%d\\n\", 6 * 7); }", 50)
+    import time
+
+    for _ in range(400):
+        got = api.submission.get(client, queued.token)
+        if got.status and got.status["id"] > 2:
+            break
+        time.sleep(0.05)
+    out["polled"] = {"stdout": got["stdout"], "status": got.status, "language_id": got.language_id, "memory": got.memory, "exit_code": got.exit_code}
+    return out
+
+
+def api_bad_token():
+    import judge0api as api
+    import requests
+
+    try:
+        api.Client(BASE, auth_token="not-a-secret")
+    except requests.HTTPError as e:
+        return {"status": e.response.status_code}
+    return {"status": None}
+
+
+SCENARIOS = {f.__name__: f for f in [official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_implicit_client, official_bad_token, client_run, client_errors, client_callback, api_run, api_bad_token]}
+
+if __name__ == "__main__":
+    print(json.dumps(SCENARIOS[sys.argv[1]](), default=str))

@@ -1,0 +1,34 @@
+import { describe, expect, test } from 'vitest'
+import { normaliseJobSpec } from './job-spec.ts'
+import { testConfig, thrownAppError } from '../testing/evaluation.ts'
+
+const config = testConfig({ limits: { files_max_count: 2, files_max_bytes: 8, max_time_sec: 5, wall_extra_sec: 2, processes: 64, output_cap_bytes: 1000 } })
+
+describe('normaliseJobSpec', () => {
+  test('leaves out what is not given', () => {
+    expect(normaliseJobSpec(config, {})).toEqual({})
+  })
+
+  test('clamps limits to the config caps, never refuses them', () => {
+    expect(normaliseJobSpec(config, { wallTimeSec: 99, processes: 1000, outputBytes: 1e9, addressSpaceKb: 1 })).toEqual({ wallTimeSec: 12, processes: 64, outputBytes: 1000, addressSpaceKb: 4096 })
+    // 0 or negative: the default (left out)
+    expect(normaliseJobSpec(config, { wallTimeSec: 0, processes: -1 })).toEqual({})
+  })
+
+  test('refuses file names that are not plain, twice-given names, bad base64 and too many or too large files', () => {
+    const code = (f: () => unknown) => thrownAppError(f).code
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: '../etc', contentBase64: '' }] }))).toBe('InvalidArgumentError')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: '' }, { name: 'a', contentBase64: '' }] }))).toBe('InvalidArgumentError')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: '%%%%' }] }))).toBe('InvalidArgumentError')
+    expect(code(() => normaliseJobSpec(config, { files: [1, 2, 3].map((i) => ({ name: `f${i}`, contentBase64: '' })) }))).toBe('PayloadTooLargeError')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYWFhYWFhYQ==' }] }))).toBe('PayloadTooLargeError')
+    expect(code(() => normaliseJobSpec(config, { sourceFileName: 'x', files: [{ name: 'x', contentBase64: '' }] }))).toBe('InvalidArgumentError')
+    expect(normaliseJobSpec(config, { files: [{ name: 'data.txt', contentBase64: 'aGk=\n' }] })).toEqual({ files: [{ name: 'data.txt', contentBase64: 'aGk=' }] })
+  })
+
+  test('argv items must be strings', () => {
+    expect(thrownAppError(() => normaliseJobSpec(config, { compileArgv: ['gcc', 3 as unknown as string] })).code).toBe('InvalidArgumentError')
+    expect(thrownAppError(() => normaliseJobSpec(config, { runArgv: [] })).code).toBe('InvalidArgumentError')
+    expect(normaliseJobSpec(config, { compileArgv: [], runArgv: ['./a', 'x y; rm -rf /'] })).toEqual({ compileArgv: [], runArgv: ['./a', 'x y; rm -rf /'] })
+  })
+})

@@ -1,0 +1,81 @@
+// Checks and clamps what a protocol adds to a job (model.ts JobSpec) against the admin's caps
+// (limits.*): a file name that could leave the work directory, a base64 that is not one, an argv item
+// that is not a string, a limit past its cap. Refusals are AppErrors the protocol's edge words its way;
+// limits are clamped, never refused. The worker checks names again where it writes the files.
+import type { Config } from '../config.ts'
+import { AppError } from '../errors.ts'
+import { isPlainName } from '../jobs/job-files.ts'
+import type { JobFile, JobSpec } from './model.ts'
+
+export { isPlainName }
+
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+const MAX_ARGV_ITEMS = 256
+const MAX_ARGV_ITEM_CHARS = 4096
+
+function checkArgv(field: string, argv: unknown): string[] {
+  if (!Array.isArray(argv) || argv.length > MAX_ARGV_ITEMS) throw new AppError('InvalidArgumentError', `${field} must be a list of at most ${MAX_ARGV_ITEMS} strings`, { [field]: argv })
+  for (const a of argv) {
+    if (typeof a !== 'string' || a.length > MAX_ARGV_ITEM_CHARS || a.includes('\0'))
+      throw new AppError('InvalidArgumentError', `${field} items must be strings of at most ${MAX_ARGV_ITEM_CHARS} characters`, { [field]: a })
+  }
+  return argv as string[]
+}
+
+function checkFiles(limits: Config['limits'], files: JobFile[]): JobFile[] {
+  if (files.length > limits.files_max_count)
+    throw new AppError('PayloadTooLargeError', `more than ${limits.files_max_count} files`, { files_max_count: limits.files_max_count })
+  let total = 0
+  const seen = new Set<string>()
+  for (const f of files) {
+    if (!isPlainName(f.name)) throw new AppError('InvalidArgumentError', `file name '${String(f.name)}' is not a plain file name`, { name: f.name })
+    if (seen.has(f.name)) throw new AppError('InvalidArgumentError', `file name '${f.name}' is given twice`, { name: f.name })
+    seen.add(f.name)
+    const b64 = f.contentBase64.replace(/\s+/g, '')
+    if (b64.length % 4 === 1 || !BASE64.test(b64)) throw new AppError('InvalidArgumentError', `file '${f.name}' is not valid base64`, { name: f.name })
+    total += Math.floor((b64.length * 3) / 4)
+    if (total > limits.files_max_bytes)
+      throw new AppError('PayloadTooLargeError', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
+  }
+  return files.map((f) => ({ name: f.name, contentBase64: f.contentBase64.replace(/\s+/g, '') }))
+}
+
+const clampTo = (v: number | undefined, min: number, max: number, whole = false): number | undefined => {
+  if (v === undefined || !Number.isFinite(v) || v <= 0) return undefined
+  const c = Math.max(min, Math.min(v, max))
+  return whole ? Math.round(c) : c
+}
+
+/** The spec a submission stores: checked, clamped to the config's caps, absent fields left out. */
+export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = config.limits.max_time_sec): JobSpec {
+  const l = config.limits
+  const spec: JobSpec = {}
+  if (input.files?.length) spec.files = checkFiles(l, input.files)
+  if (input.sourceFileName !== undefined) {
+    if (!isPlainName(input.sourceFileName)) throw new AppError('InvalidArgumentError', `source file name '${input.sourceFileName}' is not a plain file name`, { name: input.sourceFileName })
+    if (spec.files?.some((f) => f.name === input.sourceFileName))
+      throw new AppError('InvalidArgumentError', `a file is named as the source file '${input.sourceFileName}'`, { name: input.sourceFileName })
+    spec.sourceFileName = input.sourceFileName
+  }
+  if (input.compileArgv !== undefined) spec.compileArgv = checkArgv('compileArgv', input.compileArgv)
+  if (input.runArgv !== undefined) {
+    spec.runArgv = checkArgv('runArgv', input.runArgv)
+    if (!spec.runArgv.length) throw new AppError('InvalidArgumentError', 'runArgv is empty', {})
+  }
+  const set = <K extends keyof JobSpec>(key: K, v: JobSpec[K] | undefined) => {
+    if (v !== undefined) spec[key] = v
+  }
+  // the wall clock may reach what the default rule gives the (clamped) CPU limit, or the config's largest
+  set('wallTimeSec', clampTo(input.wallTimeSec, 0.05, Math.max(l.max_time_sec, timeLimitSec) * 2 + l.wall_extra_sec))
+  // a further restriction under the jail's memory cap: only bounded by what the kernel accepts
+  set('addressSpaceKb', clampTo(input.addressSpaceKb, 4096, 64 * 1024 * 1024, true))
+  set('processes', clampTo(input.processes, 1, l.processes, true))
+  set('outputBytes', clampTo(input.outputBytes, 1, l.output_cap_bytes, true))
+  set('compileTimeSec', clampTo(input.compileTimeSec, 0.1, l.compile_time_sec))
+  set('compileMemoryKb', clampTo(input.compileMemoryKb, 16384, l.compile_memory_kb, true))
+  if (input.redirectStderrToStdout) spec.redirectStderrToStdout = true
+  if (input.outputEncoding === 'latin1') spec.outputEncoding = 'latin1'
+  if (input.compileStderrFails) spec.compileStderrFails = true
+  return spec
+}

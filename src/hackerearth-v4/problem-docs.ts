@@ -1,0 +1,51 @@
+// OpenAPI descriptions of the problems routes, attached with documented() (http/route-docs.ts).
+import { z } from 'zod'
+import { ErrorReply } from '../hackerearth/schemas.ts'
+import type { RouteDoc } from '../http/route-docs.ts'
+import { ProblemList, ProblemReply, ProblemRequest } from '../problems/schemas.ts'
+
+const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } })
+const errors = (codes: Record<number, string>) =>
+  Object.fromEntries(Object.entries(codes).map(([code, description]) => [code, { description, content: json(ErrorReply) }]))
+const headers = z.object({ 'client-secret': z.string().meta({ description: 'The client secret (or client_secret in the query).' }) })
+const params = z.object({ problemId: z.string() })
+
+export const problemDocs = {
+  create: {
+    tags: ['problems'],
+    summary: 'Store a problem: a test set (and checker) to grade v4 submissions against by problem_id.',
+    trailingSlash: true,
+    request: {
+      headers,
+      body: {
+        content: {
+          ...json(ProblemRequest),
+          'multipart/form-data': { schema: z.object({ name: z.string(), checker: z.string().optional(), time_limit: z.string().optional(), memory_limit: z.string().optional(), tests: z.string().meta({ format: 'binary', description: 'A zip of NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a.' }) }) },
+        },
+        required: true,
+      },
+    },
+    responses: { 200: { description: 'The stored problem', content: json(ProblemReply) }, ...errors({ 400: 'InvalidArgumentError (with the refused file), LanguageNotSupportedError', 401: 'UnregisteredClientError', 413: 'PayloadTooLargeError' }) },
+  },
+  list: {
+    tags: ['problems'],
+    summary: "The client's problems, newest first.",
+    trailingSlash: true,
+    request: { headers },
+    responses: { 200: { description: 'Problems', content: json(ProblemList) }, ...errors({ 401: 'UnregisteredClientError' }) },
+  },
+  get: {
+    tags: ['problems'],
+    summary: "One of the client's problems: its metadata and each test's sizes, not the data.",
+    trailingSlash: true,
+    request: { headers, params },
+    responses: { 200: { description: 'The problem', content: json(ProblemReply) }, ...errors({ 401: 'UnregisteredClientError', 404: 'NotFoundError (also for another client\'s problem)' }) },
+  },
+  delete: {
+    tags: ['problems'],
+    summary: 'Deletes a problem and the test files no other problem uses. Submissions already made keep their tests.',
+    trailingSlash: true,
+    request: { headers, params },
+    responses: { 200: { description: 'Deleted', content: json(z.object({ problem_id: z.string(), deleted: z.literal(true) })) }, ...errors({ 401: 'UnregisteredClientError', 404: 'NotFoundError' }) },
+  },
+} satisfies Record<string, RouteDoc>

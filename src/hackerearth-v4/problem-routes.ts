@@ -1,0 +1,88 @@
+// /v4/partner/code-evaluation/problems/: POST (JSON, or multipart with a `tests` zip), GET list, GET one,
+// DELETE. The client-secret header (or client_secret in the query) is checked before a byte of the
+// upload is read, and the upload is capped by grading.total_max_bytes.
+import { Hono, type Context } from 'hono'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { clientSecret } from '../http/auth.ts'
+import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { documented } from '../http/route-docs.ts'
+import { problemDocs } from './problem-docs.ts'
+import { createProblem, deleteProblem, getProblem, listProblems, problemReply, type ProblemInput } from '../problems/problems.ts'
+import { ProblemForm, ProblemRequest } from '../problems/schemas.ts'
+import { readTestZip, ZipRefused } from '../problems/zip.ts'
+import { testCountScanner } from '../problems/test-count-scan.ts'
+import { z } from 'zod'
+
+export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
+
+function invalid(error: z.ZodError, body: Record<string, unknown>): never {
+  const issue = error.issues[0]
+  const field = String(issue.path[0] ?? 'body')
+  if (body[field] === undefined || body[field] === '') throw new AppError('ArgumentMissingError', `${field} is needed!`)
+  throw new AppError('InvalidArgumentError', `${issue.path.join('.') || field} is not valid (${issue.message})`, {})
+}
+
+async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
+  const g = deps.config.grading
+  const type = c.req.header('content-type') ?? ''
+  const multipart = /^multipart\/form-data/i.test(type)
+  // a JSON upload's tests are counted while it streams in: over the count it is refused at once,
+  // before the rest is read or anything is parsed (the event loop stays free for everyone else)
+  const scan = multipart ? undefined : testCountScanner()
+  const countTests = scan
+    ? (chunk: Uint8Array) => {
+        if (scan.push(chunk) > g.max_tests) throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} tests`, { max_tests: g.max_tests })
+      }
+    : undefined
+  // the zip's own overhead on top of the data it may hold
+  const raw = await readCapped(c.req.raw, g.total_max_bytes + (1 << 20), countTests)
+  if (multipart) {
+    let form: FormData
+    try {
+      form = await new Response(raw, { headers: { 'content-type': type } }).formData()
+    } catch {
+      throw new AppError('InvalidArgumentError', 'the multipart body does not parse', {})
+    }
+    const fields: Record<string, unknown> = {}
+    for (const [k, v] of form) if (typeof v === 'string' && !(k in fields)) fields[k] = v
+    const parsed = ProblemForm.safeParse(fields)
+    if (!parsed.success) invalid(parsed.error, fields)
+    const zip = form.get('tests')
+    if (!zip || typeof zip === 'string') throw new AppError('ArgumentMissingError', 'tests is needed! (a zip file)')
+    let tests
+    try {
+      tests = await readTestZip(Buffer.from(await zip.arrayBuffer()), { maxTests: g.max_tests, fileBytes: g.test_max_bytes, totalBytes: g.total_max_bytes })
+    } catch (err) {
+      if (err instanceof ZipRefused) throw new AppError('InvalidArgumentError', `tests: ${err.message}`, { tests: err.message })
+      throw err
+    }
+    return { ...parsed.data, tests: tests.map((t) => ({ name: t.name, input: t.input, expected_output: t.output })) }
+  }
+  let body: Record<string, unknown>
+  try {
+    body = parseBoundedJson(new TextDecoder().decode(raw)) as Record<string, unknown>
+  } catch (err) {
+    if (err instanceof AppError) throw err
+    throw new AppError('InvalidArgumentError', 'the body must be JSON, or multipart/form-data with a tests zip', {})
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('InvalidArgumentError', 'the body must be a JSON object', {})
+  const parsed = ProblemRequest.safeParse(body)
+  if (!parsed.success) invalid(parsed.error, body)
+  return { ...parsed.data, tests: parsed.data.test_cases }
+}
+
+export function problemRoutes(deps: Deps): Hono {
+  const app = new Hono()
+  const auth = clientSecret(deps, 'v4')
+  const one = `${PROBLEMS_PATH}/:problemId`
+  // (a trailing slash is the same route: the app is not strict about it)
+  app.post(PROBLEMS_PATH, auth, documented(problemDocs.create, async (c: Context) => c.json(problemReply(createProblem(deps, c.var.client, await readUpload(deps, c)).problem))))
+  app.get(PROBLEMS_PATH, auth, documented(problemDocs.list, (c: Context) => c.json({ problems: listProblems(deps, c.var.client).map((p) => problemReply(p)) })))
+  app.get(one, auth, documented(problemDocs.get, (c: Context) => {
+    const { problem, tests } = getProblem(deps, c.var.client, c.req.param('problemId') ?? '')
+    return c.json(problemReply(problem, tests))
+  }))
+  app.delete(one, auth, documented(problemDocs.delete, (c: Context) => c.json({ problem_id: deleteProblem(deps, c.var.client, c.req.param('problemId') ?? '').publicId, deleted: true as const })))
+  return app
+}

@@ -1,0 +1,54 @@
+// The one map from what can go wrong to Judge0's answers: 401 and 403 with empty bodies (Rails'
+// `head`), 404 as Rails renders a missing record for JSON, `{error}` bodies for the rest (the
+// 422 `{field: [messages]}` bodies are built where requests are checked: validate.ts).
+import type { Context, ErrorHandler } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { AppError, isAppError } from '../errors.ts'
+import type { Log } from '../log.ts'
+
+/** Answered by the routes: not an AppError of the core but a Judge0 reply. */
+export class Judge0Reply extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown
+  ) {
+    super(`judge0 ${status}`)
+  }
+}
+
+export const unauthorized = () => new Judge0Reply(401, null)
+export const forbidden = () => new Judge0Reply(403, null)
+export const notFound = () => new Judge0Reply(404, { status: 404, error: 'Not Found' })
+export const badRequest = (error: string) => new Judge0Reply(400, { error })
+
+const statusOf: Partial<Record<AppError['code'], ContentfulStatusCode>> = {
+  UnregisteredClientError: 401,
+  NotFoundError: 404,
+  QuotaExceededError: 429,
+  PayloadTooLargeError: 413,
+  InvalidArgumentError: 400,
+  ArgumentMissingError: 400,
+  LanguageNotSupportedError: 422,
+  MethodNotAllowedError: 405,
+}
+
+export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
+  if (err instanceof Judge0Reply) {
+    if (err.body === null) return c.body(null, err.status as 401)
+    return c.json(err.body, err.status as ContentfulStatusCode)
+  }
+  if (isAppError(err)) {
+    const status = statusOf[err.code]
+    if (status === 401) return c.body(null, 401)
+    if (status === 404) return c.json({ status: 404, error: 'Not Found' }, 404)
+    if (status === 422) return c.json({ language_id: [err.detail] }, 422)
+    if (status) return c.json({ error: err.detail || err.code }, status)
+  }
+  log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })
+  return c.json({ error: 'something went wrong on our side' }, 500)
+}
+
+export const judge0Error =
+  (log: Log): ErrorHandler =>
+  (err, c) =>
+    judge0ErrorReply(err, log, c)

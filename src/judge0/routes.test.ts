@@ -1,0 +1,222 @@
+import { afterEach, describe, expect, test } from 'vitest'
+import { createApp } from '../app.ts'
+import { addClient, createTestDeps, json, until, type TestDeps } from '../testing/evaluation.ts'
+
+import type { OutboxRow } from '../jobs/outbox.ts'
+import { decode64 } from './replies.ts'
+
+let deps: TestDeps
+afterEach(() => deps?.stop())
+
+const put: OutboxRow[] = []
+function setup(opts: Parameters<typeof createTestDeps>[0] = {}) {
+  put.length = 0
+  deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async (row) => void put.push(row) }, ...opts })
+  return { app: createApp(deps), secret: addClient(deps) }
+}
+
+type App = ReturnType<typeof createApp>
+const post = (app: App, path: string, secret: string, body: unknown) =>
+  app.request(`/judge0${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Auth-Token': secret }, body: JSON.stringify(body) })
+const get = (app: App, path: string, secret: string) => app.request(`/judge0${path}`, { headers: { 'X-Auth-Token': secret } })
+const done = async (app: App, secret: string, token: string, query = '') => {
+  let body: any
+  for (let i = 0; i < 200; i++) {
+    body = await json(await get(app, `/submissions/${token}?fields=*${query}`, secret))
+    if (body.status.id > 2) return body
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  throw new Error(`${token} never finished`)
+}
+
+describe('Judge0 auth', () => {
+  test('X-Auth-Token as header or query; missing or unknown: 401 with an empty body', async () => {
+    const { app, secret } = setup()
+    for (const r of [await app.request('/judge0/languages'), await get(app, '/languages', 'nope')]) {
+      expect(r.status).toBe(401)
+      expect(await r.text()).toBe('')
+    }
+    expect((await app.request(`/judge0/statuses?X-Auth-Token=${secret}`)).status).toBe(200)
+    expect((await post(app, '/authenticate', secret, {})).status).toBe(200)
+    expect((await app.request(`/judge0/authenticate?X-Auth-Token=${secret}`, { method: 'POST' })).status).toBe(200)
+    const authz = await post(app, '/authorize', secret, {})
+    expect(authz.status).toBe(403)
+    expect((await app.request('/judge0/authorize', { method: 'POST' })).status).toBe(401)
+  })
+
+  test("another client's token is 404, as is a HackerEarth he_id", async () => {
+    const { app, secret } = setup()
+    const other = addClient(deps, { name: 'other' })
+    const { token } = await json(await post(app, '/submissions', secret, { source_code: 'print(1)', language_id: 71 }))
+    expect((await get(app, `/submissions/${token}`, other)).status).toBe(404)
+    expect(await json(await get(app, `/submissions/${token}`, other))).toEqual({ status: 404, error: 'Not Found' })
+    const v4 = await json(await app.request('/v4/partner/code-evaluation/submissions/', { method: 'POST', headers: { 'client-secret': secret, 'content-type': 'application/json' }, body: JSON.stringify({ lang: 'PYTHON3', source: 'x' }) }))
+    expect((await get(app, `/submissions/${v4.he_id}`, secret)).status).toBe(404)
+    const batch = await json(await get(app, `/submissions/batch?tokens=${token},${v4.he_id}`, other))
+    expect(batch).toEqual({ submissions: [null, null] })
+  })
+})
+
+describe('Judge0 submissions', () => {
+  test('201 {token}, then In Queue → Accepted, default fields in Judge0 order, fields=* exactly 35', async () => {
+    const { app, secret } = setup()
+    deps.pool.hold()
+    const r = await post(app, '/submissions/', secret, { source_code: 'print(input())', language_id: 71, stdin: 'hi\n', expected_output: 'hi' })
+    expect(r.status).toBe(201)
+    const { token, ...rest } = await json(r)
+    expect(rest).toEqual({})
+    expect(token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    const queued = await json(await get(app, `/submissions/${token}`, secret))
+    expect(Object.keys(queued)).toEqual(['stdout', 'time', 'memory', 'stderr', 'token', 'compile_output', 'message', 'status'])
+    expect(queued.status.id).toBeLessThanOrEqual(2)
+    deps.pool.release()
+    const body = await done(app, secret, token)
+    expect(Object.keys(body)).toHaveLength(35)
+    expect(body).toMatchObject({
+      stdout: 'hi\n', stdin: 'hi\n', expected_output: 'hi', language_id: 71, status_id: 3, status: { id: 3, description: 'Accepted' },
+      time: '0.01', wall_time: '0.02', memory: 3072, exit_code: 0, exit_signal: null, message: null, compile_output: null,
+      cpu_time_limit: '5.0', cpu_extra_time: '1.0', wall_time_limit: '10.0', memory_limit: 128000, stack_limit: 64000,
+      max_processes_and_or_threads: 60, max_file_size: 1024, number_of_runs: 1, enable_network: false, redirect_stderr_to_stdout: false,
+      language: { id: 71, name: 'Python (3.13)' },
+    })
+    expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(body.finished_at).toMatch(/\.\d{3}Z$/)
+  })
+
+  test('wait=true answers the finished submission; Wrong Answer when expected_output differs', async () => {
+    const { app, secret } = setup()
+    const r = await post(app, '/submissions?wait=true', secret, { source_code: 'x', language_id: 71, stdin: 'a\n', expected_output: 'b' })
+    expect(r.status).toBe(201)
+    const body = await json(r)
+    expect(Object.keys(body)).toEqual(['stdout', 'time', 'memory', 'stderr', 'token', 'compile_output', 'message', 'status'])
+    expect(body.status).toEqual({ id: 4, description: 'Wrong Answer' })
+  })
+
+  test('base64_encoded=true: request text decoded, reply text in encode64 form', async () => {
+    const { app, secret } = setup()
+    const b = (s: string) => Buffer.from(s).toString('base64')
+    const body = await json(await post(app, '/submissions?wait=true&base64_encoded=true&fields=stdout,stdin,source_code,status', secret, { source_code: b('print(1)'), stdin: b('y'.repeat(70)), language_id: 71 }))
+    expect(body.stdout).toBe(Buffer.from('y'.repeat(70)).toString('base64').replace(/.{1,60}/g, '$&\n'))
+    expect(body.stdout.split('\n')[0]).toHaveLength(60)
+    expect(decode64(body.source_code).toString()).toBe('print(1)')
+    expect(Object.keys(body)).toEqual(['source_code', 'stdin', 'stdout', 'status'])
+  })
+
+  test('invalid fields: 400 naming them', async () => {
+    const { app, secret } = setup()
+    const r = await get(app, '/submissions/whatever?fields=stdout,nope', secret)
+    expect(r.status).toBe(400)
+    expect(await json(r)).toEqual({ error: 'invalid fields: [nope]' })
+  })
+
+  test("422 with Judge0's {field: [messages]}", async () => {
+    const { app, secret } = setup()
+    const r = await post(app, '/submissions', secret, { source_code: '', language_id: 89, cpu_time_limit: 100, enable_network: true })
+    expect(r.status).toBe(422)
+    expect(await json(r)).toEqual({
+      source_code: ["can't be blank"],
+      cpu_time_limit: ['must be less than or equal to 5.0'],
+      language_id: ["language with id 89 doesn't exist"],
+      enable_network: ['enabling network is not allowed'],
+    })
+  })
+
+  test('compile errors are status 6 with the compiler\'s text; run failures map to Judge0 statuses', async () => {
+    const { app, secret } = setup()
+    const ce = await json(await post(app, '/submissions?wait=true&fields=*', secret, { source_code: 'COMPILE_ERROR', language_id: 50 }))
+    expect(ce).toMatchObject({ status: { id: 6, description: 'Compilation Error' }, time: null, memory: null, stdout: null, exit_code: null })
+    expect(ce.compile_output).toContain("error: expected ';'")
+  })
+
+  test('options and arguments reach the job as argv items; files from the zip; limits as the job\'s', async () => {
+    const { app, secret } = setup()
+    await post(app, '/submissions?wait=true', secret, { source_code: 'int main(){}', language_id: 50, compiler_options: '-DX="a b"', command_line_arguments: "1 '2 3' ;id", cpu_time_limit: 2, wall_time_limit: 4, max_processes_and_or_threads: 10, max_file_size: 64, redirect_stderr_to_stdout: true })
+    const job = deps.pool.jobs[0]!
+    expect(job.compileArgv).toEqual(['cc', '-DX=a b', 'main'])
+    expect(job.runArgv).toEqual(['./main', '1', '2 3', ';id'])
+    expect(job).toMatchObject({ timeLimitSec: 2, wallTimeSec: 4, processes: 10, outputBytes: 65536, redirectStderrToStdout: true, memoryLimitKb: 128000 })
+  })
+
+  test('callback_url gets a PUT of the default fields in Base64 through the outbox', async () => {
+    const { app, secret } = setup()
+    const { token } = await json(await post(app, '/submissions', secret, { source_code: 'x', language_id: 71, stdin: 'called\n', callback_url: 'http://127.0.0.1:9/cb' }))
+    await until(() => put.length === 1)
+    expect(put[0]).toMatchObject({ kind: 'callback_put', target: 'http://127.0.0.1:9/cb', contentType: 'application/json' })
+    const body = JSON.parse(put[0]!.body)
+    expect(Object.keys(body)).toEqual(['stdout', 'time', 'memory', 'stderr', 'token', 'compile_output', 'message', 'status'])
+    expect(body).toMatchObject({ token, stdout: 'Y2FsbGVkCg==\n', status: { id: 3, description: 'Accepted' } })
+  })
+})
+
+describe('Judge0 quota', () => {
+  test('a client past its quota gets 429 with an error, nothing stored', async () => {
+    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} } })
+    const app = createApp(deps)
+    const secret = addClient(deps, { name: 'small', quota: 1 })
+    expect((await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })).status).toBe(201)
+    const r = await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })
+    expect(r.status).toBe(429)
+    expect(await json(r)).toEqual({ error: 'API usage quota exceeded' })
+  })
+})
+
+describe('Judge0 batch', () => {
+  test('create: a token or the errors per item; 400 for none or more than 20', async () => {
+    const { app, secret } = setup()
+    const r = await post(app, '/submissions/batch', secret, { submissions: [{ source_code: 'a', language_id: 71 }, { source_code: 'b', language_id: 123456789 }, { language_id: 71, source_code: '' }] })
+    expect(r.status).toBe(201)
+    const body = await json(r)
+    expect(body[0]).toHaveProperty('token')
+    expect(body.slice(1)).toEqual([{ language_id: ["language with id 123456789 doesn't exist"] }, { source_code: ["can't be blank"] }])
+    const none = await post(app, '/submissions/batch', secret, { submissions: [] })
+    expect([none.status, await json(none)]).toEqual([400, { error: 'there should be at least one submission in a batch' }])
+    const many = await post(app, '/submissions/batch', secret, { submissions: Array.from({ length: 21 }, () => ({ source_code: 'a', language_id: 71 })) })
+    expect([many.status, await json(many)]).toEqual([400, { error: 'number of submissions in a batch should be less than or equal to 20' }])
+    const allBad = await post(app, '/submissions/batch', secret, { submissions: [{ language_id: 71 }] })
+    expect(allBad.status).toBe(422)
+    const tokens = [body[0].token, '00000000-0000-4000-8000-000000000000']
+    await done(app, secret, body[0].token)
+    const shown = await json(await get(app, `/submissions/batch?tokens=${tokens.join(',')}&fields=token,status_id`, secret))
+    expect(shown).toEqual({ submissions: [{ status_id: 3, token: body[0].token }, null] })
+  })
+})
+
+describe('Judge0 information routes', () => {
+  test('languages: Judge0 ids for offered codes, sorted by name; 89 and unknown ids are 404', async () => {
+    const { app, secret } = setup()
+    const list = await json(await get(app, '/languages', secret))
+    expect(list.map((l: { id: number }) => l.id).sort((a: number, b: number) => a - b)).toEqual([50, 51, 52, 54, 63, 70, 71, 1001, 1002])
+    expect(Object.keys(list[0])).toEqual(['id', 'name'])
+    const all = await json(await get(app, '/languages/all', secret))
+    expect(all.every((l: { is_archived: boolean }) => l.is_archived === false)).toBe(true)
+    expect(await json(await get(app, '/languages/71', secret))).toEqual({ id: 71, name: 'Python (3.13)', is_archived: false, source_file: 'main', compile_cmd: null, run_cmd: './main' })
+    expect((await get(app, '/languages/89', secret)).status).toBe(404)
+    expect((await get(app, '/languages/62', secret)).status).toBe(404)
+  })
+
+  test('statuses, about, config_info, workers, system_info', async () => {
+    const { app, secret } = setup()
+    const statuses = await json(await get(app, '/statuses', secret))
+    expect(statuses).toHaveLength(14)
+    expect(statuses[13]).toEqual({ id: 14, description: 'Exec Format Error' })
+    const about = await json(await get(app, '/about', secret))
+    expect(about.version).toBe('1.13.1')
+    expect(Object.keys(about)).toEqual(['version', 'homepage', 'source_code', 'maintainer'])
+    const config = await json(await get(app, '/config_info', secret))
+    expect(config).toMatchObject({ enable_wait_result: true, max_submission_batch_size: 20, allow_enable_network: false, enable_network: false, cpu_time_limit: 5, max_cpu_time_limit: 5, max_memory_limit: 262144 })
+    expect(Object.keys(config)).toHaveLength(39) // Judge0 1.13.1 Config.config_info, all of them
+    const workers = await json(await get(app, '/workers', secret))
+    expect(workers).toEqual([{ queue: '1.13.1', size: 0, available: 2, idle: 2, working: 0, paused: 0, failed: 0 }])
+    expect(await json(await get(app, '/system_info', secret))).toHaveProperty('CPU(s)')
+    expect(await (await get(app, '/version', secret)).text()).toBe('1.13.1')
+    expect((await get(app, '/nothing-here', secret)).status).toBe(404)
+  })
+
+  test('/openapi.json lists the Judge0 routes', async () => {
+    const { app } = setup()
+    const doc = await json(await app.request('/openapi.json'))
+    for (const p of ['/judge0/submissions', '/judge0/submissions/{token}', '/judge0/submissions/batch', '/judge0/languages', '/judge0/languages/{id}', '/judge0/statuses', '/judge0/about', '/judge0/config_info', '/judge0/workers', '/judge0/system_info', '/judge0/authenticate', '/judge0/authorize'])
+      expect(Object.keys(doc.paths)).toContain(p)
+  })
+})
+

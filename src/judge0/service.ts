@@ -1,0 +1,231 @@
+// The Judge0 face of the submission core: its ranges from the admin's caps, the offered languages by
+// id, a checked request → the core's SubmissionInput (what Judge0 keeps beyond the core's columns goes
+// into the row's protocol data), and a stored row → the Judge0 record the replies are shaped from.
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from '../config.ts'
+import type { Deps } from '../deps.ts'
+import type { Client } from '../clients/clients.ts'
+import { protocolDataOf, rawResultOf, type Submission } from '../evaluation/model.ts'
+import { acceptAndWait, acceptSubmission, getSubmission, type SubmissionInput } from '../evaluation/submissions.ts'
+import { offeredLanguages, type Language } from '../languages.ts'
+import { describeLanguage, JUDGE0_LANGUAGES, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
+import type { Judge0Record } from './replies.ts'
+import type { Judge0Ranges } from './schemas.ts'
+import { runReport, STATUS, statusById } from './statuses.ts'
+import type { CheckContext, Judge0Input } from './validate.ts'
+
+/** The protocol's name in submissions.api. */
+export const JUDGE0 = 'judge0'
+
+/** How long a wait=true request is held before it is answered with the submission still running. */
+export const WAIT_DEADLINE_MS = 60_000
+
+/**
+ * Judge0 CE's default maxima (judge0.conf), each lowered to the admin's cap where that is lower: a
+ * request past them is refused (422) as Judge0 refuses it, never silently clamped.
+ */
+export function judge0Ranges(config: Config): Judge0Ranges {
+  const l = config.limits
+  return {
+    maxCpuTimeLimit: Math.min(15, l.max_time_sec),
+    // the jail stops a program at its CPU limit: the extra time is accepted and shown, not granted
+    maxCpuExtraTime: 5,
+    maxWallTimeLimit: Math.min(20, l.max_time_sec * 2 + l.wall_extra_sec),
+    maxMemoryLimit: Math.min(512000, l.max_memory_kb),
+    maxStackLimit: 128000,
+    maxMaxProcessesAndOrThreads: Math.min(120, l.processes),
+    maxMaxFileSize: Math.min(4096, Math.floor(l.output_cap_bytes / 1024)),
+    maxNumberOfRuns: 20,
+  }
+}
+
+/** versions.json of the toolchains (the provisioner's record of each code's real version), re-read when it changes. */
+let versionsSeen: { file: string; mtimeMs: number; versions: Record<string, string | undefined> } | undefined
+export function recordedVersions(toolchains: string): Record<string, string | undefined> {
+  const file = join(toolchains, 'versions.json')
+  try {
+    const mtimeMs = statSync(file).mtimeMs
+    if (versionsSeen?.file !== file || versionsSeen.mtimeMs !== mtimeMs) {
+      const languages = (JSON.parse(readFileSync(file, 'utf8')).languages ?? {}) as Record<string, { version?: string }>
+      versionsSeen = { file, mtimeMs, versions: Object.fromEntries(Object.entries(languages).map(([k, v]) => [k, v.version])) }
+    }
+    return versionsSeen.versions
+  } catch {
+    return {}
+  }
+}
+
+type LangDeps = Pick<Deps, 'config' | 'languages'>
+
+/** The offered languages, sorted by name (GET /languages). */
+export function judge0Languages(deps: LangDeps): Judge0Language[] {
+  return offeredJudge0Languages(offeredLanguages(deps.languages, deps.config), recordedVersions(deps.config.paths.toolchains))
+}
+
+/** An offered language by Judge0 id. */
+export function judge0Language(deps: LangDeps, id: number): { entry: Judge0LanguageEntry; lang: Language; described: Judge0Language } | undefined {
+  const entry = JUDGE0_LANGUAGES.find((e) => e.id === id)
+  if (!entry) return undefined
+  const lang = offeredLanguages(deps.languages, deps.config).find((l) => l.code === entry.code)
+  if (!lang) return undefined
+  return { entry, lang, described: describeLanguage(entry, lang, recordedVersions(deps.config.paths.toolchains)[entry.code]) }
+}
+
+export function checkContext(deps: LangDeps): CheckContext {
+  const l = deps.config.limits
+  return {
+    ranges: judge0Ranges(deps.config),
+    languageOf: (id) => judge0Language(deps, id),
+    sourceMaxBytes: l.source_max_bytes,
+    inputMaxBytes: l.input_max_bytes,
+    zip: { maxFiles: l.files_max_count, totalBytes: l.files_max_bytes },
+  }
+}
+
+/** What a Judge0 submission keeps beyond the core's columns (row.protocolJson). */
+export interface Judge0Data {
+  languageId: number
+  languageName: string
+  stdin: string | null
+  expectedOutput: string | null
+  numberOfRuns: number
+  cpuTimeLimit: number
+  cpuExtraTime: number
+  wallTimeLimit: number
+  memoryLimit: number
+  stackLimit: number
+  maxProcessesAndOrThreads: number
+  maxFileSize: number
+  redirectStderrToStdout: boolean
+  compilerOptions: string | null
+  commandLineArguments: string | null
+  callbackUrl: string | null
+  /** The zip as sent, Base64 (shown back as additional_files). */
+  additionalFiles: string | null
+}
+
+export function submissionInput(input: Judge0Input, wait: boolean): SubmissionInput {
+  const data: Judge0Data = {
+    languageId: input.languageId,
+    languageName: '',
+    stdin: input.stdin,
+    expectedOutput: input.expectedOutput,
+    numberOfRuns: input.numberOfRuns,
+    cpuTimeLimit: input.cpuTimeLimit,
+    cpuExtraTime: input.cpuExtraTime,
+    wallTimeLimit: input.wallTimeLimit,
+    memoryLimit: input.memoryLimit,
+    stackLimit: input.stackLimit,
+    maxProcessesAndOrThreads: input.maxProcessesAndOrThreads,
+    maxFileSize: input.maxFileSize,
+    redirectStderrToStdout: input.redirectStderrToStdout,
+    compilerOptions: input.compilerOptions,
+    commandLineArguments: input.commandLineArguments,
+    callbackUrl: input.callbackUrl,
+    additionalFiles: input.additionalFiles ? input.additionalFiles.toString('base64') : null,
+  }
+  return {
+    api: JUDGE0,
+    // a waiting client goes first, unless it also wants a callback (the core keeps callbacks of asynchronous submissions)
+    async: !wait || !!input.callbackUrl,
+    lang: input.language.code,
+    source: input.sourceCode,
+    input: input.stdin ?? '',
+    // Judge0's 0 means "no CPU limit": here, the largest there is
+    timeLimit: input.cpuTimeLimit > 0 ? input.cpuTimeLimit : Number.MAX_SAFE_INTEGER,
+    memoryLimit: input.memoryLimit,
+    ...(input.callbackUrl ? { callback: input.callbackUrl } : {}),
+    wallTimeSec: input.wallTimeLimit,
+    processes: input.maxProcessesAndOrThreads,
+    outputBytes: Math.max(1, input.maxFileSize) * 1024,
+    ...(input.redirectStderrToStdout ? { redirectStderrToStdout: true } : {}),
+    // the exact bytes: Base64 replies carry them, and plain replies must tell text that is not UTF-8
+    outputEncoding: 'latin1',
+    ...(input.files.length ? { files: input.files.map((f) => ({ name: f.name, contentBase64: f.content.toString('base64') })) } : {}),
+    ...(input.compileArgv ? { compileArgv: input.compileArgv } : {}),
+    ...(input.runArgv ? { runArgv: input.runArgv } : {}),
+    protocolData: data,
+  }
+}
+
+type ServiceDeps = Parameters<typeof acceptSubmission>[0]
+
+/** Stores one submission (the language's Judge0 name kept with it); with wait, holds until it is done or the deadline. */
+export async function createSubmission(deps: ServiceDeps, client: Client, input: Judge0Input, languageName: string, wait: boolean): Promise<Submission> {
+  const sub = submissionInput(input, wait)
+  sub.protocolData = { ...(sub.protocolData as Judge0Data), languageName }
+  if (!wait) return acceptSubmission(deps, client, sub)
+  return (await acceptAndWait(deps, client, sub, WAIT_DEADLINE_MS)).row
+}
+
+/** A client's own Judge0 submission by token; another client's, or another protocol's, is not found. */
+export function findSubmission(deps: Pick<Deps, 'db'>, client: Client, token: string): Submission | undefined {
+  try {
+    const row = getSubmission(deps, client, token)
+    return row.api === JUDGE0 ? row : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const orNull = (s: string | null | undefined) => (s === null || s === undefined || s === '' ? null : s)
+/** The run's output as bytes (the core stored it one character per byte: outputEncoding latin1). */
+const bytesOf = (s: string | null | undefined) => (s ? new Uint8Array(Buffer.from(s, 'latin1')) : null)
+
+/** A stored row as Judge0 shows it. */
+export function judge0Record(row: Submission): Judge0Record {
+  const d = protocolDataOf(row) as Judge0Data
+  const raw = rawResultOf(row)
+  const base = {
+    source_code: row.source,
+    language_id: d.languageId,
+    stdin: d.stdin,
+    expected_output: d.expectedOutput,
+    created_at: row.createdAt,
+    token: row.heId,
+    number_of_runs: d.numberOfRuns,
+    cpu_time_limit: d.cpuTimeLimit,
+    cpu_extra_time: d.cpuExtraTime,
+    wall_time_limit: d.wallTimeLimit,
+    memory_limit: d.memoryLimit,
+    stack_limit: d.stackLimit,
+    max_processes_and_or_threads: d.maxProcessesAndOrThreads,
+    enable_per_process_and_thread_time_limit: false,
+    enable_per_process_and_thread_memory_limit: false,
+    max_file_size: d.maxFileSize,
+    compiler_options: d.compilerOptions,
+    command_line_arguments: d.commandLineArguments,
+    redirect_stderr_to_stdout: d.redirectStderrToStdout,
+    callback_url: d.callbackUrl,
+    additional_files: d.additionalFiles ? Buffer.from(d.additionalFiles, 'base64') : null,
+    enable_network: false,
+    language: { id: d.languageId, name: d.languageName },
+  }
+  const pending = { stdout: null, stderr: null, compile_output: null, finished_at: null, time: null, memory: null, wall_time: null, exit_code: null, exit_signal: null, message: null }
+  const withStatus = (id: number) => ({ status_id: id, status: statusById(id) })
+  if (row.state !== 'completed') return { ...base, ...pending, ...withStatus(row.state === 'queued' ? STATUS.queue : STATUS.process) }
+  const finished = row.completedAt ?? row.createdAt
+  // the compiler's messages, also its warnings when it succeeded (Judge0 keeps them in compile_output)
+  const compiled = raw?.compile ? orNull(`${raw.compile.stdout}${raw.compile.stderr}`) : null
+  if (row.failure) return { ...base, ...pending, ...withStatus(STATUS.internal), finished_at: finished, compile_output: compiled, message: row.failure }
+  if (row.verdict === 'CE') return { ...base, ...pending, ...withStatus(STATUS.compilationError), finished_at: finished, compile_output: orNull(row.compileStatus) ?? 'Compilation failed' }
+  const run = raw?.run
+  if (!run) return { ...base, ...pending, ...withStatus(STATUS.internal), finished_at: finished, message: 'the run step left no result' }
+  const stdout = bytesOf(row.stdout)
+  const report = runReport(run, d.expectedOutput, stdout ? Buffer.from(stdout).toString('utf8') : null)
+  return {
+    ...base,
+    ...withStatus(report.statusId),
+    stdout,
+    stderr: bytesOf(row.stderr),
+    compile_output: compiled,
+    finished_at: finished,
+    time: Math.round(run.cpuSec * 1000) / 1000,
+    wall_time: Math.round(run.wallSec * 1000) / 1000,
+    memory: Math.round(run.memoryKb),
+    exit_code: report.exitCode,
+    exit_signal: report.exitSignal,
+    message: report.message,
+  }
+}

@@ -1,0 +1,173 @@
+import { deflateRawSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import type { Language } from '../languages.ts'
+import { entryById } from './languages.ts'
+import { checkSubmission, type CheckContext } from './validate.ts'
+
+const lang = (code: string, over: Partial<Language> = {}): Language => ({
+  code,
+  aliases: [],
+  name: code,
+  toolchain: 't',
+  root: 'trixie',
+  packages: ['p'],
+  sourceFile: 'main.c',
+  compile: ['gcc', '-O2', '-o', 'main', 'main.c', '-lm'],
+  run: ['./main'],
+  version: ['gcc'],
+  versionPattern: '(.*)',
+  env: {},
+  compileLimits: {},
+  runMemoryHeadroomKb: 0,
+  prepare: [],
+  selftest: 'x',
+  selftestError: 'y',
+  ...over,
+})
+const langs: Record<number, Language> = {
+  50: lang('C'),
+  71: lang('PYTHON3', { sourceFile: 'main.py', compile: undefined, run: ['/usr/bin/python3', 'main.py'] }),
+}
+const ctx: CheckContext = {
+  ranges: {
+    maxCpuTimeLimit: 15,
+    maxCpuExtraTime: 5,
+    maxWallTimeLimit: 20,
+    maxMemoryLimit: 512000,
+    maxStackLimit: 128000,
+    maxMaxProcessesAndOrThreads: 120,
+    maxMaxFileSize: 4096,
+    maxNumberOfRuns: 20,
+  },
+  languageOf: (id) => (langs[id] ? { entry: entryById(id)!, lang: langs[id]! } : undefined),
+  sourceMaxBytes: 1000,
+  inputMaxBytes: 1000,
+  zip: { maxFiles: 4, totalBytes: 10_000 },
+}
+
+/** A minimal zip with stored or deflated entries (no external tool). */
+function zip(files: Record<string, string>): Buffer {
+  const locals: Buffer[] = []
+  const centrals: Buffer[] = []
+  let offset = 0
+  for (const [name, text] of Object.entries(files)) {
+    const data = Buffer.from(text)
+    const packed = deflateRawSync(data)
+    const nameBuf = Buffer.from(name)
+    const crc = crc32(data)
+    const local = Buffer.alloc(30)
+    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(8, 8)
+    local.writeUInt32LE(crc, 14); local.writeUInt32LE(packed.length, 18); local.writeUInt32LE(data.length, 22); local.writeUInt16LE(nameBuf.length, 26)
+    const central = Buffer.alloc(46)
+    central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(20, 4); central.writeUInt16LE(20, 6); central.writeUInt16LE(8, 10)
+    central.writeUInt32LE(crc, 16); central.writeUInt32LE(packed.length, 20); central.writeUInt32LE(data.length, 24); central.writeUInt16LE(nameBuf.length, 28)
+    central.writeUInt32LE(offset, 42)
+    locals.push(local, nameBuf, packed)
+    centrals.push(central, nameBuf)
+    offset += 30 + nameBuf.length + packed.length
+  }
+  const cd = Buffer.concat(centrals)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(Object.keys(files).length, 8); end.writeUInt16LE(Object.keys(files).length, 10)
+  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16)
+  return Buffer.concat([...locals, cd, end])
+}
+function crc32(buf: Buffer): number {
+  let c = ~0
+  for (const b of buf) {
+    c ^= b
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1
+  }
+  return ~c >>> 0
+}
+
+describe('checkSubmission', () => {
+  it('fills Judge0 defaults and reads numbers and booleans the Rails way', async () => {
+    const r = await checkSubmission({ source_code: 'print(1)', language_id: '71', cpu_time_limit: '2.5', redirect_stderr_to_stdout: 'true' }, false, ctx)
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    expect(r.input).toMatchObject({ languageId: 71, cpuTimeLimit: 2.5, cpuExtraTime: 1, wallTimeLimit: 10, memoryLimit: 128000, stackLimit: 64000, maxProcessesAndOrThreads: 60, maxFileSize: 1024, numberOfRuns: 1, redirectStderrToStdout: true, stdin: null, expectedOutput: null })
+    expect(r.input.compileArgv).toBeUndefined()
+    expect(r.input.runArgv).toBeUndefined()
+  })
+
+  it('a missing language_id gets both of Judge0\'s messages, first in the body', async () => {
+    const r = await checkSubmission({ source_code: '', cpu_time_limit: 99 }, false, ctx)
+    expect(r.ok).toBe(false)
+    if (r.ok) return
+    expect(r.errors).toEqual({
+      source_code: ["can't be blank"],
+      language_id: ["can't be blank", "language with id  doesn't exist"],
+      cpu_time_limit: ['must be less than or equal to 15.0'],
+    })
+    expect(Object.keys(r.errors)).toEqual(['source_code', 'language_id', 'cpu_time_limit'])
+  })
+
+  it('refuses out of range with Rails messages, each field in Judge0 order', async () => {
+    const r = await checkSubmission(
+      { source_code: 'x', language_id: 150000, memory_limit: 100, wall_time_limit: 0.5, number_of_runs: 0, max_processes_and_or_threads: 'abc', stack_limit: 1e9, max_file_size: -1, cpu_extra_time: true, compiler_options: 'x'.repeat(513) },
+      false,
+      ctx
+    )
+    if (r.ok) throw new Error()
+    expect(r.errors).toEqual({
+      number_of_runs: ['must be greater than 0'],
+      cpu_extra_time: ['is not a number'],
+      wall_time_limit: ['must be greater than or equal to 1.0'],
+      memory_limit: ['must be greater than or equal to 2048'],
+      stack_limit: ['must be less than or equal to 128000'],
+      max_processes_and_or_threads: ['is not a number'],
+      max_file_size: ['must be greater than or equal to 0'],
+      compiler_options: ['is too long (maximum is 512 characters)'],
+      language_id: ["language with id 150000 doesn't exist"],
+    })
+  })
+
+  it('refuses the network, per-process limits, language 89 and compiler options of an interpreter', async () => {
+    const r = await checkSubmission({ source_code: 'x', language_id: 71, enable_network: true, enable_per_process_and_thread_time_limit: 'true', compiler_options: '-O2' }, false, ctx)
+    if (r.ok) throw new Error()
+    expect(r.errors).toEqual({
+      enable_per_process_and_thread_time_limit: ['this option cannot be enabled'],
+      compiler_options: ['setting compiler options is only allowed for compiled languages'],
+      enable_network: ['enabling network is not allowed'],
+    })
+    const m = await checkSubmission({ source_code: 'x', language_id: 89 }, false, ctx)
+    expect(!m.ok && m.errors).toEqual({ language_id: ["language with id 89 doesn't exist"] })
+    const off = await checkSubmission({ source_code: 'x', language_id: 71, enable_network: false }, false, ctx)
+    expect(off.ok).toBe(true)
+  })
+
+  it('decodes base64 request text and splits options and arguments into argv items', async () => {
+    const b = (s: string) => Buffer.from(s).toString('base64')
+    const r = await checkSubmission({ source_code: b('int main(){}'), stdin: b('1 2\n'), expected_output: b('3'), language_id: 50, compiler_options: '-DMSG="a b" -Wall', command_line_arguments: "one 'two three'" }, true, ctx)
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    expect(r.input.sourceCode).toBe('int main(){}')
+    expect(r.input.stdin).toBe('1 2\n')
+    expect(r.input.expectedOutput).toBe('3')
+    expect(r.input.compileArgv).toEqual(['gcc', '-O2', '-o', 'main', '-DMSG=a b', '-Wall', 'main.c', '-lm'])
+    expect(r.input.runArgv).toEqual(['./main', 'one', 'two three'])
+  })
+
+  it('unzips additional_files into plain files and refuses folders and hidden names', async () => {
+    const ok = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: zip({ 'helper.py': 'X = 1\n', 'main.py': 'ignored' }).toString('base64') }, false, ctx)
+    if (!ok.ok) throw new Error(JSON.stringify(ok.errors))
+    expect(ok.input.files.map((f) => [f.name, f.content.toString()])).toEqual([['helper.py', 'X = 1\n']])
+    for (const name of ['dir/a.py', '.hidden', '../x']) {
+      const r = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: zip({ [name]: 'x' }).toString('base64') }, false, ctx)
+      expect(!r.ok && r.errors.additional_files?.[0]).toMatch(/only plain file names|folder|invalid relative path/)
+    }
+    const bad = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: 'bm90IGEgemlw' }, false, ctx)
+    expect(!bad.ok && bad.errors.additional_files?.[0]).toMatch(/^is not a zip archive/)
+    const big = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: zip({ 'a.txt': 'x'.repeat(20_000) }).toString('base64') }, false, ctx)
+    expect(!big.ok && big.errors.additional_files).toEqual(['inflates to more than 10000 bytes'])
+  })
+
+  it('refuses sources and inputs over the caps, and a callback that is not http(s)', async () => {
+    const r = await checkSubmission({ source_code: 'x'.repeat(1001), stdin: 'y'.repeat(1001), language_id: 71, callback_url: 'ftp://x' }, false, ctx)
+    if (r.ok) throw new Error()
+    expect(r.errors).toEqual({
+      source_code: ['is too long (maximum is 1000 bytes)'],
+      callback_url: ['is not an http(s) URL'],
+      stdin: ['is too long (maximum is 1000 bytes)'],
+    })
+  })
+})

@@ -1,0 +1,37 @@
+// A data directory laid out as the service's (owned by the server's uid, a config with the jail
+// daemon's socket and group), for the tests of the privilege split (run-service.sh, npm start).
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort } from './harness.ts'
+
+export interface ServiceDir {
+  /** The temporary folder holding data/ and run/ (remove it when done). */
+  base: string
+  dataDir: string
+  url: string
+  /** The environment that starts the service on it, with the server as serverUid. */
+  env: NodeJS.ProcessEnv
+}
+
+export async function serviceDir(serverUid: number, prefix: string): Promise<ServiceDir> {
+  const base = mkdtempSync(join(tmpdir(), prefix))
+  chmodSync(base, 0o755)
+  const dataDir = join(base, 'data')
+  mkdirSync(dataDir, { mode: 0o750 })
+  chownSync(dataDir, serverUid, serverUid)
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  writeFileSync(join(dataDir, 'config.toml'), `[server]\nhost = "127.0.0.1"\n[pool]\nsize = 1\njail_socket = "${join(base, 'run', 'jail.sock')}"\njail_group = "${serverUid}"\n`)
+  const env = { ...process.env, ARBITER_DATA: dataDir, ARBITER_USER: String(serverUid), PORT: String(port), ARBITER_PUBLIC_URL: url }
+  return { base, dataDir, url, env }
+}
+
+/** GET /health answers 200 within a second. */
+export async function healthy(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })).ok
+  } catch {
+    return false
+  }
+}
