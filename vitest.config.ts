@@ -16,6 +16,7 @@ const JAIL = [
   'src/evaluation/cli-grade.test.ts',
   'src/sandbox/run.test.ts',
   'src/sandbox/root-image.test.ts',
+  'src/sandbox/supervisor.test.ts',
   'src/sandbox/dodges.test.ts',
   'src/sandbox-hosts/sandbox-host.test.ts',
 ]

@@ -10,13 +10,20 @@
  *  - it wakes nsjail when the program has exited, working around nsjail's reap/pause() race
  *    that otherwise stalls a run for exactly one second now and then.
  *
- * Usage: arbiter-supervisor SLOT [v1|v2|auto] [INIT]
+ * Usage: arbiter-supervisor SLOT [v1|v2|auto] [INIT] [UID_BASE:UID_COUNT]
  *   INIT: the static jail init (default: arbiter-jail-init beside this binary); it is copied onto
  *   the jail's own small tmpfs (JAIL_FS) so that no host path of it shows in a jail's mountinfo.
+ *   UID_BASE:UID_COUNT: the slot claims one host uid of that range for itself alone (claim_uid):
+ *   the jail's 65534 is mapped to it and the slot's boxes belong to it, so the kernel's per-user
+ *   quotas (pipe buffers, file descriptors in flight, epoll watches ...) are never shared between
+ *   two slots. Without it the jail's user is the host's 65534, as before.
  * Request (one field per line, values may not contain newlines; user data travels in files):
  *   run ID | exec PATH | arg S (repeated) | stdin PATH | stdout PATH | stderr PATH |
  *   status PATH (handed to the jail as fd 3 for jail-init's report) | chroot PATH (bare runs of
- *   scripts/bench-sandbox only: run the program chrooted, without nsjail) | cpu_ms N | wall_ms N | fsize BYTES | end
+ *   scripts/bench-sandbox only: run the program chrooted, without nsjail) | cpu_ms N | wall_ms N | fsize BYTES |
+ *   mem_bytes N (optional: the run gets a memory group of its own, made here, with this limit;
+ *   nsjail's own group must then sit under <slot>/run with a looser limit, see run_group) | end
+ * Ready line: ready cgroup=v1|v2 uid=N (the host uid the jail's 65534 is to be mapped to)
  * Reply: one line
  *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
  *   error ID MESSAGE
@@ -43,6 +50,7 @@
 #include <string.h>
 #include <linux/loop.h>
 #include <linux/magic.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -61,15 +69,19 @@
 #define FAVOR_MNT "/run/arbiter/cgroup-favordynmods"
 /* What every jail binds from the host lives on one small tmpfs of its own, so a jail's
  * /proc/self/mountinfo names only "/init" and "/masked" there, never a host path. */
-#define JAIL_FS "/run/arbiter/jailfs"
+/* Its name changes whenever what the init does changes incompatibly (jailfs-2: it re-charges the box
+ * and needs fallocate's punch-hole mode from jail.cfg): every supervisor replaces the init there
+ * with its own, so two installs side by side (an upgrade, a benchmark's baseline) must not share it. */
+#define JAIL_FS "/run/arbiter/jailfs-2"
 /* An empty file nobody may read, bind-mounted by jail.cfg over what a program must not read in /proc */
 #define MASKED_FILE JAIL_FS "/masked"
 #define JAIL_INIT JAIL_FS "/init"
 /* Serialises the set-up of JAIL_FS and of the roots' mounts between the slots' supervisors */
 #define SETUP_LOCK "/run/arbiter/.setup.lock"
-/* Per-jail share of quotas the kernel also counts to the user that created the jail's user
- * namespace (root): queued signals and POSIX timers, message-queue bytes, locked memory. */
-#define JAIL_SIGPENDING 1024
+/* Quotas the kernel also counts to the user that created the jail's user namespace (root), summed
+ * over every jail: queued signals and POSIX timers (room for 32 jails' shares of 1024 each; the jail's
+ * init lowers its own to 1024, sandbox/jail-init.c), message-queue bytes, locked memory. */
+#define JAIL_SIGPENDING (32 * 1024)
 #define JAIL_MSGQUEUE_BYTES 0
 #define JAIL_MEMLOCK_BYTES (64 * 1024)
 
@@ -78,6 +90,11 @@ static char slot[128];
 static char cg_mem[512], cg_pids[512], cg_cpuacct[512]; /* v1 slot groups */
 static char cg_slot2[512], cg_run2[512];                 /* v2 slot group and per-run group */
 static int netns_fd = -1;
+/* v1: the per-run memory group (<slot>/run), made afresh for each run that names its limit */
+static char cg_memrun[600];
+/* The host uid (and gid) of this slot's jails: claimed from a range, or 65534 */
+static unsigned long jail_uid = 65534;
+#define UID_LOCKS "/run/arbiter/uids"
 
 static uint64_t now_us(void) {
 	struct timespec t;
@@ -178,6 +195,7 @@ static void setup_cgroups(void) {
 		mkdir_p(cg_mem);
 		mkdir_p(cg_pids);
 		mkdir_p(cg_cpuacct);
+		snprintf(cg_memrun, sizeof cg_memrun, "%s/run", cg_mem);
 		if (access(cg_mem, W_OK) || access(cg_pids, W_OK) || access(cg_cpuacct, W_OK))
 			die("cannot create cgroups under " CG_ROOT "/{memory,pids,cpuacct}/arbiter");
 	} else {
@@ -209,6 +227,7 @@ static void setup_netns(void) {
 
 static void cleanup_cgroups(void) {
 	if (cg_version == 1) {
+		rmdir(cg_memrun);
 		rmdir(cg_mem);
 		rmdir(cg_pids);
 		rmdir(cg_cpuacct);
@@ -218,9 +237,12 @@ static void cleanup_cgroups(void) {
 	}
 }
 
-/* The per-run cgroup nsjail made for the program (v1: NSJAIL.<pid> under the memory slot). */
+/* Where nsjail makes its group for the current run: v1 the slot's memory group, or its run group */
+static const char* jail_parent;
+
+/* The per-run cgroup nsjail made for the program (v1: NSJAIL.<pid> under jail_parent). */
 static int find_jail_group(char* out, size_t len) {
-	const char* parent = cg_version == 1 ? cg_mem : cg_run2;
+	const char* parent = cg_version == 1 ? jail_parent : cg_run2;
 	DIR* d = opendir(parent);
 	if (!d) return -1;
 	struct dirent* e;
@@ -263,6 +285,8 @@ struct request {
 	int argc;
 	char in[512], out[512], err[512], status[512], chroot[512];
 	uint64_t cpu_ms, wall_ms, fsize;
+	/* the run's memory limit, enforced on a group the supervisor owns (0: nsjail's group has it) */
+	uint64_t mem_bytes;
 	/* a box request instead of a run: 1 mount a fresh tmpfs, 2 grow it by bytes/inodes, 3 unmount */
 	int box_op;
 	char box[512];
@@ -309,16 +333,25 @@ static int read_request(struct request* r) {
 		else if (!strcmp(k, "cpu_ms")) r->cpu_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "wall_ms")) r->wall_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "fsize")) r->fsize = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "mem_bytes")) r->mem_bytes = strtoull(v, NULL, 10);
 	}
 	return -1;
 }
 
-/* CPU time of the step so far, in microseconds (nsjail's own start-up included on v1). */
-static uint64_t cpu_used_us(void) {
+/*
+ * CPU time of the step so far, in microseconds: the jail's processes only. On v2 the run group holds
+ * only them. On v1 the slot's cpuacct group also holds nsjail itself (the supervisor's child, which
+ * joined it before exec): its own time (/proc/PID/schedstat, readable while it is a zombie too) is
+ * taken off, so a program is neither charged for nsjail's set-up and clean-up (~10 ms) nor judged by it.
+ */
+static uint64_t cpu_used_us(pid_t nsjail) {
 	char p[600];
 	if (cg_version == 1) {
 		snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpuacct);
-		return read_u64(p) / 1000u;
+		uint64_t all = read_u64(p), own = 0;
+		snprintf(p, sizeof p, "/proc/%d/schedstat", (int)nsjail);
+		if (nsjail > 0) own = read_u64(p);
+		return (all > own ? all - own : 0) / 1000u;
 	}
 	snprintf(p, sizeof p, "%s/cpu.stat", cg_run2);
 	return read_keyed(p, "usage_usec");
@@ -489,19 +522,88 @@ static void child_exec(struct request* r) {
 	_exit(124);
 }
 
+/* Removes a per-run group left by a crashed run: nsjail's groups under it first (empty ones only). */
+static void remove_run_group(const char* path) {
+	DIR* d = opendir(path);
+	if (d) {
+		struct dirent* e;
+		char sub[900];
+		while ((e = readdir(d))) {
+			if (strncmp(e->d_name, "NSJAIL.", 7) != 0) continue;
+			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			rmdir(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/*
+ * The run's own memory group, made afresh, with the run's limit set on it rather than on nsjail's
+ * group below it (nsjail gets a looser backstop, nsjail-args.ts), so that:
+ *  - its peak is this run's alone: nothing an earlier step charged (the compile step's files, the
+ *    page cache it read) is in it, and nothing the run frees can hide what it used;
+ *  - on v1 an out-of-memory kill is seen: the kernel counts a kill only in the victim's own group,
+ *    which nsjail removes, but it signals the out-of-memory event to eventfds registered on the
+ *    group that hit its limit, and that is this one (*oom_efd; -1 on v2, whose memory.events counts
+ *    kills in every ancestor).
+ * Returns NULL or what failed.
+ */
+static const char* make_run_group(uint64_t limit, int* oom_efd) {
+	char p[700], v[32];
+	*oom_efd = -1;
+	snprintf(v, sizeof v, "%llu", (unsigned long long)limit);
+	if (cg_version == 2) {
+		snprintf(p, sizeof p, "%s/memory.max", cg_run2);
+		if (write_file(p, v) != 0) return "memory.max";
+		snprintf(p, sizeof p, "%s/memory.swap.max", cg_run2);
+		write_file(p, "0"); /* absent without swap accounting */
+		return NULL;
+	}
+	remove_run_group(cg_memrun);
+	if (mkdir(cg_memrun, 0755) != 0 && errno != EEXIST) return "mkdir";
+	snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", cg_memrun);
+	int memsw = access(p, F_OK) == 0;
+	if (memsw) write_file(p, "-1"); /* memsw may never be under the memory limit: raise it first */
+	snprintf(p, sizeof p, "%s/memory.limit_in_bytes", cg_memrun);
+	if (write_file(p, v) != 0) return "memory.limit_in_bytes";
+	snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", cg_memrun);
+	if (memsw && write_file(p, v) != 0) return "memory.memsw.limit_in_bytes";
+	snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_memrun);
+	write_file(p, "0");
+	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	snprintf(p, sizeof p, "%s/memory.oom_control", cg_memrun);
+	int ofd = open(p, O_RDONLY | O_CLOEXEC);
+	char reg[64];
+	snprintf(reg, sizeof reg, "%d %d", efd, ofd);
+	snprintf(p, sizeof p, "%s/cgroup.event_control", cg_memrun);
+	int ok = efd >= 0 && ofd >= 0 && write_file(p, reg) == 0;
+	if (ofd >= 0) close(ofd);
+	if (!ok) {
+		if (efd >= 0) close(efd);
+		return "cgroup.event_control";
+	}
+	*oom_efd = efd;
+	return NULL;
+}
+
 static void run(struct request* r) {
 	char p[600];
 	uint64_t oom_before = 0, mem_before = 0;
+	int own = r->mem_bytes > 0, oom_efd = -1;
+	jail_parent = own ? cg_memrun : cg_mem;
 	if (cg_version == 1) {
 		snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpuacct);
 		write_file(p, "0");
-		/* the slot keeps page cache charged by earlier runs: the peak is measured above it */
-		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
-		write_file(p, "0");
-		snprintf(p, sizeof p, "%s/memory.usage_in_bytes", cg_mem);
-		mem_before = read_u64(p);
-		snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
-		oom_before = read_keyed(p, "oom_kill");
+		if (!own) {
+			/* the slot keeps page cache charged by earlier runs: the peak is measured above it */
+			snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+			write_file(p, "0");
+			snprintf(p, sizeof p, "%s/memory.usage_in_bytes", cg_mem);
+			mem_before = read_u64(p);
+			snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
+			oom_before = read_keyed(p, "oom_kill");
+		}
 	} else {
 		rmdir(cg_run2); /* a leftover from a crashed run */
 		if (mkdir(cg_run2, 0755) != 0 && errno != EEXIST) {
@@ -511,12 +613,20 @@ static void run(struct request* r) {
 		snprintf(p, sizeof p, "%s/cgroup.subtree_control", cg_run2);
 		write_file(p, "+memory +pids +cpu");
 	}
+	if (own) {
+		const char* failed = make_run_group(r->mem_bytes, &oom_efd);
+		if (failed) {
+			printf("error %s run group %s: %s\n", r->id, failed, strerror(errno));
+			return;
+		}
+	}
 
 	open_io_tree(r->out);
 	uint64_t start = now_us();
 	pid_t pid = fork();
 	if (pid < 0) {
 		printf("error %s fork: %s\n", r->id, strerror(errno));
+		if (oom_efd >= 0) close(oom_efd);
 		return;
 	}
 	if (pid == 0) child_exec(r);
@@ -546,7 +656,7 @@ static void run(struct request* r) {
 			if (r->wall_ms && elapsed >= r->wall_ms * 1000u) {
 				limit = "wall";
 			} else if (cpu_limit_us && elapsed >= next_cpu_check) {
-				uint64_t used = cpu_used_us();
+				uint64_t used = cpu_used_us(pid);
 				if (used >= cpu_limit_us) limit = "cpu";
 				else next_cpu_check = elapsed + (cpu_limit_us - used) / ncpu;
 			}
@@ -561,6 +671,8 @@ static void run(struct request* r) {
 			kicked_at_ms = ms;
 		}
 	}
+	/* nsjail has exited (a zombie until reaped): its own CPU time is still there to take off */
+	uint64_t cpu = cpu_used_us(pid), mem = 0, oom = 0;
 	struct rusage ru;
 	int status = 0;
 	while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR) {
@@ -568,8 +680,19 @@ static void run(struct request* r) {
 	uint64_t wall = now_us() - start;
 	if (pfd >= 0) close(pfd);
 
-	uint64_t cpu = cpu_used_us(), mem = 0, oom = 0;
-	if (cg_version == 1) {
+	/* a program that ends between two looks at its CPU time may have passed the limit: past it is
+	 * past it, whether or not the supervisor had stopped it yet */
+	if (strcmp(limit, "none") == 0 && cpu_limit_us && cpu > cpu_limit_us) limit = "cpu";
+	if (cg_version == 1 && own) {
+		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_memrun);
+		mem = read_u64(p);
+		uint64_t events = 0;
+		if (read(oom_efd, &events, sizeof events) != (ssize_t)sizeof events) events = 0;
+		snprintf(p, sizeof p, "%s/memory.oom_control", cg_memrun);
+		oom = events > 0 || read_keyed(p, "oom_kill") > 0;
+		close(oom_efd);
+		remove_run_group(cg_memrun);
+	} else if (cg_version == 1) {
 		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
 		mem = read_u64(p);
 		mem = mem > mem_before ? mem - mem_before : 0;
@@ -578,8 +701,10 @@ static void run(struct request* r) {
 	} else {
 		snprintf(p, sizeof p, "%s/memory.peak", cg_run2);
 		mem = read_u64(p);
+		/* hierarchical: kills in nsjail's group below count here too; "oom": the limit was hit
+		 * with nothing left to reclaim, even when no kill followed */
 		snprintf(p, sizeof p, "%s/memory.events", cg_run2);
-		oom = read_keyed(p, "oom_kill") > 0;
+		oom = read_keyed(p, "oom_kill") > 0 || (own && read_keyed(p, "oom") > 0);
 		rmdir(cg_run2);
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -617,8 +742,8 @@ static void box_request(struct request* r) {
 		return;
 	}
 	if (r->box_op == 1) {
-		snprintf(opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0755,uid=65534,gid=65534",
-		    (unsigned long long)r->box_bytes, (unsigned long long)r->box_inodes);
+		snprintf(opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0755,uid=%lu,gid=%lu",
+		    (unsigned long long)r->box_bytes, (unsigned long long)r->box_inodes, jail_uid, jail_uid);
 		if (mount("arbiter-box", r->box, "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) {
 			printf("error %s box: mount: %s\n", r->id, strerror(errno));
 			return;
@@ -698,9 +823,37 @@ done:
 	else printf("rooted %s\n", r->id);
 }
 
+/*
+ * Claims, for this process's lifetime, one host uid of BASE:COUNT that no other live supervisor
+ * holds: an exclusive flock on /run/arbiter/uids/<uid>, released by the kernel when the process
+ * ends however it ends. The jail's user is mapped to it (nsjail-args.ts), so what the kernel counts
+ * per user (pipe buffers, descriptors in flight over UNIX sockets, epoll watches) is this slot's alone.
+ */
+static void claim_uid(const char* spec) {
+	char* end;
+	unsigned long base = strtoul(spec, &end, 10), count = 0;
+	if (*end == ':') count = strtoul(end + 1, &end, 10);
+	/* never a system or login user's id, never root, never past the largest valid id */
+	if (*end || base < 100000 || count < 1 || count > (1ul << 20) || base + count > 4294967294ul)
+		die("bad uid range %s (BASE:COUNT, BASE at least 100000)", spec);
+	mkdir_p(UID_LOCKS);
+	char path[600];
+	for (unsigned long i = 0; i < count; i++) {
+		snprintf(path, sizeof path, UID_LOCKS "/%lu", base + i);
+		int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) die("cannot open %s: %s", path, strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			jail_uid = base + i; /* the descriptor stays open: the claim lasts as long as this process */
+			return;
+		}
+		close(fd);
+	}
+	die("every uid of %s is held by another supervisor", spec);
+}
+
 int main(int argc, char** argv) {
 	if (argc < 2 || strlen(argv[1]) >= sizeof slot || strchr(argv[1], '/') || argv[1][0] == '.')
-		die("usage: arbiter-supervisor SLOT [v1|v2|auto] [INIT]");
+		die("usage: arbiter-supervisor SLOT [v1|v2|auto] [INIT] [UID_BASE:UID_COUNT]");
 	snprintf(slot, sizeof slot, "%s", argv[1]);
 	const char* want = argc > 2 ? argv[2] : "auto";
 	cg_version = !strcmp(want, "v2") ? 2 : !strcmp(want, "v1") ? 1 : detect_cgroup_version();
@@ -716,10 +869,11 @@ int main(int argc, char** argv) {
 		snprintf(strrchr(init_src, '/') + 1, 32, "arbiter-jail-init");
 	}
 	setup_jail_fs(init_src);
+	if (argc > 4) claim_uid(argv[4]);
 	setup_cgroups();
 	setup_netns();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("ready cgroup=v%d\n", cg_version);
+	printf("ready cgroup=v%d uid=%lu\n", cg_version, jail_uid);
 
 	struct request r;
 	while (read_request(&r) == 0) {

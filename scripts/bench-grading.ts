@@ -167,7 +167,9 @@ async function jailedRun(runs = 200) {
   rmSync(box, { recursive: true, force: true })
   mkdirSync(box, { mode: 0o755 })
   copyFileSync(join(scratch, 'sum'), join(box, 'sum'))
-  chownSync(box, 65534, 65534)
+  // the slot's own host uid: the jail's user owns its work directory
+  const uid = await sb.jailUid()
+  chownSync(box, uid, uid)
   const limits = { cpuTimeSec: 5, wallTimeSec: 12, memoryKb: 262144, processes: 64, openFiles: 64, fileSizeBytes: 1 << 20 }
   const times: number[] = []
   for (let i = 0; i < runs; i++) {

@@ -44,10 +44,12 @@ const io = join(sandbox.slotDir, 'bare-io')
 mkdirSync(io, { recursive: true, mode: 0o700 })
 writeFileSync(join(io, 'stdin'), INPUT)
 
-function freshBox(lang: Language) {
+async function freshBox(lang: Language) {
   rmSync(box, { recursive: true, force: true })
   mkdirSync(box, { mode: 0o755 })
-  chownSync(box, 65534, 65534)
+  // the slot's own host uid: the jail's user owns its work directory
+  const uid = await sandbox.jailUid()
+  chownSync(box, uid, uid)
   writeFileSync(join(box, lang.sourceFile), lang.selftest, { mode: 0o644 })
 }
 
@@ -66,7 +68,7 @@ async function jailedOnce(lang: Language) {
     cpuTimeSec: 5, wallTimeSec: 12, memoryKb: 262144, processes: lang.runProcesses ?? 64,
     openFiles: lang.runOpenFiles ?? 64, fileSizeBytes: 1 << 20,
   }
-  freshBox(lang)
+  await freshBox(lang)
   let compile: number | null = null
   if (lang.compile) {
     const c = await sandbox.runStep({ root, argv: expandArgv(lang.compile, memory), env, workDir: box, limits: compileLimits })
@@ -98,7 +100,7 @@ async function bareStep(root: string, lang: Language, argv: string[], stdin: str
 async function bareOnce(lang: Language) {
   const root = rootPath(config.paths.toolchains, lang.root)
   const target = join(root, 'work')
-  freshBox(lang)
+  await freshBox(lang)
   // what the jail would provide, so the bare toolchain finds the same world: /work, /proc, /tmp
   execFileSync('mount', ['--bind', box, target])
   execFileSync('mount', ['-t', 'proc', 'proc', join(root, 'proc')])

@@ -95,14 +95,19 @@ async function alternate(a: (() => Promise<unknown>)[], b: (() => Promise<unknow
 
 /** The lanes of jailed runs of one program, after a checked warm-up run per slot. */
 async function jailedLanes(sandboxes: Sandbox[], argv: string[], stdin: string, rootOf: (sb: Sandbox) => Promise<string>) {
-  const boxes = sandboxes.map((sb) => {
-    const box = join(sb.slotDir, 'box')
-    rmSync(box, { recursive: true, force: true })
-    mkdirSync(box, { mode: 0o755 })
-    copyFileSync(join(scratch, 'hello'), join(box, 'hello'))
-    chownSync(box, 65534, 65534)
-    return box
-  })
+  const boxes = await Promise.all(
+    sandboxes.map(async (sb) => {
+      const box = join(sb.slotDir, 'box')
+      rmSync(box, { recursive: true, force: true })
+      mkdirSync(box, { mode: 0o755 })
+      copyFileSync(join(scratch, 'hello'), join(box, 'hello'))
+      // the slot's own host uid (65534 for a supervisor from before per-slot uids)
+      const uid = await sb.jailUid()
+      chownSync(box, uid, uid)
+      chownSync(join(box, 'hello'), uid, uid)
+      return box
+    })
+  )
   const env = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/tmp' }
   const root = await rootOf(sandboxes[0])
   // one warm-up run per slot, checked: a benchmark of failing runs would measure nothing
@@ -131,8 +136,11 @@ async function bare(sups: Supervisor[], exec: string, argv: string[], chroot?: s
 function buildBaseline(rev: string): SandboxPaths {
   const dir = join(scratch, 'baseline')
   mkdirSync(dir, { recursive: true })
-  for (const f of ['supervisor.c', 'jail-init.c', 'jail.cfg'])
-    writeFileSync(join(dir, f), execFileSync('git', ['show', `${rev}:sandbox/${f}`], { cwd: join(import.meta.dirname, '..') }))
+  for (const f of ['supervisor.c', 'jail-init.c', 'jail.cfg']) {
+    const text = execFileSync('git', ['show', `${rev}:sandbox/${f}`], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' })
+    // the uid mapping is on the command line now (nsjail-args.ts): an older policy's own would be a second one
+    writeFileSync(join(dir, f), f === 'jail.cfg' ? text.replace(/^(uidmap|gidmap) \{.*\}$/gm, '') : text)
+  }
   const cc = (out: string, src: string, ...flags: string[]) =>
     execFileSync('gcc', ['-O2', '-Wno-format-truncation', ...flags, '-o', join(dir, out), join(dir, src)])
   cc('arbiter-supervisor', 'supervisor.c')

@@ -9,6 +9,8 @@
 #   start too slowly for their time limits, so their rows would be TLE for the wrong reason)
 # ARBITER_V2_ACCEL=kvm uses hardware virtualisation; the default, tcg, emulates (slow but works on
 # hosts whose nested KVM cannot boot a guest, as on this project's machines).
+# ARBITER_PREFIX: where the jail binaries to test are (default /var/lib/arbiter: its bin/ is shared
+# in as the VM's /var/lib/arbiter/bin), e.g. a private install of scripts/install-nsjail.sh.
 # Needs root and a set-up machine (npm test has run once). The VM's root is cached in
 # /var/lib/arbiter/v2check.
 set -euo pipefail
@@ -57,7 +59,7 @@ timeout 3600 qemu-system-x86_64 "${cpu[@]}" -smp 2 -m 6144 -nographic -no-reboot
   -drive "file=$img,format=raw,if=virtio" \
   -virtfs "$(share "$here" proj "")" \
   -virtfs "$(share /var/lib/arbiter/toolchains toolchains ,readonly=on)" \
-  -virtfs "$(share /var/lib/arbiter/bin bin ,readonly=on)" | tee "$log"
+  -virtfs "$(share "${ARBITER_PREFIX:-/var/lib/arbiter}/bin" bin ,readonly=on)" | tee "$log"
 rc=$(sed -n 's/.*V2CHECK-RESULT \([0-9]*\).*/\1/p' "$log" | tail -n 1)
 echo "check-cgroup-v2: tests exited ${rc:-?} (console log: $log)"
 [ "${rc:-1}" = 0 ]

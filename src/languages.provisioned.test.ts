@@ -159,8 +159,9 @@ describe.each([
   })
 })
 
-// 300 MB under 64 MB, as JAVA's case in src/jobs/worker.test.ts: the heap is -Xmx64m, the cgroup has
-// headroom above it, so the JVM's own OutOfMemoryError (memory_error_pattern) is what makes it MLE
+// 300 MB under 64 MB, as JAVA's case in src/jobs/worker.test.ts: the JVM is sized to the limit
+// (MaxRAM, the heap 85% of it), so the JVM's own OutOfMemoryError (memory_error_pattern) makes it MLE,
+// and the cgroup's kill at the same limit does for what no heap bound covers
 const OVER_LIMIT: [string, string][] = [
   ['KOTLIN', 'fun main() {\n    val b = ByteArray(300 shl 20)\n    b.fill(1)\n    println(b.size)\n}\n'],
   [

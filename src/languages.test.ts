@@ -135,12 +135,15 @@ describe('the shipped manifest', () => {
     }
   })
 
-  it('gives JVM runtimes heap from the limit plus cgroup headroom', () => {
+  it("keeps JVM runtimes' whole allowance inside the limit: MaxRAM is the limit, the heap a share of it, no cgroup headroom", () => {
     for (const code of ['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE']) {
       const l = langs.get(code)!
-      expect(l.run).toContain('-Xmx{memory_mb}m')
-      expect(l.runMemoryHeadroomKb).toBeGreaterThan(0)
+      expect(l.run, code).toContain('-XX:MaxRAM={memory_kb}k')
+      expect(l.run, code).toContain('-XX:MaxRAMPercentage=85')
+      expect(l.run.some((a) => a.startsWith('-Xmx')), code).toBe(false)
+      expect(l.runMemoryHeadroomKb, code).toBe(0)
     }
+    for (const l of langs.values()) expect(l.runMemoryHeadroomKb, l.code).toBe(0)
   })
 })
 

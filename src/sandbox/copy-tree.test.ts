@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
+import { chownSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,14 +28,25 @@ describe('copyTree: what a compile step left, copied out of the box and back', a
   await new Promise<void>((r) => server.listen(join(from, 'sock'), r))
   server.close()
 
-  const to = join(dir, 'kept')
+  // a box: its root belongs to the slot's jail uid (the supervisor mounts its tmpfs so)
+  const to = join(dir, 'box2')
+  mkdirSync(to)
+  chownSync(to, 2_000_000_007, 2_000_000_007)
   const size = copyTree(from, to)
 
-  it('copies folders and files, with modes but no setuid, owned by the jail uid', () => {
+  it("copies folders and files, with modes but no setuid, owned by the destination's owner (a box's: the slot's jail uid)", () => {
     expect(readFileSync(join(to, 'classes', 'pkg', 'A.class'), 'utf8')).toBe('cafebabe')
     const st = statSync(join(to, 'main'))
     expect(st.mode & 0o7777).toBe(0o755)
-    expect(st.uid).toBe(65534)
+    expect([st.uid, st.gid]).toEqual([2_000_000_007, 2_000_000_007])
+    expect(lstatSync(join(to, 'classes', 'pkg')).uid).toBe(2_000_000_007)
+    expect(lstatSync(join(to, 'shadow')).uid).toBe(2_000_000_007)
+  })
+
+  it('into a folder of root (kept outside the box, the compile cache), root keeps them', () => {
+    const kept = join(dir, 'kept-root')
+    copyTree(from, kept)
+    expect(statSync(join(kept, 'main')).uid).toBe(0)
   })
 
   it('copies links as links, never following them or rewriting their targets', () => {

@@ -2,7 +2,8 @@
 // have shaped) to or from a folder outside it. Only folders, regular files and symbolic links are
 // copied; a link is copied as the link it is (never followed, its target never rewritten), so a link
 // to a host path stays a link evaluated inside the next jail. Modes lose setuid/setgid/sticky; owners
-// become the jail's uid, as in the box.
+// become the destination folder's owner: in a box, the slot's jail uid (the box's tmpfs belongs to it),
+// so the jail can charge the files to its run (sandbox/jail-init.c); in root's folders, root.
 //
 // The tree is measured before anything is written (measureTree): what the copy would take (each file's
 // length, a hole in a sparse file included) is bounded by what the box really held (its allocated
@@ -12,7 +13,6 @@
 import { closeSync, constants, fchmodSync, fchownSync, fstatSync, lchownSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, symlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 
-const JAIL_UID = 65534
 const PAGE = 4096
 
 /** What a tree takes on a tmpfs: bytes (whole pages per file) and inodes. */
@@ -102,7 +102,7 @@ const CHUNK = 1 << 20
 let chunk: Buffer | undefined
 
 /** Copies one measured file: opened without following a link, the same inode, at most its measured length. */
-function copyFile(src: string, dst: string, e: Entry): void {
+function copyFile(src: string, dst: string, e: Entry, owner: { uid: number; gid: number }): void {
   let inFd: number | undefined
   let outFd: number | undefined
   try {
@@ -122,7 +122,7 @@ function copyFile(src: string, dst: string, e: Entry): void {
       done += n
     }
     fchmodSync(outFd, e.mode)
-    fchownSync(outFd, JAIL_UID, JAIL_UID)
+    fchownSync(outFd, owner.uid, owner.gid)
   } finally {
     if (inFd !== undefined) closeSync(inFd)
     if (outFd !== undefined) closeSync(outFd)
@@ -140,18 +140,19 @@ export function copyTree(from: string, to: string, bounds: TreeBounds = DEFAULT_
 /** Copies what measureTree found, checking each file is still the inode it measured. */
 export function copyMeasured(from: string, to: string, { size, entries }: ReturnType<typeof measureTree>): TreeSize {
   mkdirSync(to, { recursive: true, mode: 0o755 })
+  const owner = lstatSync(to)
   for (const e of entries) {
     const s = join(from, e.rel)
     const d = join(to, e.rel)
     if (e.kind === 'dir') {
       mkdirSync(d, { mode: e.mode })
-      lchownSync(d, JAIL_UID, JAIL_UID)
+      lchownSync(d, owner.uid, owner.gid)
     } else if (e.kind === 'link') {
       symlinkSync(readlinkSync(s), d)
-      lchownSync(d, JAIL_UID, JAIL_UID)
+      lchownSync(d, owner.uid, owner.gid)
     } else if (e.linkOf !== undefined) {
       linkSync(join(to, e.linkOf), d)
-    } else copyFile(s, d, e)
+    } else copyFile(s, d, e, owner)
   }
   return size
 }

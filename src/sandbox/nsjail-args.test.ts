@@ -10,7 +10,10 @@ const step: Step = {
   workDir: '/runs/s1/box',
   limits: { cpuTimeSec: 1.5, wallTimeSec: 5, memoryKb: 65536, processes: 32, openFiles: 64, fileSizeBytes: 1024 },
 }
-const v1: SlotLayout = { slot: 's1', cgroup: 'v1', swapAccounting: true, logFile: '/runs/s1/io/log', jailInit: '/bin/init' }
+// a supervisor from before run groups and per-slot uids (the benchmark's baseline)
+const v1: SlotLayout = { slot: 's1', cgroup: 'v1', swapAccounting: true, logFile: '/runs/s1/io/log', jailInit: '/bin/init', uid: 65534, runGroup: false }
+// today's: the slot's own host uid, and a memory group of the run's own made by the supervisor
+const own: SlotLayout = { ...v1, uid: 2_000_000_003, runGroup: true }
 
 const after = (args: string[], flag: string) => args[args.indexOf(flag) + 1]
 
@@ -44,6 +47,22 @@ describe('nsjailArgs', () => {
     expect(nsjailArgs(step, { ...v1, swapAccounting: false })).not.toContain('--cgroup_mem_memsw_max')
   })
 
+  it("maps the jail's 65534 to the slot's own host uid and gid, and never to root or a login user", () => {
+    const a = nsjailArgs(step, own)
+    expect(after(a, '-u')).toBe('65534:2000000003:1')
+    expect(after(a, '-g')).toBe('65534:2000000003:1')
+    expect(after(nsjailArgs(step, v1), '-u')).toBe('65534:65534:1')
+    for (const uid of [0, 1000, 99999, -1, 2.5, Number.NaN, 4294967295]) expect(() => nsjailArgs(step, { ...own, uid }), String(uid)).toThrow(/refusing to map/)
+  })
+
+  it("with a run group: nsjail's group sits under <slot>/run with a looser backstop (the supervisor holds the limit)", () => {
+    const a = nsjailArgs(step, own, 1024)
+    expect(after(a, '--cgroup_mem_parent')).toBe('arbiter/s1/run')
+    expect(after(a, '--cgroup_mem_max')).toBe(String((65536 + 1024) * 1024 * 2))
+    expect(after(a, '--cgroup_mem_memsw_max')).toBe(String((65536 + 1024) * 1024 * 2))
+    expect(after(a, '--cgroup_pids_parent')).toBe('arbiter/s1')
+  })
+
   it('uses the per-run group under the slot on v2, with no swap', () => {
     const a = nsjailArgs(step, { ...v1, cgroup: 'v2' })
     expect(a).toContain('--use_cgroupv2')
@@ -71,6 +90,14 @@ describe('the base policy (sandbox/jail.cfg)', () => {
       'seccomp', 'landlock_create_ruleset', 'landlock_add_rule', 'landlock_restrict_self', 'bpf', 'keyctl', 'add_key', 'request_key', 'io_uring_setup',
       'io_uring_enter', 'io_uring_register', 'io_setup', 'userfaultfd', 'perf_event_open', 'inotify_init', 'inotify_init1', 'mq_open', 'clone3']
     for (const name of refused) expect(allowed.has(name), name).toBe(false)
+  })
+
+  it('refuses sync() and fadvise(POSIX_FADV_DONTNEED), the two calls that reach the whole host\'s page cache; keeps syncfs, fsync and other advice', () => {
+    expect(allowed.has('sync')).toBe(false)
+    for (const name of ['syncfs', 'fsync', 'fdatasync', 'sync_file_range']) expect(allowed.has(name), name).toBe(true)
+    expect(allowBlock).toContain('fadvise64 { advice != 4 }')
+    expect(allowBlock).toContain('fallocate { mode == 0 || mode == 3 }')
+    expect(cfg).not.toMatch(/^\s*(uidmap|gidmap)\b/m) // the mapping is per slot, on the command line
   })
 
   it('checks the arguments of clone, socket, socketpair, personality and prctl', () => {

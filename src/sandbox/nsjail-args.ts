@@ -20,12 +20,31 @@ export interface SlotLayout {
   jailInit: string
   /** The base policy; JAIL_CONFIG unless a benchmark compares another (scripts/bench-sandbox.ts). */
   jailConfig?: string
+  /** The host uid and gid the jail's 65534 is mapped to: the slot's own (its supervisor claimed it). */
+  uid: number
+  /**
+   * The supervisor makes the run's memory group (<slot>/run on v1) and sets the limit there; nsjail's
+   * group goes under it with a looser backstop. false: a supervisor from before run groups.
+   */
+  runGroup: boolean
+}
+
+/** The jail's user inside its namespace. */
+export const JAIL_UID = 65534
+
+/** The host ids a jail may be mapped to: the old shared 65534, or a claimed one (never root or a login user). */
+export function assertJailUid(uid: number): void {
+  if (!Number.isInteger(uid) || !(uid === JAIL_UID || (uid >= 100000 && uid <= 4294967294))) throw new Error(`refusing to map the jail to host uid ${String(uid)}`)
 }
 
 export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0): string[] {
   const { limits } = step
   assertLimits(limits)
+  assertJailUid(layout.uid)
   const memBytes = (limits.memoryKb + memoryHeadroomKb) * 1024
+  // with a run group the limit is the supervisor's (its group is the one that hits it, so the OOM is
+  // seen there, see make_run_group in sandbox/supervisor.c): nsjail's own group only backs it up
+  const nsjailMemBytes = layout.runGroup ? memBytes * 2 : memBytes
   const args = [
     'nsjail',
     '--config', layout.jailConfig ?? JAIL_CONFIG,
@@ -34,6 +53,8 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     '--chroot', step.root,
     '--bindmount', `${step.workDir}:/work`,
     '--bindmount_ro', `${layout.jailInit}:${JAIL_INIT_PATH}`,
+    '-u', `${JAIL_UID}:${layout.uid}:1`,
+    '-g', `${JAIL_UID}:${layout.uid}:1`,
     // fd 3 carries the init's report of how the program ended
     '--pass_fd', '3',
     // backstops only: the supervisor enforces the exact (fractional) CPU and wall limits first
@@ -41,17 +62,18 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     '--rlimit_cpu', String(Math.ceil(limits.cpuTimeSec) + 1),
     '--rlimit_nofile', String(limits.openFiles),
     '--cgroup_pids_max', String(limits.processes),
-    '--cgroup_mem_max', String(memBytes),
+    '--cgroup_mem_max', String(nsjailMemBytes),
   ]
   // whole MB, rounded up: a limit never becomes 0 ("no limit" to nsjail)
   if (limits.addressSpaceKb !== undefined) args.push('--rlimit_as', String(Math.ceil(limits.addressSpaceKb / 1024)))
   if (layout.cgroup === 'v1') {
     const parent = `arbiter/${layout.slot}`
+    const memParent = layout.runGroup ? `${parent}/run` : parent
     args.push(
-      '--cgroup_mem_mount', '/sys/fs/cgroup/memory', '--cgroup_mem_parent', parent,
+      '--cgroup_mem_mount', '/sys/fs/cgroup/memory', '--cgroup_mem_parent', memParent,
       '--cgroup_pids_mount', '/sys/fs/cgroup/pids', '--cgroup_pids_parent', parent
     )
-    if (layout.swapAccounting) args.push('--cgroup_mem_memsw_max', String(memBytes))
+    if (layout.swapAccounting) args.push('--cgroup_mem_memsw_max', String(nsjailMemBytes))
   } else {
     args.push(
       '--use_cgroupv2',

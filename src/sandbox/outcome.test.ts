@@ -23,6 +23,9 @@ describe('classify: one fixed order of precedence', () => {
     ['an OOM kill beats a time limit', reply({ oom: true, limit: 'cpu' }), signaled(9), false, 'memory'],
     ['SIGKILL at the memory cap without an OOM count', reply({ memKb: 65536 }), signaled(9), false, 'memory'],
     ['a full output file beats a time limit', reply({ limit: 'cpu' }), signaled(9), true, 'output'],
+    ['1.011 s of CPU at 1 s, ended before the supervisor stopped it', reply({ cpuUs: 1_011_000 }), exited(0), false, 'time'],
+    ['exactly the CPU limit is not past it', reply({ cpuUs: 1_000_000 }), exited(0), false, 'ok'],
+    ['a child OOM-killed while its parent exits 0', reply({ oom: true }), exited(0), false, 'memory'],
   ] as const)('%s → %s', (_, r, end, capped, want) => {
     expect(classify(r, end, capped, limits)).toBe(want)
   })

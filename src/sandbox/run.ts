@@ -3,11 +3,11 @@
 import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { detectCgroups } from './cgroups.ts'
-import { nsjailArgs } from './nsjail-args.ts'
+import { JAIL_UID, nsjailArgs } from './nsjail-args.ts'
 import { isMountPoint, JAIL_FS_INIT, rootMountPoint } from './root-image.ts'
 import { toRunResult } from './outcome.ts'
 import { claimSlot, deadSlots, isDeadSlot, removeSlotCgroups, removeSlotDir } from './leftovers.ts'
-import { Supervisor, type BoxUsage } from './supervisor.ts'
+import { Supervisor, type BoxUsage, type JailUids } from './supervisor.ts'
 import type { RunResult, Step } from './types.ts'
 
 export interface SandboxPaths {
@@ -29,13 +29,24 @@ export interface SandboxPaths {
    * others and closing unmounts no box (it would wait for a reply that never comes).
    */
   boxRequests?: boolean
+  /** The host uids the slots claim theirs from (default DEFAULT_JAIL_UIDS). */
+  jailUids?: JailUids
 }
+
+/**
+ * Each slot's jails run as a host uid of their own, claimed by its supervisor from this range, so the
+ * kernel's per-user quotas are never shared between two jobs. Above the ids distributions hand out
+ * to users, subordinate ids and containers' ranges (systemd's end at 1878982656), below 2^31.
+ */
+export const DEFAULT_JAIL_UIDS: JailUids = { base: 2_000_000_000, count: 4096 }
 
 export interface Sandbox {
   readonly slot: string
   readonly slotDir: string
   /** The job's work directory, `<slotDir>/box`: a tmpfs of its own while a job runs (box()). */
   readonly boxDir: string
+  /** The host uid (and gid) of this slot's jails and of what is in its box (known once the supervisor is up). */
+  jailUid(): Promise<number>
   runStep(step: Step, opts?: { memoryHeadroomKb?: number }): Promise<RunResult>
   /**
    * Bounds the work directory: 'mount' a fresh tmpfs of bytes/inodes (whatever was there is gone),
@@ -114,7 +125,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   }
   mkdirSync(io, { recursive: true, mode: 0o700 })
   claimSlot(slotDir) // before the supervisor makes the slot's cgroups
-  const supervisor = Supervisor.start(paths.supervisor, slot, undefined, paths.jailInit)
+  const supervisor = Supervisor.start(paths.supervisor, slot, undefined, paths.jailInit, paths.jailUids ?? DEFAULT_JAIL_UIDS)
   // what killed processes left (their slots' mounted boxes, folders, cgroups) is cleaned before this
   // slot's first step: the supervisor's requests run in order. Each step checks again that the slot
   // is still dead: another process may have claimed the same name since (names include the pid, so
@@ -137,13 +148,19 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     slot,
     slotDir,
     boxDir,
+    jailUid: () => supervisor.started.then((s) => s.uid ?? JAIL_UID),
     async runStep(step, opts = {}) {
       const headroom = opts.memoryHeadroomKb ?? 0
       writeFileSync(file('stdin'), step.stdin ?? '')
       writeFileSync(file('nsjail.log'), '') // nsjail appends
+      const started = await supervisor.started
+      // a supervisor that names a uid also makes each run's memory group (both came together)
+      const runGroup = started.uid !== undefined
       const layout = {
         slot,
-        cgroup: await supervisor.ready,
+        cgroup: started.cgroup,
+        uid: started.uid ?? JAIL_UID,
+        runGroup,
         swapAccounting: cg.swapAccounting,
         logFile: file('nsjail.log'),
         jailInit: paths.initBindSource ?? JAIL_FS_INIT,
@@ -160,6 +177,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
         cpuMs: step.limits.cpuTimeSec * 1000,
         wallMs: step.limits.wallTimeSec * 1000,
         fsizeBytes: step.limits.fileSizeBytes,
+        ...(runGroup && { memBytes: (step.limits.memoryKb + headroom) * 1024 }),
       })
       const cap = step.limits.fileSizeBytes
       // what is read back is capped apart from what may be written: a compile step may write large

@@ -15,6 +15,11 @@ export interface SupervisorRequest {
   cpuMs: number
   wallMs: number
   fsizeBytes: number
+  /**
+   * The run's memory limit, enforced on a memory group of its own that the supervisor makes, reads
+   * and removes (nsjail's group then sits under it with a looser backstop: nsjail-args.ts).
+   */
+  memBytes?: number
   /** Bare runs for the benchmark only: exec the program chrooted here, with no jail. */
   chroot?: string
 }
@@ -38,20 +43,41 @@ export interface SupervisorReply {
   maxRssKb: number
 }
 
+/** What the supervisor said when it came up. */
+export interface SupervisorReady {
+  cgroup: CgroupVersion
+  /**
+   * The host uid (and gid) the jail's 65534 is to be mapped to: the slot's own, from the range it was
+   * started with, or 65534. Absent: a supervisor from before per-slot uids (the benchmark's baseline),
+   * which knows nothing of run groups either.
+   */
+  uid?: number
+}
+
+/** The host uids the supervisors claim one each from (see claim_uid in sandbox/supervisor.c). */
+export interface JailUids {
+  base: number
+  count: number
+}
+
 export class Supervisor {
   private pending = new Map<string, { resolve: (r: SupervisorReply) => void; reject: (e: Error) => void }>()
   private seq = 0
   private chain: Promise<unknown> = Promise.resolve()
   private exited: Error | null = null
+  readonly started: Promise<SupervisorReady>
   readonly ready: Promise<CgroupVersion>
 
   private constructor(private readonly child: ChildProcessWithoutNullStreams) {
     const lines = createInterface({ input: child.stdout })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)))
-    this.ready = new Promise((resolve, reject) => {
+    this.started = new Promise((resolve, reject) => {
       lines.on('line', (line) => {
-        if (line.startsWith('ready ')) return resolve(line.includes('cgroup=v2') ? 'v2' : 'v1')
+        if (line.startsWith('ready ')) {
+          const uid = /\buid=(\d+)\b/.exec(line)?.[1]
+          return resolve({ cgroup: line.includes('cgroup=v2') ? 'v2' : 'v1', ...(uid !== undefined && { uid: Number(uid) }) })
+        }
         this.onReply(line)
       })
       child.on('exit', (code, signal) => {
@@ -61,14 +87,19 @@ export class Supervisor {
         this.pending.clear()
       })
     })
+    this.ready = this.started.then((r) => r.cgroup)
   }
 
-  /** init: the jail's init binary, copied by the supervisor onto the jails' own tmpfs. */
-  static start(binary: string, slot: string, cgroup?: CgroupVersion, init?: string): Supervisor {
-    const args = [slot, cgroup ?? 'auto', ...(init ? [init] : [])]
+  /**
+   * init: the jail's init binary, copied by the supervisor onto the jails' own tmpfs. uids: the range
+   * the supervisor claims the slot's own host uid from (needs init; without it the jail is 65534).
+   */
+  static start(binary: string, slot: string, cgroup?: CgroupVersion, init?: string, uids?: JailUids): Supervisor {
+    const args = [slot, cgroup ?? 'auto', ...(init ? [init] : []), ...(init && uids ? [`${uids.base}:${uids.count}`] : [])]
     const child = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] })
     const sup = new Supervisor(child)
     sup.ready.catch(() => {}) // surfaced to callers of run()
+    sup.started.catch(() => {})
     return sup
   }
 
@@ -94,6 +125,7 @@ export class Supervisor {
       `cpu_ms ${Math.ceil(req.cpuMs)}`,
       `wall_ms ${Math.ceil(req.wallMs)}`,
       `fsize ${req.fsizeBytes}`,
+      ...(req.memBytes ? [`mem_bytes ${req.memBytes}`] : []),
       ...(req.chroot ? [`chroot ${req.chroot}`] : []),
       'end',
     ]
