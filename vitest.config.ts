@@ -18,6 +18,9 @@ const JAIL = [
   'src/sandbox/root-image.test.ts',
   'src/sandbox/supervisor.test.ts',
   'src/sandbox/dodges.test.ts',
+  'src/jobs/jail-daemon.test.ts',
+  'src/jobs/job-spec.test.ts',
+  'src/jobs/jail-shaped.test.ts',
   'src/sandbox-hosts/sandbox-host.test.ts',
 ]
 /** End-to-end tests that drive a real browser (Debian's chromium through playwright-core). */

@@ -231,4 +231,20 @@ describe('Jobe routes', () => {
     expect(pool.jobs.map((j) => j.source)).toEqual(['first'])
     expect(deps.db.select().from(submissions).where(eq(submissions.source, 'second')).get()).toMatchObject({ state: 'completed', failure: expect.stringMatching(/withdrawn/) })
   })
+
+  test("a client whose queue is full (evaluation.max_queued_per_client) gets Jobe's overload, outcome 21, and nothing is stored", async () => {
+    const pool = createFakePool({ size: 1, behave })
+    const { run } = setup({ pool, config: { pool: { size: 1 }, evaluation: { max_queued_per_client: 1 }, jobe: { wait_timeout_sec: 5 } } })
+    pool.hold()
+    const first = run(c('first', { input: '1' })) // running
+    await until(() => pool.jobs.length === 1)
+    const second = run(c('second', { input: '2' })) // queued: the client's one
+    await until(() => deps.db.select().from(submissions).where(eq(submissions.source, 'second')).get() !== undefined)
+    const third = await run(c('third'))
+    expect(third).toEqual({ status: 200, body: { run_id: null, outcome: 21, cmpinfo: '', stdout: '', stderr: '' } })
+    expect(deps.db.select().from(submissions).where(eq(submissions.source, 'third')).get()).toBeUndefined()
+    pool.release()
+    expect((await first).body).toMatchObject({ outcome: 15 })
+    expect((await second).body).toMatchObject({ outcome: 15, stdout: '2' })
+  })
 })

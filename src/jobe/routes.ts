@@ -152,8 +152,16 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
       return { name, contentBase64: content.toString('base64') }
     })
     if (run.source === OVERLOAD_TEST_SOURCE) return c.json(overloadResult(), 200, CORS)
-    const { row, withdrawn } = await evaluateWithin(deps, client, submissionOf(deps, run, files), config.jobe.wait_timeout_sec * 1000)
-    return c.json(withdrawn ? overloadResult() : jobeResult(row), 200, CORS)
+    let evaluated: Awaited<ReturnType<typeof evaluateWithin>>
+    try {
+      evaluated = await evaluateWithin(deps, client, submissionOf(deps, run, files), config.jobe.wait_timeout_sec * 1000)
+    } catch (err) {
+      // this client's queue is full (evaluation.max_queued_per_client): Jobe's own word for it is
+      // outcome 21, server overload, which CodeRunner shows as "try again later"
+      if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, CORS)
+      throw err
+    }
+    return c.json(evaluated.withdrawn ? overloadResult() : jobeResult(evaluated.row), 200, CORS)
   }))
 
   // PUT /jobe/index.php/restapi/files/{id}
