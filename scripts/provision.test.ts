@@ -142,7 +142,7 @@ describe('planToolchains', () => {
     expect(plans.map((p) => [p.root, p.toolchain, p.codes.sort(), p.packages])).toEqual([
       ['bullseye', 'python', ['PYTHON', 'PYTHON3_8'], ['python2.7', 'python3.9']],
       ['trixie', 'node', ['JAVASCRIPT', 'TYPESCRIPT'], ['node-typescript', 'nodejs']],
-      ['trixie', 'python', ['PYTHON3'], ['python3']],
+      ['trixie', 'python', ['PYTHON3'], ['pylint', 'python3']],
     ])
   })
 
