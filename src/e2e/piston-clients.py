@@ -4,6 +4,7 @@ src/e2e/piston.e2e.test.ts: reads {client, base, key?, calls: [...]} as JSON on 
 from the clients' documented use."""
 import asyncio
 import json
+import os
 import sys
 
 
@@ -77,6 +78,11 @@ def main():
     spec = json.load(sys.stdin)
     runner = {"aiopyston": aiopyston_calls, "rspy": rspy_calls}[spec["client"]]
     print(json.dumps(asyncio.run(runner(spec))))
+    sys.stdout.flush()
+    # piston_rspy's Rust runtime keeps a thread that may still hold the GIL while the interpreter
+    # finalizes, which aborts the process after every call has been answered and printed
+    # (PyGILState_Release ... finalizing): leave without finalizing once the output is out
+    os._exit(0)
 
 
 if __name__ == "__main__":
