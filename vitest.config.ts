@@ -18,6 +18,7 @@ const JAIL = [
   'src/sandbox/root-image.test.ts',
   'src/sandbox/supervisor.test.ts',
   'src/sandbox/dodges.test.ts',
+  'src/sandbox/reuse.test.ts',
   'src/jobs/jail-daemon.test.ts',
   'src/jobs/job-spec.test.ts',
   'src/jobs/jail-shaped.test.ts',

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "jail-init.h"
 
 /* The work directory: the job's box, which holds what the compile step left (or root copied in) */
 #define WORK "/work"
@@ -43,7 +44,7 @@
  * supervisor.c); the jail's own share is set here, before the program exists, so a job that
  * queues all it may leaves every other job its own share.
  */
-static int share_host_quotas(void) {
+int share_host_quotas(void) {
 	struct rlimit sig = {JAIL_SIGPENDING, JAIL_SIGPENDING};
 	return setrlimit(RLIMIT_SIGPENDING, &sig);
 }
@@ -147,7 +148,7 @@ static int enter(int at, const char* name, int* saved) {
  * openat(name) and back up with openat(".."), and resumes each directory at the offset it left it
  * (kept per depth; nothing renames or removes entries meanwhile, this is the only process).
  */
-static int recharge_work(void) {
+int recharge_work(void) {
 	int saved_root;
 	int dir = enter(AT_FDCWD, WORK, &saved_root);
 	if (dir < 0) return errno == ENOENT ? 0 : -1;
@@ -211,7 +212,7 @@ static int recharge_work(void) {
  * /proc/1/fd, /proc/1/mem, process_vm_*, ptrace) needs CAP_SYS_PTRACE, which the program never
  * has. The flag is reset by execve, so the program itself stays an ordinary process.
  */
-static int shield_self(void) {
+int shield_self(void) {
 	return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
@@ -220,9 +221,30 @@ static void close_stdio(void) {
 	for (int fd = 0; fd <= 2; fd++) close(fd);
 }
 
+/*
+ * The rest of an init's life once the program is started: reap whatever ends (orphans of the program
+ * included) until the program itself ends, report how it ended on the report descriptor, and return
+ * the status to exit with (the program's code, or 128 + its signal).
+ */
+int reap_and_report(pid_t child, int report) {
+	int status = 0;
+	for (;;) {
+		pid_t w = wait(&status);
+		if (w == child) break;
+		if (w < 0 && errno != EINTR) return 127;
+	}
+	if (report >= 0) {
+		if (WIFSIGNALED(status)) dprintf(report, "signal %d\n", WTERMSIG(status));
+		else dprintf(report, "exit %d\n", WEXITSTATUS(status));
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int main(int argc, char** argv) {
+	/* the resident init of a prepared jail (jail-prepared.c): forks each run into fresh namespaces */
+	if (argc == 2 && !strcmp(argv[1], "--serve")) return serve_prepared_runs(3);
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s PROGRAM [ARGS...]\n", argv[0]);
+		fprintf(stderr, "usage: %s PROGRAM [ARGS...] | --serve\n", argv[0]);
 		return 127;
 	}
 	/* before the program exists: nothing else runs in the jail while the box is walked */
@@ -250,16 +272,5 @@ int main(int argc, char** argv) {
 		_exit(127);
 	}
 	close_stdio();
-	int status = 0;
-	for (;;) {
-		/* as init, also reap orphans the program leaves behind */
-		pid_t w = wait(&status);
-		if (w == child) break;
-		if (w < 0 && errno != EINTR) return 127;
-	}
-	if (report >= 0) {
-		if (WIFSIGNALED(status)) dprintf(report, "signal %d\n", WTERMSIG(status));
-		else dprintf(report, "exit %d\n", WEXITSTATUS(status));
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return reap_and_report(child, report);
 }

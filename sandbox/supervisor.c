@@ -62,17 +62,16 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "supervisor.h"
 
-#define MAX_ARGS 512
 #define LINE_MAX_LEN 8192
-#define CG_ROOT "/sys/fs/cgroup"
 #define FAVOR_MNT "/run/arbiter/cgroup-favordynmods"
 /* What every jail binds from the host lives on one small tmpfs of its own, so a jail's
  * /proc/self/mountinfo names only "/init" and "/masked" there, never a host path. */
 /* Its name changes whenever what the init does changes incompatibly (jailfs-2: it re-charges the box
- * and needs fallocate's punch-hole mode from jail.cfg): every supervisor replaces the init there
+ * and needs fallocate's punch-hole mode from jail.cfg; jailfs-3: it serves prepared jails): every supervisor replaces the init there
  * with its own, so two installs side by side (an upgrade, a benchmark's baseline) must not share it. */
-#define JAIL_FS "/run/arbiter/jailfs-2"
+#define JAIL_FS "/run/arbiter/jailfs-3"
 /* An empty file nobody may read, bind-mounted by jail.cfg over what a program must not read in /proc */
 #define MASKED_FILE JAIL_FS "/masked"
 #define JAIL_INIT JAIL_FS "/init"
@@ -85,24 +84,24 @@
 #define JAIL_MSGQUEUE_BYTES 0
 #define JAIL_MEMLOCK_BYTES (64 * 1024)
 
-static int cg_version; /* 1 or 2 */
+int cg_version; /* 1 or 2 */
 static char slot[128];
-static char cg_mem[512], cg_pids[512], cg_cpuacct[512]; /* v1 slot groups */
-static char cg_slot2[512], cg_run2[512];                 /* v2 slot group and per-run group */
-static int netns_fd = -1;
+char cg_mem[512], cg_pids[512], cg_cpuacct[512]; /* v1 slot groups */
+char cg_slot2[512], cg_run2[512];                 /* v2 slot group and per-run group */
+int netns_fd = -1;
 /* v1: the per-run memory group (<slot>/run), made afresh for each run that names its limit */
-static char cg_memrun[600];
+char cg_memrun[600];
 /* The host uid (and gid) of this slot's jails: claimed from a range, or 65534 */
 static unsigned long jail_uid = 65534;
 #define UID_LOCKS "/run/arbiter/uids"
 
-static uint64_t now_us(void) {
+uint64_t now_us(void) {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
 }
 
-static int write_file(const char* path, const char* s) {
+int write_file(const char* path, const char* s) {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) return -1;
 	ssize_t n = write(fd, s, strlen(s));
@@ -112,7 +111,7 @@ static int write_file(const char* path, const char* s) {
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-static ssize_t read_file(const char* path, char* buf, size_t len) {
+ssize_t read_file(const char* path, char* buf, size_t len) {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) return -1;
 	ssize_t n = read(fd, buf, len - 1);
@@ -122,14 +121,14 @@ static ssize_t read_file(const char* path, char* buf, size_t len) {
 	return n;
 }
 
-static uint64_t read_u64(const char* path) {
+uint64_t read_u64(const char* path) {
 	char buf[64];
 	if (read_file(path, buf, sizeof buf) <= 0) return 0;
 	return strtoull(buf, NULL, 10);
 }
 
 /* The value after "key " in a "key value" per-line file (memory.events, cpu.stat, oom_control). */
-static uint64_t read_keyed(const char* path, const char* key) {
+uint64_t read_keyed(const char* path, const char* key) {
 	char buf[4096];
 	if (read_file(path, buf, sizeof buf) <= 0) return 0;
 	size_t kl = strlen(key);
@@ -228,6 +227,7 @@ static void setup_netns(void) {
 static void cleanup_cgroups(void) {
 	if (cg_version == 1) {
 		rmdir(cg_memrun);
+		remove_prepared_groups();
 		rmdir(cg_mem);
 		rmdir(cg_pids);
 		rmdir(cg_cpuacct);
@@ -278,27 +278,26 @@ static int program_finished(void) {
 	return read_keyed(p, "populated") == 0;
 }
 
-struct request {
-	char id[64];
-	char exec[512];
-	char* argv[MAX_ARGS + 1];
-	int argc;
-	char in[512], out[512], err[512], status[512], chroot[512];
-	uint64_t cpu_ms, wall_ms, fsize;
-	/* the run's memory limit, enforced on a group the supervisor owns (0: nsjail's group has it) */
-	uint64_t mem_bytes;
-	/* a box request instead of a run: 1 mount a fresh tmpfs, 2 grow it by bytes/inodes, 3 unmount */
-	int box_op;
-	char box[512];
-	uint64_t box_bytes, box_inodes;
-	/* a root request: loop-mount the squashfs image at box (the mount point) */
-	int root_op;
-	char image[512];
-};
+
 
 static void free_request(struct request* r) {
 	for (int i = 0; i < r->argc; i++) free(r->argv[i]);
+	for (int i = 0; i < r->envc; i++) free(r->env[i]);
+	free(r->policy);
 	memset(r, 0, sizeof *r);
+}
+
+/* A prepared jail's seccomp policy arrives a line per field (the lines of jail.cfg's seccomp_string) */
+static void append_policy(struct request* r, const char* line) {
+	size_t add = strlen(line) + 1;
+	if (r->policy_len + add > 1u << 20) return; /* a policy this long is refused when compiled */
+	char* more = realloc(r->policy, r->policy_len + add + 1);
+	if (!more) return;
+	r->policy = more;
+	memcpy(r->policy + r->policy_len, line, add - 1);
+	r->policy_len += add;
+	r->policy[r->policy_len - 1] = '\n';
+	r->policy[r->policy_len] = 0;
 }
 
 /* Reads one request; 0 on success, -1 on EOF. */
@@ -319,7 +318,19 @@ static int read_request(struct request* r) {
 		} else if (!strcmp(k, "rootmount")) {
 			snprintf(r->id, sizeof r->id, "%s", v);
 			r->root_op = 1;
-		} else if (!strcmp(k, "path")) snprintf(r->box, sizeof r->box, "%s", v);
+		} else if (!strcmp(k, "prepare") || !strcmp(k, "pool")) {
+			snprintf(r->id, sizeof r->id, "%s", v);
+			r->jail_op = k[1] == 'r' ? 1 : 2;
+		} else if (!strcmp(k, "jail")) snprintf(r->jail, sizeof r->jail, "%s", v);
+		else if (!strcmp(k, "env") && r->envc < MAX_ARGS) r->env[r->envc++] = strdup(v);
+		else if (!strcmp(k, "policy")) append_policy(r, v);
+		else if (!strcmp(k, "log")) snprintf(r->log, sizeof r->log, "%s", v);
+		else if (!strcmp(k, "nofile")) r->nofile = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "stack_kb")) r->stack_kb = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "as_kb")) r->as_kb = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "pids")) r->pids = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "cpu_backstop_sec")) r->cpu_backstop_sec = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "path") || !strcmp(k, "box")) snprintf(r->box, sizeof r->box, "%s", v);
 		else if (!strcmp(k, "image")) snprintf(r->image, sizeof r->image, "%s", v);
 		else if (!strcmp(k, "bytes")) r->box_bytes = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "inodes")) r->box_inodes = strtoull(v, NULL, 10);
@@ -447,7 +458,7 @@ static void close_io_tree(void) {
 	io_tree_dir[0] = 0;
 }
 
-static void open_io_tree(const char* any_io_path) {
+void open_io_tree(const char* any_io_path) {
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s", any_io_path);
 	char* slash = strrchr(dir, '/');
@@ -468,7 +479,7 @@ static void open_io_tree(const char* any_io_path) {
 	io_tree_ino = now.st_ino;
 }
 
-static int open_io(const char* path, int flags) {
+int open_io(const char* path, int flags) {
 	/* O_NOFOLLOW: never follow a link a jailed program could have planted */
 	flags |= O_NOFOLLOW | O_CLOEXEC;
 	size_t dl = strlen(io_tree_dir);
@@ -483,7 +494,7 @@ static int open_io(const char* path, int flags) {
  * namespace records these limits when nsjail creates it, and the kernel checks root's own count
  * against them too, so one run holds at most this much (RLIMIT_SIGPENDING has no nsjail option).
  */
-static int limit_host_quotas(void) {
+int limit_host_quotas(void) {
 	struct rlimit sig = {JAIL_SIGPENDING, JAIL_SIGPENDING};
 	struct rlimit mq = {JAIL_MSGQUEUE_BYTES, JAIL_MSGQUEUE_BYTES};
 	struct rlimit lock = {JAIL_MEMLOCK_BYTES, JAIL_MEMLOCK_BYTES};
@@ -523,7 +534,7 @@ static void child_exec(struct request* r) {
 }
 
 /* Removes a per-run group left by a crashed run: nsjail's groups under it first (empty ones only). */
-static void remove_run_group(const char* path) {
+void remove_run_group(const char* path) {
 	DIR* d = opendir(path);
 	if (d) {
 		struct dirent* e;
@@ -549,7 +560,7 @@ static void remove_run_group(const char* path) {
  *    kills in every ancestor).
  * Returns NULL or what failed.
  */
-static const char* make_run_group(uint64_t limit, int* oom_efd) {
+const char* make_run_group(uint64_t limit, int* oom_efd) {
 	char p[700], v[32];
 	*oom_efd = -1;
 	snprintf(v, sizeof v, "%llu", (unsigned long long)limit);
@@ -879,6 +890,12 @@ int main(int argc, char** argv) {
 	while (read_request(&r) == 0) {
 		if (r.root_op)
 			root_request(&r);
+		else if (r.jail_op == 1)
+			prepare_request(&r);
+		else if (r.jail_op == 2)
+			pool_request(&r);
+		else if (r.jail[0])
+			run_prepared(&r);
 		else if (r.box_op)
 			box_request(&r);
 		else if (!r.exec[0] || !r.out[0] || !r.err[0] || r.argc == 0)
@@ -887,6 +904,7 @@ int main(int argc, char** argv) {
 			run(&r);
 		free_request(&r);
 	}
+	close_prepared_jails();
 	close_io_tree();
 	cleanup_cgroups();
 	return 0;

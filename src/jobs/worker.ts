@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
+import type { PreparedJailState } from '../sandbox/supervisor.ts'
 import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, type TreeBounds, type TreeSize } from '../sandbox/copy-tree.ts'
@@ -55,6 +56,10 @@ const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.st
 
 export interface JobRunner {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
+  /** Builds the prepared jail of every provisioned root now, before the first job needs one. */
+  prepare(): Promise<void>
+  /** The slot's prepared jails (empty until a job or prepare() opened the slot). */
+  pool(): Promise<PreparedJailState[]>
   close(): Promise<void>
 }
 
@@ -331,7 +336,15 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     return checkerOutcome(program, r)
   }
 
-  return { run, close: async () => sandbox?.close() }
+  /** Every root some provisioned language runs in, its image mounted and its prepared jail building. */
+  async function prepare(): Promise<void> {
+    const sb = open()
+    const names = [...new Set([...languages.values()].filter((l) => isProvisioned(settings.toolchains, l)).map((l) => l.root))]
+    const roots = await Promise.all(names.map((name) => sb.root(name, rootImagePath(settings.toolchains, name))))
+    await sb.prepare(roots)
+  }
+
+  return { run, prepare, pool: async () => (sandbox ? sandbox.pool() : []), close: async () => sandbox?.close() }
 }
 
 // ── Piscina entry ──────────────────────────────────────────────────────────────────────────────

@@ -256,10 +256,12 @@ int main(void) {
       expect(existsSync(ready), 'the hog took its quotas').toBe(true)
 
       // the hog's processes, seen from the host: the slot's own uid, not the shared 65534
-      // nsjail's group: under the slot's pids group on v1, under the run's group on v2
+      // the run's group (a prepared jail's run: <slot>/run), or nsjail's under it or under the slot's
       const group = ['/sys/fs/cgroup/pids/arbiter', '/sys/fs/cgroup/arbiter'].map((g) => join(g, slotA)).find(existsSync)!
       const parent = existsSync(join(group, 'run')) ? join(group, 'run') : group
-      const pids = readdirSync(parent).filter((d) => d.startsWith('NSJAIL.')).flatMap((d) => readFileSync(join(parent, d, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+      const groups = [parent, ...readdirSync(parent).filter((d) => d.startsWith('NSJAIL.')).map((d) => join(parent, d))]
+      const pids = groups.flatMap((g) => readFileSync(join(g, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+      expect(pids.length).toBeGreaterThan(0)
       const uids = new Set(pids.map((pid) => /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]))
       expect(uids.size, [...uids].join()).toBe(1)
       const hostUid = Number([...uids][0])

@@ -1,13 +1,14 @@
 // runStep(): one jailed step through the slot's supervisor. Writes stdin to a file, lets nsjail run
 // the program with stdout/stderr going straight to files (capped by RLIMIT_FSIZE), reads them back.
 import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { detectCgroups } from './cgroups.ts'
 import { JAIL_UID, nsjailArgs } from './nsjail-args.ts'
 import { isMountPoint, JAIL_FS_INIT, rootMountPoint } from './root-image.ts'
 import { toRunResult } from './outcome.ts'
 import { claimSlot, deadSlots, isDeadSlot, removeSlotCgroups, removeSlotDir } from './leftovers.ts'
-import { Supervisor, type BoxUsage, type JailUids } from './supervisor.ts'
+import { baseJailConfig, preparedJailArgs, preparedJailConfig, preparedRunFields, seccompPolicy } from './prepared-jail.ts'
+import { Supervisor, type BoxUsage, type JailUids, type PreparedJailState, type SupervisorReply } from './supervisor.ts'
 import type { RunResult, Step } from './types.ts'
 
 export interface SandboxPaths {
@@ -31,6 +32,12 @@ export interface SandboxPaths {
   boxRequests?: boolean
   /** The host uids the slots claim theirs from (default DEFAULT_JAIL_UIDS). */
   jailUids?: JailUids
+  /**
+   * Run steps in prepared jails (sandbox/prepared-jails.c: one per root, built once, each run a clone
+   * inside it) rather than one nsjail start per step. Default true; false for a supervisor from before
+   * them (boxRequests false) and for the benchmark's comparison.
+   */
+  prepared?: boolean
 }
 
 /**
@@ -55,6 +62,10 @@ export interface Sandbox {
   box(op: 'mount' | 'grow' | 'umount', bytes?: number, inodes?: number): Promise<BoxUsage>
   /** The host path a step's root is: root `name`'s image, mounted by the supervisor if it is not yet. */
   root(name: string, image: string): Promise<string>
+  /** Starts building the prepared jails of these roots (host paths) now, off the first run's path. */
+  prepare(roots: string[]): Promise<void>
+  /** The slot's prepared jails (none when steps run through one nsjail each). */
+  pool(): Promise<PreparedJailState[]>
   /** Stops the supervisor and removes the slot's folder: a closed slot leaves nothing behind. */
   close(): Promise<void>
 }
@@ -143,6 +154,57 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   const file = (name: string) => join(io, name)
   const boxDir = join(slotDir, 'box')
   mkdirSync(boxDir, { recursive: true, mode: 0o755 })
+  const usePrepared = paths.prepared !== false && paths.boxRequests !== false
+  // roots whose prepared jail the supervisor has been told how to build (it rebuilds it itself)
+  const prepared = new Map<string, Promise<void>>()
+  const ensurePrepared = (root: string) => {
+    let done = prepared.get(root)
+    if (!done) {
+      done = (async () => {
+        const started = await supervisor.started
+        const text = baseJailConfig(paths.jailConfig)
+        const configFile = file('prepared-jail.cfg')
+        writeFileSync(configFile, preparedJailConfig(text), { mode: 0o600 })
+        const logFile = file(`prepared-${basename(root)}.log`)
+        const argv = preparedJailArgs(root, { uid: started.uid ?? JAIL_UID, configFile, logFile, jailInit: paths.initBindSource ?? JAIL_FS_INIT })
+        await supervisor.prepare(root, paths.nsjail, argv, seccompPolicy(text), logFile)
+      })()
+      done.catch(() => prepared.delete(root)) // told again by the next step
+      prepared.set(root, done)
+    }
+    return done
+  }
+
+  /** One step through one nsjail start (steps in prepared jails skip all of this). */
+  async function runThroughNsjail(step: Step, argv: string[], headroom: number): Promise<[SupervisorReply, string]> {
+    writeFileSync(file('nsjail.log'), '') // nsjail appends
+    const started = await supervisor.started
+    // a supervisor that names a uid also makes each run's memory group (both came together)
+    const runGroup = started.uid !== undefined
+    const layout = {
+      slot,
+      cgroup: started.cgroup,
+      uid: started.uid ?? JAIL_UID,
+      runGroup,
+      swapAccounting: cg.swapAccounting,
+      logFile: file('nsjail.log'),
+      jailInit: paths.initBindSource ?? JAIL_FS_INIT,
+      jailConfig: paths.jailConfig,
+    }
+    const reply = await supervisor.run({
+      exec: paths.nsjail,
+      argv: nsjailArgs({ ...step, argv }, layout, headroom),
+      stdin: file('stdin'),
+      stdout: file('stdout'),
+      stderr: file('stderr'),
+      status: file('status'),
+      cpuMs: step.limits.cpuTimeSec * 1000,
+      wallMs: step.limits.wallTimeSec * 1000,
+      fsizeBytes: step.limits.fileSizeBytes,
+      ...(runGroup && { memBytes: (step.limits.memoryKb + headroom) * 1024 }),
+    })
+    return [reply, readCapped(layout.logFile, 1 << 20)]
+  }
 
   return {
     slot,
@@ -152,33 +214,24 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     async runStep(step, opts = {}) {
       const headroom = opts.memoryHeadroomKb ?? 0
       writeFileSync(file('stdin'), step.stdin ?? '')
-      writeFileSync(file('nsjail.log'), '') // nsjail appends
-      const started = await supervisor.started
-      // a supervisor that names a uid also makes each run's memory group (both came together)
-      const runGroup = started.uid !== undefined
-      const layout = {
-        slot,
-        cgroup: started.cgroup,
-        uid: started.uid ?? JAIL_UID,
-        runGroup,
-        swapAccounting: cg.swapAccounting,
-        logFile: file('nsjail.log'),
-        jailInit: paths.initBindSource ?? JAIL_FS_INIT,
-        jailConfig: paths.jailConfig,
-      }
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
-      const reply = await supervisor.run({
-        exec: paths.nsjail,
-        argv: nsjailArgs({ ...step, argv }, layout, headroom),
-        stdin: file('stdin'),
-        stdout: file('stdout'),
-        stderr: file('stderr'),
-        status: file('status'),
-        cpuMs: step.limits.cpuTimeSec * 1000,
-        wallMs: step.limits.wallTimeSec * 1000,
-        fsizeBytes: step.limits.fileSizeBytes,
-        ...(runGroup && { memBytes: (step.limits.memoryKb + headroom) * 1024 }),
-      })
+      let reply: SupervisorReply
+      let log = ''
+      if (usePrepared) {
+        await ensurePrepared(step.root)
+        reply = await supervisor.runPrepared({
+          fields: preparedRunFields({ ...step, argv }, headroom),
+          stdin: file('stdin'),
+          stdout: file('stdout'),
+          stderr: file('stderr'),
+          status: file('status'),
+          cpuMs: step.limits.cpuTimeSec * 1000,
+          wallMs: step.limits.wallTimeSec * 1000,
+          fsizeBytes: step.limits.fileSizeBytes,
+        })
+      } else {
+        ;[reply, log] = await runThroughNsjail(step, argv, headroom)
+      }
       const cap = step.limits.fileSizeBytes
       // what is read back is capped apart from what may be written: a compile step may write large
       // binaries, but its messages are read back only up to readBackBytes
@@ -187,10 +240,14 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       const out = { stdout: stdout.text, stderr: stderr.text, ...((stdout.cut || stderr.cut) && { textCut: true }) }
       // runtimes that ignore SIGXFSZ (the JVM, CPython, node) see EFBIG instead: a full file is the proof
       const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap) || isFull(step.workDir)
-      const evidence = { log: readCapped(layout.logFile, 1 << 20), status: readCapped(file('status'), 256), outputCapped: capped }
+      const evidence = { log, status: readCapped(file('status'), 256), outputCapped: capped }
       return toRunResult(reply, evidence, step.limits, out, headroom)
     },
     box: (op, bytes = 0, inodes = 0) => supervisor.box(op, boxDir, bytes, inodes),
+    async prepare(roots) {
+      if (usePrepared) await Promise.all(roots.map(ensurePrepared))
+    },
+    pool: () => (usePrepared ? supervisor.pool() : Promise.resolve([])),
     async root(name, image) {
       const mountPoint = rootMountPoint(name)
       // checked every job (two stat calls): re-provisioning unmounts a replaced image

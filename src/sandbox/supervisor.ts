@@ -24,6 +24,33 @@ export interface SupervisorRequest {
   chroot?: string
 }
 
+/** A run in a prepared jail (sandbox/prepared-jails.c): its fields come from prepared-jail.ts. */
+export interface PreparedRunRequest {
+  /** preparedRunFields(): the jail, the program's argv and env, the box and the limits. */
+  fields: string[]
+  stdin: string
+  stdout: string
+  stderr: string
+  status: string
+  cpuMs: number
+  wallMs: number
+  fsizeBytes: number
+}
+
+/** One prepared jail of the slot, as the supervisor reports it. */
+export interface PreparedJailState {
+  /** The root it serves (host path). */
+  root: string
+  /** nsjail's pid while it runs, else 0. */
+  pid: number
+  ready: boolean
+  /** Runs served by the jails of this root, and how many times one was built. */
+  runs: number
+  builds: number
+  /** How long the last one took to come up, in microseconds. */
+  buildUs: number
+}
+
 /** What a box holds and has left, from statfs on it. */
 export interface BoxUsage {
   usedBytes: number
@@ -113,6 +140,7 @@ export class Supervisor {
   private async send(req: SupervisorRequest): Promise<SupervisorReply> {
     await this.ready
     if (this.exited) throw this.exited
+    if (this.child.stdin.writableEnded) throw new Error('supervisor stopped')
     const id = String(++this.seq)
     const fields = [
       `run ${id}`,
@@ -145,6 +173,34 @@ export class Supervisor {
     return this.request<BoxUsage>((id) => [`box${op} ${id}`, `path ${path}`, `bytes ${bytes}`, `inodes ${inodes}`])
   }
 
+  /** Runs one step in a prepared jail (prepare() it first), serialised as run() is. */
+  runPrepared(req: PreparedRunRequest): Promise<SupervisorReply> {
+    return this.request<SupervisorReply>((id) => [
+      `run ${id}`,
+      ...req.fields,
+      `stdin ${req.stdin}`,
+      `stdout ${req.stdout}`,
+      `stderr ${req.stderr}`,
+      `status ${req.status}`,
+      `cpu_ms ${Math.ceil(req.cpuMs)}`,
+      `wall_ms ${Math.ceil(req.wallMs)}`,
+      `fsize ${req.fsizeBytes}`,
+    ])
+  }
+
+  /**
+   * Builds (or rebuilds, with a new description) the slot's prepared jail of a root: nsjail's argv
+   * for it and the seccomp policy its runs get. Returns once the build has started.
+   */
+  prepare(root: string, exec: string, argv: string[], policy: string[], logFile: string): Promise<void> {
+    return this.request<void>((id) => [`prepare ${id}`, `path ${root}`, `exec ${exec}`, ...argv.map((a) => `arg ${a}`), ...policy.map((l) => `policy ${l}`), `log ${logFile}`])
+  }
+
+  /** The slot's prepared jails. */
+  pool(): Promise<PreparedJailState[]> {
+    return this.request<PreparedJailState[]>((id) => [`pool ${id}`])
+  }
+
   /** Loop-mounts a root's squashfs image read-only at mountPoint, unless it is mounted already. */
   mountRoot(mountPoint: string, image: string): Promise<void> {
     return this.request<void>((id) => [`rootmount ${id}`, `path ${mountPoint}`, `image ${image}`])
@@ -155,6 +211,8 @@ export class Supervisor {
       await this.ready
       if (this.exited) throw this.exited
       const id = String(++this.seq)
+      // a slot closed meanwhile (a job's requests queued behind its close): nothing to send to
+      if (this.child.stdin.writableEnded) throw new Error('supervisor stopped')
       const fields = [...fieldsFor(id), 'end']
       if (fields.some((f) => f.includes('\n'))) throw new Error('supervisor request values may not contain newlines')
       return new Promise<T>((resolve, reject) => {
@@ -173,7 +231,14 @@ export class Supervisor {
     this.pending.delete(id)
     if (kind === 'error') return waiter.reject(new Error(`supervisor: ${rest.join(' ')}`))
     const f = Object.fromEntries(rest.map((kv) => kv.split('=') as [string, string]))
-    if (kind === 'rooted') return waiter.resolve(undefined as never)
+    if (kind === 'rooted' || kind === 'prepared') return waiter.resolve(undefined as never)
+    if (kind === 'pool') {
+      const jails = rest.map((entry): PreparedJailState => {
+        const kv = Object.fromEntries(entry.split(',').map((pair) => pair.split('=') as [string, string]))
+        return { root: kv.jail, pid: Number(kv.pid), ready: kv.ready === '1', runs: Number(kv.runs), builds: Number(kv.builds), buildUs: Number(kv.build_us) }
+      })
+      return waiter.resolve(jails as never)
+    }
     if (kind === 'boxed') {
       const usage: BoxUsage = { usedBytes: Number(f.used_bytes), usedInodes: Number(f.used_inodes), freeBytes: Number(f.free_bytes), freeInodes: Number(f.free_inodes) }
       return waiter.resolve(usage as never)

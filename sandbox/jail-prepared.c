@@ -1,0 +1,259 @@
+/*
+ * The resident init of a prepared jail: `/.arbiter/init --serve`, run by nsjail once per slot and
+ * toolchain root (the supervisor's prepared_jail, sandbox/supervisor.c) with the jail's namespaces,
+ * root image, /dev and uid map already made, and its capabilities kept inside the jail's user
+ * namespace only. Each run it is sent costs one clone() instead of a whole nsjail start:
+ *
+ *   supervisor --(request + the run's descriptors)--> this init --clone(NEWPID|NEWNS|NEWIPC)--> run init
+ *   run init: fresh /proc (and its masks), /tmp, /dev/shm, the job's box at /work; "ready" -> the
+ *             supervisor moves it into the run's own cgroups -> "go"; a cgroup namespace of its own,
+ *             the run's rlimits, every capability dropped, the seccomp filter, the box re-charged,
+ *             then the program is forked and exec'd, and reaped as by jail-init.c.
+ *
+ * Nothing of a run outlives it: its processes die with its PID namespace (the run init is PID 1);
+ * /proc, /tmp, /dev/shm and the mounts go with its mount namespace, System V IPC with its IPC
+ * namespace; the program never has a capability, a descriptor of this init's, or a way to name it
+ * (another PID namespace, /proc of its own, ptrace-class calls outside the filter). What a network
+ * namespace can keep (a socket whose descriptor is in flight in a UNIX socket nobody holds, bound to
+ * an abstract name until the kernel's collector runs) is looked for after every run; if anything is
+ * there, later runs get a new, empty network namespace (net_leftovers).
+ *
+ * Protocol on `ctl` (SOCK_SEQPACKET, descriptor 3): "ready" once; then per run a request (struct
+ * prepared_run + filter + strings, descriptors: stdin, stdout, stderr, report, box, run socket) and,
+ * when the run init has been reaped, "end STATUS MAXRSS_KB FRESH_NET" (STATUS: the wait status).
+ * On the run socket (the supervisor's other end has SO_PASSCRED, so it learns the run init's host
+ * pid from "ready"): "ready" / "error TEXT" from the run init, "go" from the supervisor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/mount.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "jail-init.h"
+#include "prepared-run.h"
+
+/* What jail.cfg masks in /proc: bound again over each run's own /proc (mandatory: false ones may be absent) */
+static const char* const masked[] = {"/proc/cmdline", "/proc/sys/kernel/random/boot_id", "/proc/diskstats",
+    "/proc/partitions", "/proc/swaps"};
+#define NMASKED (sizeof masked / sizeof *masked)
+
+/* A run init's set-up failed: the supervisor hears why on the run socket (the jail is then rebuilt). */
+static int fail(int sock, const char* what) {
+	char msg[256];
+	int n = snprintf(msg, sizeof msg, "error %s: %s", what, strerror(errno));
+	send(sock, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1, MSG_NOSIGNAL);
+	return 127;
+}
+
+/* The mounts a run has of its own, over the prepared jail's: /proc, its masks, /tmp, /dev/shm, /work. */
+static int mount_run(int sock, int box) {
+	int mask[NMASKED];
+	/* clones of the prepared jail's masks, taken before the new /proc covers them */
+	for (size_t i = 0; i < NMASKED; i++) {
+		mask[i] = (int)syscall(SYS_open_tree, AT_FDCWD, masked[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (mask[i] < 0 && errno != ENOENT) return fail(sock, "open_tree(mask)");
+	}
+	/* this PID namespace's own /proc (the prepared jail's shows its init and every run's processes) */
+	/* read-only as a mount, not as a file system (as nsjail mounts it): a write open of /proc/1/mem is
+	 * then refused for want of permission (EACCES), as in a jail nsjail starts, not for EROFS */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0 ||
+	    mount(NULL, "/proc", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		return fail(sock, "mount /proc");
+	for (size_t i = 0; i < NMASKED; i++) {
+		if (mask[i] < 0) continue;
+		if (syscall(SYS_move_mount, mask[i], "", AT_FDCWD, masked[i], MOVE_MOUNT_F_EMPTY_PATH) != 0)
+			return fail(sock, "mask /proc");
+		close(mask[i]);
+	}
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=67108864,nr_inodes=4096") != 0)
+		return fail(sock, "mount /tmp");
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=16777216,nr_inodes=256") != 0)
+		return fail(sock, "mount /dev/shm");
+	/* the job's box: a copy of the supervisor's mount of it, made for this run alone */
+	if (syscall(SYS_move_mount, box, "", AT_FDCWD, "/work", MOVE_MOUNT_F_EMPTY_PATH) != 0)
+		return fail(sock, "mount /work");
+	close(box);
+	if (chdir("/work") != 0) return fail(sock, "chdir /work");
+	return 0;
+}
+
+static int set_limit(int resource, uint64_t value) {
+	struct rlimit rl = {value, value};
+	return setrlimit(resource, &rl);
+}
+
+/* The run's rlimits, as jail.cfg and nsjail-args.ts give a jail started by nsjail (INF: none). */
+static int limit_run(int sock, const struct prepared_run* r) {
+	if (set_limit(RLIMIT_CPU, r->cpu_sec) || set_limit(RLIMIT_NOFILE, r->nofile) ||
+	    set_limit(RLIMIT_FSIZE, r->fsize) || set_limit(RLIMIT_STACK, r->stack_bytes) ||
+	    set_limit(RLIMIT_AS, r->as_bytes ? r->as_bytes : RLIM_INFINITY) || set_limit(RLIMIT_CORE, 0) ||
+	    set_limit(RLIMIT_MEMLOCK, 64 * 1024) || set_limit(RLIMIT_MSGQUEUE, 0))
+		return fail(sock, "setrlimit");
+	if (share_host_quotas() != 0) return fail(sock, "setrlimit(RLIMIT_SIGPENDING)");
+	return 0;
+}
+
+/* Every capability gone for good: bounding set, ambient set, then the rest (the program gets none). */
+static int drop_caps(int sock) {
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return fail(sock, "PR_CAPBSET_DROP");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return fail(sock, "PR_CAP_AMBIENT");
+	struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct none[2];
+	memset(none, 0, sizeof none);
+	if (syscall(SYS_capset, &head, none) != 0) return fail(sock, "capset");
+	return 0;
+}
+
+/* The child that becomes the program: its stdio, nothing else open, default signals, then exec. */
+static void exec_program(int in, int out, int err, char** argv, char** envp) {
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+	syscall(SYS_close_range, 3, ~0u, 0);
+	for (int sig = 1; sig < 65; sig++) signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(argv[0], argv, envp);
+	dprintf(2, "cannot execute %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* PID 1 of the run's namespaces. fds: stdin, stdout, stderr, report, box, run socket. */
+static int run_init(const struct prepared_run* r, const int* fds, char** argv, char** envp) {
+	int sock = fds[5];
+	if (mount_run(sock, fds[4]) != 0) return 127;
+	if (send(sock, "ready", 5, MSG_NOSIGNAL) != 5) return 127;
+	char go[8];
+	/* the supervisor has moved this process into the run's cgroups, or hung up */
+	if (recv(sock, go, sizeof go, 0) != 2 || memcmp(go, "go", 2) != 0) return 127;
+	/* the program's /proc/self/cgroup shows "/", as in a jail nsjail starts */
+	if (unshare(CLONE_NEWCGROUP) != 0) return fail(sock, "unshare(CLONE_NEWCGROUP)");
+	if (limit_run(sock, r) != 0 || drop_caps(sock) != 0) return 127;
+	struct sock_fprog prog = {(unsigned short)r->filter_len, (struct sock_filter*)(r + 1)};
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) return fail(sock, "seccomp");
+	/* from here on as jail-init.c: nothing else runs in the jail while the box is walked */
+	if (recharge_work() != 0) return fail(sock, "re-charging /work");
+	if (shield_self() != 0) return fail(sock, "PR_SET_DUMPABLE");
+	close(sock);
+	pid_t child = fork();
+	if (child < 0) return 127;
+	if (child == 0) exec_program(fds[0], fds[1], fds[2], argv, envp);
+	for (int fd = 0; fd <= 2; fd++) close(fd);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+	return reap_and_report(child, fds[3]);
+}
+
+/* Splits the request's strings into argv and envp (NULL-terminated); -1 if they do not add up. */
+static int split_strings(char* s, uint32_t len, uint32_t argc, uint32_t envc, char** argv, char** envp) {
+	char* end = s + len;
+	for (uint32_t i = 0; i < argc + envc; i++) {
+		char* z = memchr(s, 0, (size_t)(end - s));
+		if (!z) return -1;
+		if (i < argc) argv[i] = s;
+		else envp[i - argc] = s;
+		s = z + 1;
+	}
+	argv[argc] = NULL;
+	envp[envc] = NULL;
+	return s == end && argc > 0 ? 0 : -1;
+}
+
+/*
+ * Whether the run left anything in this network namespace: any socket of any kind still listed once
+ * all of its processes are gone (one kept alive in flight, or bound to an abstract name).
+ */
+static int net_leftovers(void) {
+	static const char* const tables[] = {"/proc/self/net/unix", "/proc/self/net/tcp", "/proc/self/net/tcp6",
+	    "/proc/self/net/udp", "/proc/self/net/udp6", "/proc/self/net/raw", "/proc/self/net/raw6"};
+	char buf[4096];
+	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+		int fd = open(tables[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) continue;
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0) continue;
+		buf[n] = 0;
+		char* nl = strchr(buf, '\n'); /* the header line */
+		if (nl && nl[1]) return 1;
+	}
+	return 0;
+}
+
+int serve_prepared_runs(int ctl) {
+	static char msg[PREPARED_RUN_MAX] __attribute__((aligned(8)));
+	if (fcntl(ctl, F_SETFD, FD_CLOEXEC) != 0) return 127;
+	/* nsjail (our parent) goes when the supervisor does: this init, and every run below it, with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (shield_self() != 0) return 127;
+	if (send(ctl, "ready", 5, MSG_NOSIGNAL) != 5) return 127;
+	for (;;) {
+		int fds[PREPARED_RUN_FDS];
+		char cbuf[CMSG_SPACE(sizeof fds)];
+		struct iovec iov = {msg, sizeof msg};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+		ssize_t n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC);
+		if (n == 0) return 0; /* the supervisor is done with this jail */
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			return 127;
+		}
+		struct cmsghdr* c = CMSG_FIRSTHDR(&mh);
+		const struct prepared_run* r = (const struct prepared_run*)msg;
+		/* anything malformed is the supervisor's bug, not a program's doing: end this jail */
+		if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof fds) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+			return 127;
+		memcpy(fds, CMSG_DATA(c), sizeof fds);
+		size_t filter_bytes = (size_t)r->filter_len * sizeof(struct sock_filter);
+		if ((size_t)n < sizeof *r || r->magic != PREPARED_RUN_MAGIC || r->filter_len == 0 || r->filter_len > PREPARED_RUN_MAX_FILTER ||
+		    r->argc == 0 || r->argc > PREPARED_RUN_MAX_STRINGS || r->envc > PREPARED_RUN_MAX_STRINGS ||
+		    (size_t)n != sizeof *r + filter_bytes + r->strings_len)
+			return 127;
+		static char* argv[PREPARED_RUN_MAX_STRINGS + 1];
+		static char* envp[PREPARED_RUN_MAX_STRINGS + 1];
+		if (split_strings(msg + sizeof *r + filter_bytes, r->strings_len, r->argc, r->envc, argv, envp) != 0) return 127;
+		pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0) _exit(run_init(r, fds, argv, envp));
+		for (int i = 0; i < PREPARED_RUN_FDS; i++) close(fds[i]);
+		if (pid < 0) return 127;
+		/* wait for the run, unless the supervisor hangs up meanwhile (it sends nothing during a run) */
+		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		struct pollfd pf[2] = {{.fd = pfd, .events = POLLIN}, {.fd = ctl, .events = POLLIN}};
+		while (pfd >= 0 && poll(pf, 2, -1) >= 0 && !(pf[0].revents & POLLIN)) {
+			if (pf[1].revents) {
+				kill(pid, SIGKILL);
+				return 0;
+			}
+		}
+		int status = 0;
+		struct rusage ru;
+		memset(&ru, 0, sizeof ru);
+		while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR) {
+		}
+		if (pfd >= 0) close(pfd);
+		int fresh_net = 0;
+		if (net_leftovers()) fresh_net = unshare(CLONE_NEWNET) == 0 ? 1 : -1;
+		char end[96];
+		int len = snprintf(end, sizeof end, "end %d %ld %d", status, ru.ru_maxrss, fresh_net);
+		if (send(ctl, end, (size_t)len, MSG_NOSIGNAL) != len) return 127;
+		if (fresh_net < 0) return 127; /* could not get rid of what was left: this jail goes */
+	}
+}

@@ -1,0 +1,199 @@
+// A prepared jail serves run after run (sandbox/prepared-jails.c): each of these programs leaves
+// something behind — a file, a process, an IPC object, a socket, its environment, its cgroup figures —
+// and the next run, in the same slot and so in the same prepared jail, looks for it. Whole jobs go
+// through the worker, as src/jobs/worker.test.ts's. Each case would find what it looks for if runs
+// shared their namespaces, mounts or cgroups.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../config.ts'
+import { verdictOf } from '../grading/verdict.ts'
+import { workerSettings } from '../jobs/pool.ts'
+import type { Job } from '../jobs/types.ts'
+import { createJobRunner } from '../jobs/worker.ts'
+
+const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-reuse-test' })
+const settings = workerSettings(config)
+settings.limits.wallExtraSec = 0.5
+const runner = createJobRunner(settings, `reuse-${process.pid}`)
+const other = createJobRunner(settings, `reuse-other-${process.pid}`)
+beforeAll(() => runner.prepare(), 120_000)
+afterAll(async () => {
+  await runner.close()
+  await other.close()
+})
+
+async function py(source: string, opts: Partial<Job> = {}, r = runner) {
+  const job: Job = { language: 'PYTHON3', source, input: '', timeLimitSec: 5, memoryLimitKb: 262144, ...opts }
+  const result = await r.run(job)
+  const v = verdictOf(result, job)
+  expect(v.verdict, JSON.stringify({ ...v, stdout: v.stdout.slice(0, 300), stderr: v.stderr.slice(0, 500) })).toBe('AC')
+  return v
+}
+
+/** The runs of the slot's python root so far, and how many times its jail was built. */
+async function served() {
+  const jails = await runner.pool()
+  const jail = jails.find((j) => j.root.endsWith('/trixie'))
+  expect(jail, JSON.stringify(jails)).toBeDefined()
+  return { runs: jail!.runs, builds: jail!.builds }
+}
+
+/** Runs `leave` then `look` in the same slot; the look's stdout, once it is proven both ran in one jail. */
+async function leaveThenLook(leave: string, look: string, opts: { leave?: Partial<Job>; look?: Partial<Job> } = {}) {
+  const before = await served()
+  await py(leave, opts.leave)
+  const v = await py(look, opts.look)
+  const after = await served()
+  // the same prepared jail served both (a rebuilt one would prove nothing about reuse)
+  expect(after.runs - before.runs).toBeGreaterThanOrEqual(2)
+  expect(after.builds).toBe(before.builds)
+  return v.stdout
+}
+
+describe('a run in a prepared jail sees nothing of an earlier run in it', () => {
+  it('the slot has prepared jails, reported with their runs (what doctor shows)', async () => {
+    await py('print(1)')
+    const jails = (await runner.pool()).filter((j) => j.root.endsWith('/trixie'))
+    expect(jails.length).toBeGreaterThan(0)
+    expect(jails.every((j) => j.ready && j.pid > 0 && j.builds >= 1)).toBe(true)
+  })
+
+  it('no file in /work (a new job), /tmp or /dev/shm', async () => {
+    const out = await leaveThenLook(
+      `import os
+for d in ['/work', '/tmp', '/dev/shm']:
+    with open(os.path.join(d, 'left-behind'), 'w') as f: f.write('x' * 1000)
+    os.mkdir(os.path.join(d, 'left-dir'))
+print('left')`,
+      `import os
+found = [os.path.join(d, n) for d in ['/work', '/tmp', '/dev/shm'] for n in os.listdir(d) if n.startswith('left')]
+print('found', found)`
+    )
+    expect(out.trim()).toBe('found []')
+  })
+
+  it('no process: one that detached itself (setsid, double fork, ignoring SIGTERM and SIGHUP) is gone', async () => {
+    const out = await leaveThenLook(
+      `import os, signal, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN); signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        os.execv('/bin/sleep', ['sleep', '600'])
+    os._exit(0)
+time.sleep(0.2)
+print('left')`,
+      `import os
+mine = {os.getpid(), 1}
+others = []
+for p in os.listdir('/proc'):
+    if p.isdigit() and int(p) not in mine:
+        try: others.append(open('/proc/%s/cmdline' % p, 'rb').read().replace(b'\\0', b' ').decode())
+        except OSError: pass
+print('others', others)`
+    )
+    expect(out.trim()).toBe('others []')
+  })
+
+  it('no System V shared memory, semaphore or message queue (and no POSIX shared memory or semaphore)', async () => {
+    const out = await leaveThenLook(
+      `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+IPC_CREAT = 0o1000
+assert libc.shmget(0x4152, 4096, IPC_CREAT | 0o666) >= 0, ctypes.get_errno()
+assert libc.semget(0x4152, 1, IPC_CREAT | 0o666) >= 0, ctypes.get_errno()
+assert libc.msgget(0x4152, IPC_CREAT | 0o666) >= 0, ctypes.get_errno()
+fd = os.open('/dev/shm/psx-left', os.O_CREAT | os.O_RDWR, 0o666); os.write(fd, b'x'); os.close(fd)
+fd = os.open('/dev/shm/sem.left', os.O_CREAT | os.O_RDWR, 0o666); os.write(fd, b'x' * 32); os.close(fd)
+print('left')`,
+      `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+ids = [libc.shmget(0x4152, 0, 0), libc.semget(0x4152, 0, 0), libc.msgget(0x4152, 0)]
+tables = [len(open('/proc/sysvipc/' + t).read().strip().split('\\n')) - 1 for t in ['shm', 'sem', 'msg']]
+print('ids', ids, 'rows', tables, 'shm', sorted(os.listdir('/dev/shm')))`
+    )
+    expect(out.trim()).toBe('ids [-1, -1, -1] rows [0, 0, 0] shm []')
+  })
+
+  it('no abstract socket: one kept alive in flight (its own descriptor queued in itself) is not there for the next run', async () => {
+    const out = await leaveThenLook(
+      `import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind('\\0arbiter-left-behind'); s.listen(1)
+a, b = socket.socketpair()
+socket.send_fds(a, [b'x'], [s.fileno(), a.fileno(), b.fileno()])
+print('left')
+import os; os._exit(0)`,
+      `import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect('\\0arbiter-left-behind'); print('connected')
+except OSError as e:
+    print('refused', e.errno)
+rows = len(open('/proc/net/unix').read().strip().split('\\n')) - 1
+print('sockets', rows)`
+    )
+    // ECONNREFUSED (111): no such name in this network namespace; only the looker's own socket is listed
+    expect(out.trim()).toBe('refused 111\nsockets 1')
+  })
+
+  it('no environment: what one run was given is not in the next', async () => {
+    const out = await leaveThenLook(
+      `import os
+os.environ['LEFT_BEHIND'] = 'x'
+os.putenv('LEFT_BEHIND', 'x')
+print('left')`,
+      `import os
+print(sorted(k for k in os.environ if 'LEFT' in k or k.startswith('ARBITER')))`
+    )
+    expect(out.trim()).toBe('[]')
+  })
+
+  it('no cgroup figures: the run after a 150 MB, CPU-bound one is measured on its own', async () => {
+    const before = await served()
+    await py(
+      `import time
+b = bytearray(150 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+t = time.process_time()
+while time.process_time() - t < 0.5: pass
+print('left')`
+    )
+    const small = await py('print(1)')
+    expect((await served()).runs - before.runs).toBeGreaterThanOrEqual(2)
+    expect(small.memoryUsedKb).toBeLessThan(40 * 1024)
+    expect(small.timeUsedSec).toBeLessThan(0.3)
+  })
+})
+
+describe('two runs at once, in two slots, share nothing', () => {
+  it('IPC objects, files, sockets and processes of one are not seen by the other while both run', async () => {
+    const holder = py(
+      `import ctypes, os, socket, time
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.shmget(0x4153, 4096, 0o1000 | 0o666) >= 0
+for d in ['/tmp', '/dev/shm']: open(d + '/both-at-once', 'w').write('x')
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind('\\0arbiter-both-at-once'); s.listen(1)
+open('/work/holding', 'w').write('x')
+time.sleep(3)
+print('held')`
+    )
+    // the looker starts once the holder holds (the holder's first run in this slot may build its jail)
+    await new Promise((r) => setTimeout(r, 1500))
+    const look = await py(
+      `import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect('\\0arbiter-both-at-once'); sock = 'connected'
+except OSError as e:
+    sock = e.errno
+files = [d for d in ['/tmp/both-at-once', '/dev/shm/both-at-once', '/work/holding'] if os.path.exists(d)]
+procs = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in (1, os.getpid())]
+print(libc.shmget(0x4153, 0, 0), sock, files, procs)`,
+      {},
+      other
+    )
+    expect((await holder).stdout.trim()).toBe('held')
+    expect(look.stdout.trim()).toBe('-1 111 [] []')
+  })
+})
