@@ -172,13 +172,13 @@ describe('limits Judge0 applies beyond CPU and memory', () => {
       })
       const held = Date.now() - t
       expect(r.status).toBe(201)
-      const body = await r.json()
+      const body: any = await r.json()
       expect(Object.keys(body)).toEqual(['stdout', 'token', 'status'])
       expect([1, 2]).toContain(body.status.id)
       expect(held).toBeGreaterThanOrEqual(950)
       expect(held).toBeLessThan(3000)
       let last: any
-      await waitUntil(async () => (last = await (await fetch(`${capped.url}/judge0/submissions/${body.token}`, { headers: { 'X-Auth-Token': key } })).json()).status.id > 2, 30_000, 'the held submission to finish')
+      await waitUntil(async () => ((last = await (await fetch(`${capped.url}/judge0/submissions/${body.token}`, { headers: { 'X-Auth-Token': key } })).json()) as any).status.id > 2, 30_000, 'the held submission to finish')
       expect(last).toMatchObject({ status: { id: 3 }, stdout: 'slept\n' })
     } finally {
       await capped.stop()
