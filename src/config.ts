@@ -256,6 +256,16 @@ export const ConfigSchema = z
       },
       'The Jobe API for Moodle CodeRunner (docs/api/jobe.md).'
     ),
+    judge0: section(
+      {
+        wait_max_sec: z
+          .number()
+          .positive()
+          .default(60)
+          .describe('Longest a Judge0 `wait=true` request is held: past it the answer is 201 with the submission as it stands (In Queue or Processing, with its token and status), and it finishes as usual; poll it by token.'),
+      },
+      'The Judge0 CE API under /judge0 (docs/api/judge0.md).'
+    ),
     piston: section(
       {
         anonymous_client: z

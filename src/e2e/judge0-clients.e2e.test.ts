@@ -86,6 +86,17 @@ describe('the official SDK (judge0 0.0.8)', () => {
     expect(r.done).toMatchObject({ stdout: 'late\n', status: ACCEPTED, token: r.token })
   })
 
+  test('cpu_extra_time, stack_limit and number_of_runs from its Submission are applied', { timeout: 120_000 }, async () => {
+    const [graced, deep, shallow, thrice] = (await scenario('official_limits')).results
+    // TLE, yet let run past 1 s to its end: its real time is shown
+    expect(graced).toMatchObject({ status: 5, stdout: 'done\n' })
+    expect(graced.time).toBeGreaterThan(1.15)
+    expect(deep).toMatchObject({ status: ACCEPTED, stdout: '40000' })
+    expect(shallow.status).toBe(7)
+    expect(thrice).toMatchObject({ status: ACCEPTED, stdout: 'done\n' })
+    expect(thrice.time).toBeGreaterThanOrEqual(0.19)
+  })
+
   test('the implicit client from JUDGE0_CE_ENDPOINT and JUDGE0_CE_AUTH_HEADERS', { timeout: 60_000 }, async () => {
     expect(await scenario('official_implicit_client')).toMatchObject({ stdout: 'implicit\n', status: ACCEPTED })
   })

@@ -130,6 +130,28 @@ def official_async_and_wait():
     return {"token": str(created.token), "status_before": before, "done": sub(done)}
 
 
+BURN_C = "#include <stdio.h>\n#include <time.h>\nint main(void) { while ((double)clock() / CLOCKS_PER_SEC < %s) ; puts(\"done\"); return 0; }\n"
+DEEP_C = (
+    "#include <stdio.h>\n__attribute__((noinline)) static long down(long n) { volatile char pad[1000]; pad[0] = (char)n; if (n == 0) return 0; long r = down(n - 1); return r + 1 + pad[0] - pad[0]; }\n"
+    "int main(void) { printf(\"%ld\", down(40000)); return 0; }\n"
+)
+
+
+def official_limits():
+    # the SDK's own Submission attributes for isolate's -x, -k and the repeated runs
+    import judge0
+
+    client = sdk_client()
+    submissions = [
+        judge0.Submission(source_code=BURN_C % "1.2", language=judge0.C, cpu_time_limit=1, cpu_extra_time=0.5),
+        judge0.Submission(source_code=DEEP_C, language=judge0.C, stack_limit=128000),
+        judge0.Submission(source_code=DEEP_C, language=judge0.C, stack_limit=8000),
+        judge0.Submission(source_code=BURN_C % "0.2", language=judge0.C, number_of_runs=3),
+    ]
+    results = judge0.run(client=client, submissions=submissions)
+    return {"results": [sub(r) for r in results]}
+
+
 def official_implicit_client():
     # the SDK's documented self-hosted set-up: the endpoint and headers from the environment
     os.environ["JUDGE0_CE_ENDPOINT"] = BASE
@@ -272,7 +294,7 @@ def api_bad_token():
     return {"status": None}
 
 
-SCENARIOS = {f.__name__: f for f in [official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_implicit_client, official_bad_token, client_run, client_errors, client_callback, api_run, api_bad_token]}
+SCENARIOS = {f.__name__: f for f in [official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token, client_run, client_errors, client_callback, api_run, api_bad_token]}
 
 if __name__ == "__main__":
     print(json.dumps(SCENARIOS[sys.argv[1]](), default=str))

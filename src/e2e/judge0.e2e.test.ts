@@ -1,5 +1,6 @@
 // Judge0 CE end to end: the real server, real jail and toolchains; every status a program can reach,
-// each request attribute that changes a run, the refusals, auth, batch, callbacks (PUT), Base64, and
+// each request attribute that changes a run (cpu_extra_time, stack_limit and number_of_runs included;
+// wait=true past its cap), the refusals, auth, batch, callbacks (PUT), Base64, and
 // 16 concurrent clients whose results must come back complete and each to its own submission.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from '../testing/harness.ts'
@@ -116,6 +117,73 @@ describe('request attributes', () => {
     expect(waited.body).toEqual({ error: 'some attributes for this submission cannot be converted to UTF-8, use base64_encoded=true query parameter', token: expect.any(String) })
     // UTF-8 output is text as it is
     expect((await run({ language_id: 71, source_code: 'print("żółw ✓")' })).stdout).toBe('żółw ✓\n')
+  })
+})
+
+describe('limits Judge0 applies beyond CPU and memory', () => {
+  // burns CPU until the process has used `s` seconds of it, then exits 0
+  const burn = (s: number) => C(`while ((double)clock() / CLOCKS_PER_SEC < ${s}) ; puts("done"); return 0;`).replace('#include <stdio.h>', '#include <stdio.h>\n#include <time.h>')
+
+  test('cpu_extra_time: 1.2 s of CPU at cpu_time_limit 1 with 0.5 extra is TLE, not stopped at 1 s: time shows all of it', { timeout: 60_000 }, async () => {
+    const graced = await run({ language_id: 50, source_code: burn(1.2), cpu_time_limit: 1, cpu_extra_time: 0.5 })
+    expect(graced).toMatchObject({ status: { id: 5 }, message: 'Time limit exceeded', stdout: 'done\n' })
+    expect(Number(graced.time)).toBeGreaterThan(1.15)
+    expect(Number(graced.time)).toBeLessThan(1.5)
+    // no extra: stopped at the limit, before it could print
+    const stopped = await run({ language_id: 50, source_code: burn(1.2), cpu_time_limit: 1, cpu_extra_time: 0 })
+    expect(stopped).toMatchObject({ status: { id: 5 }, stdout: null })
+    expect(Number(stopped.time)).toBeLessThan(1.15)
+  })
+
+  test('stack_limit: a 40 MB-deep recursion passes at 128000 KB and is SIGSEGV at 8000 KB', { timeout: 60_000 }, async () => {
+    const source =
+      '#include <stdio.h>\n__attribute__((noinline)) static long down(long n) { volatile char pad[1000]; pad[0] = (char)n; if (n == 0) return 0; long r = down(n - 1); return r + 1 + pad[0] - pad[0]; }\n' +
+      'int main(void) { long n; if (scanf("%ld", &n) != 1) return 2; printf("%ld", down(n)); return 0; }\n'
+    expect(await run({ language_id: 50, source_code: source, stdin: '40000', stack_limit: 128000 })).toMatchObject({ status: { id: 3 }, stdout: '40000' })
+    expect(await run({ language_id: 50, source_code: source, stdin: '40000', stack_limit: 8000 })).toMatchObject({ status: { id: 7 }, exit_signal: 11 })
+  })
+
+  test('number_of_runs 3 runs the program 3 times: three times the CPU one run takes, time the mean of one run', { timeout: 60_000 }, async () => {
+    const source = burn(0.3)
+    await run({ language_id: 50, source_code: source }) // compiled once, so both below take the compile cache
+    const timed = async (n: number) => {
+      const t = Date.now()
+      const body = await run({ language_id: 50, source_code: source, number_of_runs: n })
+      return { body, ms: Date.now() - t }
+    }
+    const once = await timed(1)
+    const thrice = await timed(3)
+    expect(thrice.body).toMatchObject({ status: { id: 3 }, number_of_runs: 3, stdout: 'done\n' })
+    expect(Number(thrice.body.time)).toBeGreaterThanOrEqual(0.29)
+    expect(Number(thrice.body.time)).toBeLessThan(0.6)
+    // 2 more runs of 0.3 s of CPU each, one after the other
+    expect(thrice.ms - once.ms).toBeGreaterThan(2 * 290)
+  })
+
+  test('wait=true past judge0.wait_max_sec: 201 with the token and status (Processing), and it finishes as usual', { timeout: 120_000 }, async () => {
+    const capped = await startServer({ configToml: '[judge0]\nwait_max_sec = 1\n' })
+    try {
+      const key = await capped.createClient('judge0-wait')
+      const t = Date.now()
+      const r = await fetch(`${capped.url}/judge0/submissions?wait=true&fields=stdout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Auth-Token': key },
+        body: JSON.stringify({ language_id: 71, source_code: 'import time\ntime.sleep(3)\nprint("slept")' }),
+      })
+      const held = Date.now() - t
+      expect(r.status).toBe(201)
+      const body: any = await r.json()
+      expect(Object.keys(body)).toEqual(['stdout', 'token', 'status'])
+      expect([1, 2]).toContain(body.status.id)
+      expect(held).toBeGreaterThanOrEqual(950)
+      expect(held).toBeLessThan(3000)
+      let last: any
+      await waitUntil(async () => ((last = await (await fetch(`${capped.url}/judge0/submissions/${body.token}`, { headers: { 'X-Auth-Token': key } })).json()) as any).status.id > 2, 30_000, 'the held submission to finish')
+      expect(last).toMatchObject({ status: { id: 3 }, stdout: 'slept\n' })
+    } finally {
+      await capped.stop()
+      capped.cleanup()
+    }
   })
 })
 

@@ -15,6 +15,13 @@ describe('normaliseJobSpec', () => {
     expect(normaliseJobSpec(config, { wallTimeSec: 0, processes: -1 })).toEqual({})
   })
 
+  test('extra CPU time, a stack limit and a repeat count: clamped, 0 or 1 left out', () => {
+    expect(normaliseJobSpec(config, { cpuExtraSec: 0.5, stackKb: 8000, repeat: 3 })).toEqual({ cpuExtraSec: 0.5, stackKb: 8000, repeat: 3 })
+    expect(normaliseJobSpec(config, { cpuExtraSec: 99, stackKb: 1e12, repeat: 1000 })).toEqual({ cpuExtraSec: 5, stackKb: 64 * 1024 * 1024, repeat: 20 })
+    expect(normaliseJobSpec(config, { cpuExtraSec: 0, stackKb: 0, repeat: 1 })).toEqual({})
+    expect(normaliseJobSpec(config, { stackKb: 0.4, repeat: 2.6 })).toEqual({ stackKb: 1, repeat: 3 })
+  })
+
   test('refuses file names that are not plain, twice-given names, bad base64 and too many or too large files', () => {
     const code = (f: () => unknown) => thrownAppError(f).code
     expect(code(() => normaliseJobSpec(config, { files: [{ name: '../etc', contentBase64: '' }] }))).toBe('InvalidArgumentError')

@@ -5,6 +5,7 @@
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { isPlainName } from '../jobs/job-files.ts'
+import { MAX_REPEAT } from '../jobs/types.ts'
 import type { JobFile, JobSpec } from './model.ts'
 
 export { isPlainName }
@@ -74,6 +75,12 @@ export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = 
   set('outputBytes', clampTo(input.outputBytes, 1, l.output_cap_bytes, true))
   set('compileTimeSec', clampTo(input.compileTimeSec, 0.1, l.compile_time_sec))
   set('compileMemoryKb', clampTo(input.compileMemoryKb, 16384, l.compile_memory_kb, true))
+  // extra CPU time is at most what the largest time limit is
+  set('cpuExtraSec', clampTo(input.cpuExtraSec, 0.001, l.max_time_sec))
+  // a stack past the memory limit is never reached: only bounded by what the jail accepts
+  set('stackKb', clampTo(input.stackKb, 1, 64 * 1024 * 1024, true))
+  const repeat = clampTo(input.repeat, 1, MAX_REPEAT, true)
+  if (repeat !== undefined && repeat > 1) spec.repeat = repeat
   if (input.redirectStderrToStdout) spec.redirectStderrToStdout = true
   if (input.outputEncoding === 'latin1') spec.outputEncoding = 'latin1'
   if (input.compileStderrFails) spec.compileStderrFails = true

@@ -3,7 +3,7 @@
 // outcome of each step kept with the row (RawResult) so each protocol maps statuses its own way.
 import type { submissions } from '../storage/schema.ts'
 import type { RunStatus } from '../sandbox/types.ts'
-import type { JobFile, JobSpec } from '../jobs/types.ts'
+import type { JobFile, JobSpec, RunFigures } from '../jobs/types.ts'
 
 export type { JobFile, JobSpec }
 
@@ -23,6 +23,8 @@ export interface RawResult {
   /** null for a language without a compile step, or a program from the compile cache. */
   compile: (RawStep & { stdout: string; stderr: string }) | null
   run: RawStep | null
+  /** A repeated run (JobSpec.repeat): each run's figures in order; run is the last. */
+  repeats?: RunFigures[]
 }
 
 export const jobSpecOf = (row: Pick<Submission, 'jobSpecJson'>): JobSpec => (row.jobSpecJson ? (JSON.parse(row.jobSpecJson) as JobSpec) : {})

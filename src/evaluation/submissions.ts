@@ -392,5 +392,6 @@ function rawResult(result: JobResult): RawResult {
   return {
     compile: c ? { ...rawStep(c), stdout: c.stdout, stderr: c.stderr } : null,
     run: result.run ? rawStep(result.run) : null,
+    ...(result.run && result.repeats && { repeats: result.repeats }),
   }
 }

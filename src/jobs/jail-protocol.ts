@@ -8,7 +8,7 @@ import { z } from 'zod'
 import type { Config } from '../config.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 import { isPlainName } from './job-files.ts'
-import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
+import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type TestOutcome } from './types.ts'
 
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
@@ -57,6 +57,9 @@ export function jobRequestSchema(config: Config) {
       redirectStderrToStdout: z.boolean().optional(),
       outputEncoding: z.literal('latin1').optional(),
       compileStderrFails: z.boolean().optional(),
+      cpuExtraSec: z.number().positive().max(maxTime).optional(),
+      stackKb: z.number().int().min(1).max(64 * 1024 * 1024).optional(),
+      repeat: z.number().int().min(1).max(MAX_REPEAT).optional(),
     })
     .strict()
   return z.object({ job }).strict()

@@ -1,6 +1,6 @@
 // What a protocol adds to a job (JobSpec), for real in the jail: extra files, the source's own name,
 // compile and run argv overrides, an address-space limit, a process limit, an output cap, the stderr
-// redirect, and a compile cache key that includes the files.
+// redirect, a compile cache key that includes the files, extra CPU time, a stack limit, a repeated run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
 import { workerSettings } from './pool.ts'
@@ -83,6 +83,60 @@ describe('a job spec in the jail', () => {
     const r = await runner.run(job({ source, outputEncoding: 'latin1' }))
     expect([...Buffer.from(r.run!.stdout, 'latin1')]).toEqual([0x61, 0xc0, 0xc9, 0x0a])
     expect([...Buffer.from(r.run!.stderr, 'latin1')]).toEqual([0xff])
+  })
+
+  // burns CPU until the process has used 1.2 s of it, then exits 0
+  const burn12 = '#include <time.h>\nint main(void) { while ((double)clock() / CLOCKS_PER_SEC < 1.2) ; return 0; }\n'
+
+  it('extra CPU time: a 1.2 s program at a 1 s limit with 0.5 s extra ends on its own, judged TLE from its measured time', { timeout: 60_000 }, async () => {
+    const graced = await runner.run(job({ source: burn12, timeLimitSec: 1, cpuExtraSec: 0.5 }))
+    expect(graced.run).toMatchObject({ status: 'time', exitCode: 0, signal: null })
+    expect(graced.run!.cpuSec).toBeGreaterThan(1.15)
+    expect(graced.run!.cpuSec).toBeLessThan(1.5)
+    // without it, stopped at the limit
+    const stopped = await runner.run(job({ source: burn12, timeLimitSec: 1 }))
+    expect(stopped.run).toMatchObject({ status: 'time', signal: 'SIGKILL' })
+    expect(stopped.run!.cpuSec).toBeLessThan(1.15)
+    // within its limit, the extra time changes nothing
+    expect((await runner.run(job({ source: burn12, timeLimitSec: 1.5, cpuExtraSec: 0.5 }))).run).toMatchObject({ status: 'ok' })
+    // past limit + extra, stopped there
+    const past = await runner.run(job({ source: burn12, timeLimitSec: 0.5, cpuExtraSec: 0.3 }))
+    expect(past.run).toMatchObject({ status: 'time', signal: 'SIGKILL' })
+    expect(past.run!.cpuSec).toBeGreaterThan(0.75)
+    expect(past.run!.cpuSec).toBeLessThan(1.1)
+  })
+
+  it("the stack limit is the run's: a 40 MB-deep recursion passes at 128000 KB and segfaults at 8000 KB", { timeout: 60_000 }, async () => {
+    // each frame holds 1000 bytes the return path still reads, so the recursion is never folded into a loop
+    const source =
+      '#include <stdio.h>\n__attribute__((noinline)) static long down(long n) { volatile char pad[1000]; pad[0] = (char)n; if (n == 0) return 0; long r = down(n - 1); return r + 1 + pad[0] - pad[0]; }\n' +
+      'int main(void) { long n; if (scanf("%ld", &n) != 1) return 2; printf("%ld", down(n)); return 0; }\n'
+    const deep = (stackKb?: number) => runner.run(job({ source, input: '40000', ...(stackKb !== undefined && { stackKb }) }))
+    expect((await deep(128000)).run).toMatchObject({ status: 'ok', stdout: '40000' })
+    expect((await deep(8000)).run).toMatchObject({ status: 'signal', signal: 'SIGSEGV' })
+    // the jail's default, 64 MB, holds it too
+    expect((await deep()).run).toMatchObject({ status: 'ok', stdout: '40000' })
+  })
+
+  it('a repeated run is made that many times, each in a fresh box, and stops at the first that does not exit 0', { timeout: 60_000 }, async () => {
+    // 0.2 s of CPU, then leaves a file behind: a run that finds one was not given a fresh box
+    const source =
+      '#include <stdio.h>\n#include <time.h>\n#include <unistd.h>\nint main(void) { while ((double)clock() / CLOCKS_PER_SEC < 0.2) ; int seen = access("left", F_OK) == 0; FILE *f = fopen("left", "w"); fputs("x", f); fclose(f); printf(seen ? "seen" : "fresh"); return 0; }\n'
+    const started = Date.now()
+    const r = await runner.run(job({ source, repeat: 3 }))
+    const elapsed = Date.now() - started
+    expect(r.run).toMatchObject({ status: 'ok', stdout: 'fresh' })
+    expect(r.repeats).toHaveLength(3)
+    // each entry is a run the supervisor measured: 0.2 s of CPU each, one after the other
+    for (const f of r.repeats!) expect(f.cpuSec).toBeGreaterThanOrEqual(0.19)
+    expect(r.repeats![2]).toEqual({ cpuSec: r.run!.cpuSec, wallSec: r.run!.wallSec, memoryKb: r.run!.memoryKb })
+    expect(elapsed).toBeGreaterThan(3 * 190)
+    // once is once: no repeats
+    expect((await runner.run(job({ source }))).repeats).toBeUndefined()
+    // a run that fails ends the repetition
+    const failing = await runner.run(job({ source: 'int main(void) { return 3; }\n', repeat: 5 }))
+    expect(failing.run).toMatchObject({ status: 'exit', exitCode: 3 })
+    expect(failing.repeats).toHaveLength(1)
   })
 
   it('a file name that is not plain is refused where the worker writes it', { timeout: 60_000 }, async () => {

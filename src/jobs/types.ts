@@ -63,10 +63,22 @@ export interface CompileOutcome {
   cached?: boolean
 }
 
+/** What one run measured (a repeated run's figures). */
+export interface RunFigures {
+  cpuSec: number
+  wallSec: number
+  memoryKb: number
+}
+
+/** Most times a job's run may be repeated (JobSpec.repeat). */
+export const MAX_REPEAT = 20
+
 export interface JobResult {
   compile: CompileOutcome
-  /** Absent when compilation failed or compileOnly was set; absent for a graded job (see tests). */
+  /** Absent when compilation failed or compileOnly was set; absent for a graded job (see tests). The last run of a repeated one. */
   run?: RunResult
+  /** A repeated run (JobSpec.repeat > 1): each run's figures in order, the last being run's. */
+  repeats?: RunFigures[]
   /** A graded job's outcomes, one per test in order (absent when compilation failed). */
   tests?: TestOutcome[]
 }
@@ -104,4 +116,17 @@ export interface JobSpec {
   outputEncoding?: 'latin1'
   /** stderr is appended to stdout after the run (the two streams are read separately by the jail). */
   redirectStderrToStdout?: boolean
+  /**
+   * CPU seconds the run may go on past its time limit before it is stopped; it is judged over its limit
+   * (TLE) all the same, from the CPU time measured, which a client then sees in full (isolate's extra time).
+   */
+  cpuExtraSec?: number
+  /** RLIMIT_STACK of the run, KB (whole MB in the jail, rounded up); absent: the jail's 64 MB. */
+  stackKb?: number
+  /**
+   * The run is made this many times (at most MAX_REPEAT), each in a fresh box holding only what the
+   * compile step left, until one does not exit 0: JobResult.repeats has each run's figures, run is the
+   * last. Not for graded jobs (their tests are the repetition).
+   */
+  repeat?: number
 }

@@ -16,7 +16,7 @@ import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.
 import { isProgramChecker, type BuiltinChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, judgeTest, runFailure, SKIPPED } from '../grading/judge-test.ts'
 import type { RunHooks } from './pool-types.ts'
-import type { CompileOutcome, Job, JobResult, JobSpec, TestOutcome } from './types.ts'
+import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
 import { writeJobFiles, writeNewFile } from './job-files.ts'
 
 
@@ -53,6 +53,7 @@ export interface WorkerSettings {
 const filesBytes = (spec: JobSpec) => (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0)
 
 const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
+const figuresOf = (r: RunResult): RunFigures => ({ cpuSec: r.cpuSec, wallSec: r.wallSec, memoryKb: r.memoryKb })
 
 export interface JobRunner {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
@@ -119,14 +120,19 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         fileSizeBytes: limits.compileFileSizeBytes,
       }
     }
+    // with extra CPU time the run is stopped only at the limit plus the extra, and judged over the limit
+    const extra = job.cpuExtraSec ?? 0
+    const cpuTimeSec = job.timeLimitSec + extra
     return {
-      cpuTimeSec: job.timeLimitSec,
-      wallTimeSec: job.wallTimeSec ?? job.timeLimitSec * 2 + limits.wallExtraSec,
+      cpuTimeSec,
+      wallTimeSec: job.wallTimeSec ?? cpuTimeSec * 2 + limits.wallExtraSec,
       memoryKb: job.memoryLimitKb,
       processes: job.processes ?? lang.runProcesses ?? limits.processes,
       openFiles: lang.runOpenFiles ?? limits.openFiles,
       fileSizeBytes: Math.min(job.outputBytes ?? limits.outputCapBytes, limits.outputCapBytes),
       ...(job.addressSpaceKb !== undefined && { addressSpaceKb: job.addressSpaceKb }),
+      ...(extra > 0 && { judgedCpuSec: job.timeLimitSec }),
+      ...(job.stackKb !== undefined && { stackKb: job.stackKb }),
     }
   }
 
@@ -256,9 +262,23 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       const runLimits = (timeLimitSec: number) => stepLimits(lang, { ...job, timeLimitSec }, 'run')
 
       if (!job.tests) {
+        const times = Math.min(job.repeat ?? 1, MAX_REPEAT)
+        // repeated: what the compile step left is kept outside the box, and each later run has a fresh
+        // box holding only that (as a graded job's tests), so no run sees what an earlier one wrote
+        const size = times > 1 ? (measured ? copyMeasured(box, kept, measured) : copyTree(box, kept, keptBounds())) : undefined
         // the compiled program stays; the run step may write its own cap more
         if (!roomy) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
-        return { compile, run: await runInBox(sb, lang, root, job.input, runLimits(job.timeLimitSec), job.memoryLimitKb, [], job) }
+        const limits = runLimits(job.timeLimitSec)
+        let run = await runInBox(sb, lang, root, job.input, limits, job.memoryLimitKb, [], job)
+        if (!size) return { compile, run }
+        const repeats = [figuresOf(run)]
+        while (repeats.length < times && run.status === 'ok') {
+          await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
+          copyTree(kept, box, keptBounds())
+          run = await runInBox(sb, lang, root, job.input, limits, job.memoryLimitKb, [], job)
+          repeats.push(figuresOf(run))
+        }
+        return { compile, run, repeats }
       }
 
       // graded: what the compile step left is kept outside the box, and each test runs in a fresh

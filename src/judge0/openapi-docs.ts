@@ -34,13 +34,13 @@ export const judge0Docs = {
   create: doc(
     'Create a submission (Judge0 CE 1.13.1). Answers its token at once, or with wait=true the finished submission.',
     {
-      201: { description: '{token}, or with wait=true the submission (its requested fields).', content: json(z.union([Token, Judge0Submission])) },
+      201: { description: '{token}, or with wait=true the submission (its requested fields; past judge0.wait_max_sec, as it stands, with its token and status).', content: json(z.union([Token, Judge0Submission])) },
       400: { description: 'invalid fields', content: json(Judge0Error) },
       422: { description: 'A refused attribute: {attribute: [messages]}.', content: json(Judge0FieldErrors) },
     },
     {
       request: {
-        query: query({ base64_encoded: base64Param, wait: z.enum(['true', 'false']).optional().meta({ description: 'true: answer when the submission is done.' }), fields: fieldsParam }),
+        query: query({ base64_encoded: base64Param, wait: z.enum(['true', 'false']).optional().meta({ description: 'true: answer when the submission is done, or after judge0.wait_max_sec (default 60) with it as it stands (status In Queue or Processing, and its token to poll).' }), fields: fieldsParam }),
         body: { content: json(RequestDoc), required: true },
       },
       callbacks: {

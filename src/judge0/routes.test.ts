@@ -3,6 +3,7 @@ import { createApp } from '../app.ts'
 import { addClient, createTestDeps, json, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 
 import type { OutboxRow } from '../jobs/outbox.ts'
+import { createFakePool, okRun } from '../testing/fake-pool.ts'
 import { decode64 } from './replies.ts'
 
 let deps: TestDeps
@@ -135,6 +136,65 @@ describe('Judge0 submissions', () => {
     expect(job.compileArgv).toEqual(['cc', '-DX=a b', 'main'])
     expect(job.runArgv).toEqual(['./main', '1', '2 3', ';id'])
     expect(job).toMatchObject({ timeLimitSec: 2, wallTimeSec: 4, processes: 10, outputBytes: 65536, redirectStderrToStdout: true, memoryLimitKb: 128000 })
+  })
+
+  test('cpu_extra_time, stack_limit and number_of_runs reach the job as extra CPU time, the stack limit and a repeat count', async () => {
+    const { app, secret } = setup()
+    await post(app, '/submissions?wait=true', secret, { source_code: 'x', language_id: 71, cpu_time_limit: 1, cpu_extra_time: 0.5, stack_limit: 8000, number_of_runs: 3 })
+    expect(deps.pool.jobs[0]).toMatchObject({ timeLimitSec: 1, cpuExtraSec: 0.5, stackKb: 8000, repeat: 3 })
+    // Judge0's defaults: 1 s extra, a 64000 KB stack, one run
+    await post(app, '/submissions?wait=true', secret, { source_code: 'x', language_id: 71 })
+    expect(deps.pool.jobs[1]).toMatchObject({ cpuExtraSec: 1, stackKb: 64000 })
+    expect(deps.pool.jobs[1]!.repeat).toBeUndefined()
+    // isolate's stack limit 0 is none: the stack may take all of memory_limit
+    await post(app, '/submissions?wait=true', secret, { source_code: 'x', language_id: 71, stack_limit: 0, cpu_extra_time: 0, memory_limit: 256000 })
+    expect(deps.pool.jobs[2]).toMatchObject({ stackKb: 256000 })
+    expect(deps.pool.jobs[2]!.cpuExtraSec).toBeUndefined()
+  })
+
+  test('past Judge0\'s maxima: 422 in its words (number_of_runs 20, stack_limit 128000, cpu_extra_time 5)', async () => {
+    const { app, secret } = setup()
+    const r = await post(app, '/submissions', secret, { source_code: 'x', language_id: 71, number_of_runs: 21, cpu_extra_time: 5.5, stack_limit: 128001 })
+    expect(r.status).toBe(422)
+    expect(await json(r)).toEqual({
+      number_of_runs: ['must be less than or equal to 20'],
+      cpu_extra_time: ['must be less than or equal to 5.0'],
+      stack_limit: ['must be less than or equal to 128000'],
+    })
+    expect(deps.pool.jobs).toHaveLength(0)
+    const ok = await post(app, '/submissions', secret, { source_code: 'x', language_id: 71, number_of_runs: 20, cpu_extra_time: 5, stack_limit: 128000 })
+    expect(ok.status).toBe(201)
+  })
+
+  test('number_of_runs: time and memory are the mean of the runs (memory truncated, as Judge0\'s integer column); wall_time and output the last run\'s', async () => {
+    const figures = [
+      { cpuSec: 0.01, wallSec: 0.05, memoryKb: 3000 },
+      { cpuSec: 0.02, wallSec: 0.06, memoryKb: 3001 },
+      { cpuSec: 0.04, wallSec: 0.07, memoryKb: 3001 },
+    ]
+    const { app, secret } = setup({ pool: createFakePool({ behave: (job) => ({ compile: { ok: true, message: '' }, run: okRun({ ...figures[2], stdout: `ran ${job.repeat}` }), repeats: figures }) }) })
+    const body = await json(await post(app, '/submissions?wait=true&fields=time,memory,wall_time,stdout,number_of_runs,status', secret, { source_code: 'x', language_id: 71, number_of_runs: 3 }))
+    expect(body).toEqual({ stdout: 'ran 3', time: '0.023333', memory: 3000, number_of_runs: 3, wall_time: '0.07', status: { id: 3, description: 'Accepted' } })
+  })
+
+  test('wait=true is held at most judge0.wait_max_sec: then 201 with the submission as it stands, its token and status whatever the fields; it still finishes', async () => {
+    const { app, secret } = setup({ config: testConfig({ judge0: { wait_max_sec: 0.3 } }) })
+    deps.pool.hold()
+    const started = Date.now()
+    const r = await post(app, '/submissions?wait=true&fields=stdout', secret, { source_code: 'x', language_id: 71, stdin: 'late\n' })
+    const held = Date.now() - started
+    expect(r.status).toBe(201)
+    expect(held).toBeGreaterThanOrEqual(290)
+    expect(held).toBeLessThan(3000)
+    const body = await json(r)
+    expect(Object.keys(body)).toEqual(['stdout', 'token', 'status'])
+    expect(body.stdout).toBeNull()
+    expect([1, 2]).toContain(body.status.id)
+    deps.pool.release()
+    expect(await done(app, secret, body.token)).toMatchObject({ status: { id: 3 }, stdout: 'late\n' })
+    // done within the cap: only the fields asked for
+    const quick = await json(await post(app, '/submissions?wait=true&fields=stdout', secret, { source_code: 'x', language_id: 71, stdin: 'soon\n' }))
+    expect(quick).toEqual({ stdout: 'soon\n' })
   })
 
   test('callback_url gets a PUT of the default fields in Base64 through the outbox', async () => {

@@ -8,6 +8,7 @@ import type { Deps } from '../deps.ts'
 import type { Client } from '../clients/clients.ts'
 import { protocolDataOf, rawResultOf, type Submission } from '../evaluation/model.ts'
 import { acceptAndWait, acceptSubmission, getSubmission, type SubmissionInput } from '../evaluation/submissions.ts'
+import { MAX_REPEAT } from '../jobs/types.ts'
 import { offeredLanguages, type Language } from '../languages.ts'
 import { describeLanguage, JUDGE0_LANGUAGES, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
 import type { Judge0Record } from './replies.ts'
@@ -18,9 +19,6 @@ import type { CheckContext, Judge0Input } from './validate.ts'
 /** The protocol's name in submissions.api. */
 export const JUDGE0 = 'judge0'
 
-/** How long a wait=true request is held before it is answered with the submission still running. */
-export const WAIT_DEADLINE_MS = 60_000
-
 /**
  * Judge0 CE's default maxima (judge0.conf), each lowered to the admin's cap where that is lower: a
  * request past them is refused (422) as Judge0 refuses it, never silently clamped.
@@ -29,14 +27,14 @@ export function judge0Ranges(config: Config): Judge0Ranges {
   const l = config.limits
   return {
     maxCpuTimeLimit: Math.min(15, l.max_time_sec),
-    // the jail stops a program at its CPU limit: the extra time is accepted and shown, not granted
-    maxCpuExtraTime: 5,
+    // the core grants at most limits.max_time_sec of extra CPU time
+    maxCpuExtraTime: Math.min(5, l.max_time_sec),
     maxWallTimeLimit: Math.min(20, l.max_time_sec * 2 + l.wall_extra_sec),
     maxMemoryLimit: Math.min(512000, l.max_memory_kb),
     maxStackLimit: 128000,
     maxMaxProcessesAndOrThreads: Math.min(120, l.processes),
     maxMaxFileSize: Math.min(4096, Math.floor(l.output_cap_bytes / 1024)),
-    maxNumberOfRuns: 20,
+    maxNumberOfRuns: Math.min(20, MAX_REPEAT),
   }
 }
 
@@ -140,6 +138,12 @@ export function submissionInput(input: Judge0Input, wait: boolean): SubmissionIn
     processes: input.maxProcessesAndOrThreads,
     outputBytes: Math.max(1, input.maxFileSize) * 1024,
     ...(input.redirectStderrToStdout ? { redirectStderrToStdout: true } : {}),
+    // isolate's -x: stopped at the limit plus the extra, judged over the limit (0: none)
+    cpuExtraSec: input.cpuExtraTime,
+    // isolate's -k, where 0 is no stack limit: then the stack may take all of memory_limit
+    stackKb: input.stackLimit > 0 ? input.stackLimit : input.memoryLimit,
+    // Judge0 runs the program number_of_runs times and reports the mean time and memory (judge0Record)
+    repeat: input.numberOfRuns,
     // the exact bytes: Base64 replies carry them, and plain replies must tell text that is not UTF-8
     outputEncoding: 'latin1',
     ...(input.files.length ? { files: input.files.map((f) => ({ name: f.name, contentBase64: f.content.toString('base64') })) } : {}),
@@ -151,12 +155,21 @@ export function submissionInput(input: Judge0Input, wait: boolean): SubmissionIn
 
 type ServiceDeps = Parameters<typeof acceptSubmission>[0]
 
-/** Stores one submission (the language's Judge0 name kept with it); with wait, holds until it is done or the deadline. */
-export async function createSubmission(deps: ServiceDeps, client: Client, input: Judge0Input, languageName: string, wait: boolean): Promise<Submission> {
+/**
+ * Stores one submission (the language's Judge0 name kept with it); with wait, holds until it is done or
+ * judge0.wait_max_sec has passed (done: false, the row as it stands; it still runs).
+ */
+export async function createSubmission(
+  deps: ServiceDeps,
+  client: Client,
+  input: Judge0Input,
+  languageName: string,
+  wait: boolean
+): Promise<{ row: Submission; done: boolean }> {
   const sub = submissionInput(input, wait)
   sub.protocolData = { ...(sub.protocolData as Judge0Data), languageName }
-  if (!wait) return acceptSubmission(deps, client, sub)
-  return (await acceptAndWait(deps, client, sub, WAIT_DEADLINE_MS)).row
+  if (!wait) return { row: acceptSubmission(deps, client, sub), done: false }
+  return acceptAndWait(deps, client, sub, deps.config.judge0.wait_max_sec * 1000)
 }
 
 /** A client's own Judge0 submission by token; another client's, or another protocol's, is not found. */
@@ -214,6 +227,11 @@ export function judge0Record(row: Submission): Judge0Record {
   if (!run) return { ...base, ...pending, ...withStatus(STATUS.internal), finished_at: finished, message: 'the run step left no result' }
   const stdout = bytesOf(row.stdout)
   const report = runReport(run, d.expectedOutput, stdout ? Buffer.from(stdout).toString('utf8') : null)
+  // number_of_runs: Judge0 shows the mean time and memory of the runs made (its memory column is an
+  // integer: the mean truncated); wall_time, the output and the status are the last run's
+  const runs = raw?.repeats?.length ? raw.repeats : [run]
+  const ms = (s: number) => Math.round(s * 1000) / 1000
+  const mean = (f: (r: (typeof runs)[number]) => number) => runs.reduce((sum, r) => sum + f(r), 0) / runs.length
   return {
     ...base,
     ...withStatus(report.statusId),
@@ -221,9 +239,9 @@ export function judge0Record(row: Submission): Judge0Record {
     stderr: bytesOf(row.stderr),
     compile_output: compiled,
     finished_at: finished,
-    time: Math.round(run.cpuSec * 1000) / 1000,
-    wall_time: Math.round(run.wallSec * 1000) / 1000,
-    memory: Math.round(run.memoryKb),
+    time: mean((r) => ms(r.cpuSec)),
+    wall_time: ms(run.wallSec),
+    memory: Math.trunc(mean((r) => Math.round(r.memoryKb))),
     exit_code: report.exitCode,
     exit_signal: report.exitSignal,
     message: report.message,

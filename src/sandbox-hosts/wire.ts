@@ -4,7 +4,7 @@
 // they read with these schemas: the host against its own limits (jail-protocol.ts), the API host so a
 // broken or hostile host cannot put anything but a well-formed result into a submission.
 import { z } from 'zod'
-import type { Job } from '../jobs/types.ts'
+import { MAX_REPEAT, type Job } from '../jobs/types.ts'
 import type { TestRefs } from './blobs.ts'
 
 /** Queue of results, shared by every host. */
@@ -67,7 +67,10 @@ export function resultMessageSchema(maxText: number, maxTests: number) {
       stdout: text,
     })
     .strict()
-  const JobResult = z.object({ compile: CompileOutcome, run: RunResult.optional(), tests: z.array(TestOutcome).max(maxTests).optional() }).strict()
+  const RunFigures = z.object({ cpuSec: z.number().min(0), wallSec: z.number().min(0), memoryKb: z.number().min(0) }).strict()
+  const JobResult = z
+    .object({ compile: CompileOutcome, run: RunResult.optional(), repeats: z.array(RunFigures).max(MAX_REPEAT).optional(), tests: z.array(TestOutcome).max(maxTests).optional() })
+    .strict()
   const common = { key: z.string().max(40), host: z.string().max(128) }
   return z.discriminatedUnion('kind', [
     z.object({ ...common, kind: z.literal('compiled'), outcome: CompileOutcome }).strict(),

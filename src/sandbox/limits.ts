@@ -12,6 +12,8 @@ const CEILING: Record<keyof Limits, number> = {
   openFiles: 65536,
   fileSizeBytes: 64 * 1024 * 1024 * 1024,
   addressSpaceKb: 64 * 1024 * 1024,
+  judgedCpuSec: 3600,
+  stackKb: 64 * 1024 * 1024,
 }
 /** Floors: below them no program (nor the jail's init) can start, so the value is a bug upstream. */
 const FLOOR: Record<keyof Limits, number> = {
@@ -22,10 +24,12 @@ const FLOOR: Record<keyof Limits, number> = {
   openFiles: 4,
   fileSizeBytes: 1,
   addressSpaceKb: 1024,
+  judgedCpuSec: 0.001,
+  stackKb: 1,
 }
-const WHOLE: (keyof Limits)[] = ['memoryKb', 'processes', 'openFiles', 'fileSizeBytes', 'addressSpaceKb']
+const WHOLE: (keyof Limits)[] = ['memoryKb', 'processes', 'openFiles', 'fileSizeBytes', 'addressSpaceKb', 'stackKb']
 /** Limits a step may leave out (no such limit). */
-const OPTIONAL: (keyof Limits)[] = ['addressSpaceKb']
+const OPTIONAL: (keyof Limits)[] = ['addressSpaceKb', 'judgedCpuSec', 'stackKb']
 
 /** Throws (our own fault, never the program's) unless every limit is a finite number within its bounds. */
 export function assertLimits(limits: Limits): void {
@@ -35,4 +39,7 @@ export function assertLimits(limits: Limits): void {
     const ok = typeof v === 'number' && Number.isFinite(v) && v >= FLOOR[key] && v <= CEILING[key] && (!WHOLE.includes(key) || Number.isInteger(v))
     if (!ok) throw new Error(`refusing to start a jail with limit ${key} = ${String(v)}`)
   }
+  // judged over a limit it could never reach: the grace would be a bug upstream, not a verdict
+  if (limits.judgedCpuSec !== undefined && limits.judgedCpuSec > limits.cpuTimeSec)
+    throw new Error(`refusing to start a jail with limit judgedCpuSec = ${limits.judgedCpuSec} past cpuTimeSec = ${limits.cpuTimeSec}`)
 }

@@ -135,3 +135,31 @@ describe('nsjailArgs: an address-space limit', () => {
     expect(() => nsjailArgs({ ...step, limits: { ...step.limits, addressSpaceKb: 1.5e3 + 0.5 } }, v1)).toThrow(/addressSpaceKb/)
   })
 })
+
+describe('nsjailArgs: a stack limit', () => {
+  it("is passed as --rlimit_stack in whole MB, rounded up and never 0, only when a step has one (else jail.cfg's 64 MB)", () => {
+    expect(nsjailArgs(step, v1)).not.toContain('--rlimit_stack')
+    expect(readFileSync(JAIL_CONFIG, 'utf8')).toMatch(/^rlimit_stack: 64$/m)
+    const mb = (stackKb: number) => after(nsjailArgs({ ...step, limits: { ...step.limits, stackKb } }, v1), '--rlimit_stack')
+    expect(mb(8000)).toBe('8')
+    expect(mb(128000)).toBe('125')
+    expect(mb(1025)).toBe('2')
+    expect(mb(1)).toBe('1')
+    // after --config: nsjail applies options in order, so the step's value replaces the policy's
+    const a = nsjailArgs({ ...step, limits: { ...step.limits, stackKb: 8000 } }, v1)
+    expect(a.indexOf('--rlimit_stack')).toBeGreaterThan(a.indexOf('--config'))
+  })
+  it('is refused when it is not a whole positive number within bounds', () => {
+    for (const stackKb of [0, -1, 1.5, Number.NaN, 64 * 1024 * 1024 + 1])
+      expect(() => nsjailArgs({ ...step, limits: { ...step.limits, stackKb } }, v1), String(stackKb)).toThrow(/stackKb/)
+  })
+})
+
+describe('nsjailArgs: a judged CPU limit under the enforced one (a grace)', () => {
+  it('leaves the enforced limits alone and is refused past cpuTimeSec or when not a positive number', () => {
+    const a = nsjailArgs({ ...step, limits: { ...step.limits, cpuTimeSec: 2.5, judgedCpuSec: 2 } }, v1)
+    expect(after(a, '--rlimit_cpu')).toBe('4')
+    for (const judgedCpuSec of [0, -1, Number.NaN, 2.6])
+      expect(() => nsjailArgs({ ...step, limits: { ...step.limits, cpuTimeSec: 2.5, judgedCpuSec } }, v1), String(judgedCpuSec)).toThrow(/judgedCpuSec/)
+  })
+})

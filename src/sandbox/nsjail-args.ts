@@ -66,6 +66,8 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
   ]
   // whole MB, rounded up: a limit never becomes 0 ("no limit" to nsjail)
   if (limits.addressSpaceKb !== undefined) args.push('--rlimit_as', String(Math.ceil(limits.addressSpaceKb / 1024)))
+  // after --config, so it replaces jail.cfg's rlimit_stack
+  if (limits.stackKb !== undefined) args.push('--rlimit_stack', String(Math.ceil(limits.stackKb / 1024)))
   if (layout.cgroup === 'v1') {
     const parent = `arbiter/${layout.slot}`
     const memParent = layout.runGroup ? `${parent}/run` : parent

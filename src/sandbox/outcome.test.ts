@@ -36,6 +36,16 @@ describe('classify: one fixed order of precedence', () => {
     expect(classify(reply({ memKb: 15000 }), signaled(9), false, small)).toBe('signal')
   })
 
+  it('with a grace (judgedCpuSec under cpuTimeSec): TLE past the judged limit though the program ended, or was stopped, later', () => {
+    const graced = { ...limits, cpuTimeSec: 1.5, judgedCpuSec: 1 }
+    expect(classify(reply({ cpuUs: 1_200_000 }), exited(0), false, graced)).toBe('time')
+    expect(classify(reply({ cpuUs: 1_200_000 }), signaled(11), false, graced)).toBe('time')
+    expect(classify(reply({ cpuUs: 1_500_000, limit: 'cpu' }), signaled(9), false, graced)).toBe('time')
+    expect(classify(reply({ cpuUs: 900_000 }), exited(0), false, graced)).toBe('ok')
+    // without it, the enforced limit is the judged one
+    expect(classify(reply({ cpuUs: 1_200_000 }), exited(0), false, { ...graced, judgedCpuSec: undefined })).toBe('ok')
+  })
+
   it('counts the memory headroom as part of the cap', () => {
     expect(classify(reply({ memKb: 65536 }), signaled(9), false, limits, 131072)).toBe('signal')
   })

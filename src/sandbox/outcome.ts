@@ -68,8 +68,9 @@ export function classify(reply: SupervisorReply, end: ProgramEnd, outputCapped: 
     ['memory', reply.oom || (killed && reply.memKb >= memoryCapKb - Math.max(memoryCapKb * 0.03, 1024))],
     // reaching the cap means output was lost, whether the program died of it or carried on
     ['output', end.signal === constants.signals.SIGXFSZ || outputCapped],
-    // past the CPU limit is TLE even when the program ended before the supervisor's next look at it
-    ['time', reply.limit === 'cpu' || end.signal === constants.signals.SIGXCPU || reply.cpuUs > limits.cpuTimeSec * 1e6],
+    // past the CPU limit is TLE even when the program ended before the supervisor's next look at it;
+    // with a grace, past the judged limit is TLE though the program was let run on (and may have ended)
+    ['time', reply.limit === 'cpu' || end.signal === constants.signals.SIGXCPU || reply.cpuUs > (limits.judgedCpuSec ?? limits.cpuTimeSec) * 1e6],
     ['wall', reply.limit === 'wall'],
     ['signal', end.signal !== null],
     ['exit', end.exitCode !== 0],

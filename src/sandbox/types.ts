@@ -16,6 +16,13 @@ export interface Limits {
   fileSizeBytes: number
   /** RLIMIT_AS in KB (whole MB in the jail), when a caller wants allocations to fail rather than the cgroup to kill; absent: none. */
   addressSpaceKb?: number
+  /**
+   * CPU seconds past which the step is judged 'time', when it is let run on to cpuTimeSec (a grace, as
+   * isolate's extra time: stopped later, so its real CPU time is measured); absent: cpuTimeSec.
+   */
+  judgedCpuSec?: number
+  /** RLIMIT_STACK in KB (whole MB in the jail, rounded up); absent: jail.cfg's 64 MB. */
+  stackKb?: number
 }
 
 export interface Step {
