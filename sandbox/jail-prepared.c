@@ -16,7 +16,7 @@
  * (another PID namespace, /proc of its own, ptrace-class calls outside the filter). What a network
  * namespace can keep (a socket whose descriptor is in flight in a UNIX socket nobody holds, bound to
  * an abstract name until the kernel's collector runs) is looked for after every run; if anything is
- * there, later runs get a new, empty network namespace (net_leftovers).
+ * there, later runs get a new, empty network namespace (net_sockets).
  *
  * Protocol on `ctl` (SOCK_SEQPACKET, descriptor 3): "ready" once; then per run a request (struct
  * prepared_run + filter + strings, descriptors: stdin, stdout, stderr, report, box, run socket) and,
@@ -178,24 +178,29 @@ static int split_strings(char* s, uint32_t len, uint32_t argc, uint32_t envc, ch
 }
 
 /*
- * Whether the run left anything in this network namespace: any socket of any kind still listed once
- * all of its processes are gone (one kept alive in flight, or bound to an abstract name).
+ * Sockets alive in this network namespace, of every protocol (the kernel keeps a count per namespace:
+ * /proc/self/net/protocols, one read; walking /proc/net/tcp would scan every socket of the host).
+ * A run that leaves one more than before it (kept alive in flight, or bound to an abstract name)
+ * leaves something a later run could reach; -1 if it cannot be told.
  */
-static int net_leftovers(void) {
-	static const char* const tables[] = {"/proc/self/net/unix", "/proc/self/net/tcp", "/proc/self/net/tcp6",
-	    "/proc/self/net/udp", "/proc/self/net/udp6", "/proc/self/net/raw", "/proc/self/net/raw6"};
-	char buf[4096];
-	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
-		int fd = open(tables[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0) continue;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0) continue;
-		buf[n] = 0;
-		char* nl = strchr(buf, '\n'); /* the header line */
-		if (nl && nl[1]) return 1;
+static long net_sockets(void) {
+	static char buf[8192];
+	int fd = open("/proc/self/net/protocols", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0 || n == (ssize_t)sizeof buf - 1) return -1;
+	buf[n] = 0;
+	long total = 0;
+	char* line = strchr(buf, '\n'); /* the header */
+	while (line && *++line) {
+		char name[32];
+		long size, sockets;
+		if (sscanf(line, "%31s %ld %ld", name, &size, &sockets) != 3) return -1;
+		total += sockets;
+		line = strchr(line, '\n');
 	}
-	return 0;
+	return total;
 }
 
 int serve_prepared_runs(int ctl) {
@@ -204,6 +209,8 @@ int serve_prepared_runs(int ctl) {
 	/* nsjail (our parent) goes when the supervisor does: this init, and every run below it, with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (shield_self() != 0) return 127;
+	long sockets = net_sockets(); /* what the namespace holds with no run in it */
+	if (sockets < 0) return 127;
 	if (send(ctl, "ready", 5, MSG_NOSIGNAL) != 5) return 127;
 	for (;;) {
 		int fds[PREPARED_RUN_FDS];
@@ -250,7 +257,9 @@ int serve_prepared_runs(int ctl) {
 		}
 		if (pfd >= 0) close(pfd);
 		int fresh_net = 0;
-		if (net_leftovers()) fresh_net = unshare(CLONE_NEWNET) == 0 ? 1 : -1;
+		if (net_sockets() != sockets) {
+			fresh_net = unshare(CLONE_NEWNET) == 0 && (sockets = net_sockets()) >= 0 ? 1 : -1;
+		}
 		char end[96];
 		int len = snprintf(end, sizeof end, "end %d %ld %d", status, ru.ru_maxrss, fresh_net);
 		if (send(ctl, end, (size_t)len, MSG_NOSIGNAL) != len) return 127;

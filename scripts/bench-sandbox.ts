@@ -1,8 +1,10 @@
 // Benchmark: the cost of one jailed run (C hello reading stdin; `python3 -c pass`) against the same
-// programs run bare by the same supervisor (fork + exec, no nsjail), 2 slots in parallel.
+// programs run bare by the same supervisor (fork + exec, no nsjail), 2 slots in parallel. Three ways,
+// alternately run by run (each lane runs one of each in turn, so machine load hits all alike): bare,
+// jailed in a prepared jail (the default, docs/sandbox/prepared-jails.md), and jailed by one nsjail
+// start per run (pool.prepared_jails = false, as every run was before prepared jails).
 // With --baseline REV it also builds REV's supervisor, jail init and jail.cfg (sandbox/ at that git
-// revision, e.g. the commit before a hardening step) and measures both policies in the same run,
-// alternately run by run, so the cost of the change is read against the same machine load.
+// revision, e.g. the commit before a hardening step) and measures that policy too, in the same rotation.
 // Usage: npx tsx scripts/bench-sandbox.ts [--runs 1000] [--baseline REV] [--json]
 import { execFileSync } from 'node:child_process'
 import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -41,56 +43,34 @@ interface Stats {
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 
-/** Times runs over parallel lanes; `times`/`seconds` accumulate over rounds (see alternate()). */
-async function timeRuns(lanes: (() => Promise<unknown>)[], runs: number, acc: { times: number[]; seconds: number }) {
-  const perLane = Math.ceil(runs / lanes.length)
-  const started = performance.now()
-  await Promise.all(
-    lanes.map(async (once) => {
-      for (let i = 0; i < perLane; i++) {
-        const t = performance.now()
-        await once()
-        acc.times.push(performance.now() - t)
-      }
-    })
-  )
-  acc.seconds += (performance.now() - started) / 1000
-}
-
 function stats({ times, seconds }: { times: number[]; seconds: number }): Stats {
   times.sort((a, b) => a - b)
   return { median: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, perSec: times.length / seconds }
 }
 
-async function measure(lanes: (() => Promise<unknown>)[]): Promise<Stats> {
-  const acc = { times: [], seconds: 0 }
-  await timeRuns(lanes, RUNS, acc)
-  return stats(acc)
-}
-
 /**
- * Two setups measured run by run: each lane runs one of A, then one of B, and so on, so that any
- * change in machine load hits both alike (rounds of hundreds of runs were not enough on a machine
- * shared with other jobs).
+ * Setups measured run by run: each lane runs one of each setup in turn, so that any change in machine
+ * load hits all alike (rounds of hundreds of runs were not enough on a machine shared with other jobs).
+ * A setup's runs/s is its lanes' count over the time its own runs took (as if it ran alone).
  */
-async function alternate(a: (() => Promise<unknown>)[], b: (() => Promise<unknown>)[]): Promise<[Stats, Stats]> {
-  const accA = { times: [] as number[], seconds: 0 }
-  const accB = { times: [] as number[], seconds: 0 }
-  const perLane = Math.ceil(RUNS / a.length)
+async function rotate(setups: (() => Promise<unknown>)[][]): Promise<Stats[]> {
+  const accs = setups.map(() => ({ times: [] as number[], seconds: 0 }))
+  const lanes = setups[0].length
+  const perLane = Math.ceil(RUNS / lanes)
   await Promise.all(
-    a.map(async (onceA, lane) => {
+    setups[0].map(async (_, lane) => {
       for (let i = 0; i < perLane; i++) {
-        for (const [once, acc] of [[onceA, accA], [b[lane], accB]] as const) {
+        for (const [k, setup] of setups.entries()) {
           const t = performance.now()
-          await once()
+          await setup[lane]()
           const ms = performance.now() - t
-          acc.times.push(ms)
-          acc.seconds += ms / 1000 / a.length
+          accs[k].times.push(ms)
+          accs[k].seconds += ms / 1000 / lanes
         }
       }
     })
   )
-  return [stats(accA), stats(accB)]
+  return accs.map(stats)
 }
 
 /** The lanes of jailed runs of one program, after a checked warm-up run per slot. */
@@ -129,7 +109,7 @@ async function bare(sups: Supervisor[], exec: string, argv: string[], chroot?: s
     if (r.exit !== 0) throw new Error(`bare ${argv.join(' ')} exited ${r.exit}`)
   }
   await Promise.all(sups.map((s, i) => once(s, i)()))
-  return measure(sups.map((s, i) => once(s, i)))
+  return sups.map((s, i) => once(s, i))
 }
 
 /** REV's supervisor, jail init and jail.cfg, built into the scratch directory. */
@@ -150,6 +130,7 @@ function buildBaseline(rev: string): SandboxPaths {
 
 const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }
 const sandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox(paths, `bench-jail-${process.pid}-${i}`))
+const nsjailSandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox({ ...paths, prepared: false }, `bench-nsjail-${process.pid}-${i}`))
 const basePaths = values.baseline ? buildBaseline(values.baseline) : null
 const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${process.pid}-${i}`)) : []
 const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.paths.supervisor, `bench-bare-${process.pid}-${i}`))
@@ -159,18 +140,18 @@ const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.
 const imageRoot = (sb: Sandbox) => sb.root('trixie', rootImagePath(config.paths.toolchains, 'trixie'))
 const folderRoot = async () => root
 
-async function row(program: string, bareStats: Stats, argv: string[], stdin: string) {
-  const current = await jailedLanes(sandboxes, argv, stdin, imageRoot)
-  if (!basePaths) return { program, bare: bareStats, jailed: await measure(current) }
-  const [baseline, jailed] = await alternate(await jailedLanes(baseSandboxes, argv, stdin, folderRoot), current)
-  return { program, bare: bareStats, baseline, jailed }
+async function row(program: string, bareLanes: (() => Promise<unknown>)[], argv: string[], stdin: string) {
+  const setups = [bareLanes, await jailedLanes(sandboxes, argv, stdin, imageRoot), await jailedLanes(nsjailSandboxes, argv, stdin, imageRoot)]
+  if (basePaths) setups.push(await jailedLanes(baseSandboxes, argv, stdin, folderRoot))
+  const [bareStats, jailed, nsjail, baseline] = await rotate(setups)
+  return { program, bare: bareStats, jailed, nsjail, ...(baseline && { baseline }) }
 }
 
 const rows = [
   await row('C hello (reads stdin)', await bare(sups, join(scratch, 'hello'), ['hello']), ['/work/hello'], 'hello\n'),
   await row('python3 -c pass', await bare(sups, '/usr/bin/python3', ['python3', '-c', 'pass'], root), ['/usr/bin/python3', '-c', 'pass'], ''),
 ]
-await Promise.all([...sandboxes.map((s) => s.close()), ...baseSandboxes.map((s) => s.close()), ...sups.map((s) => s.stop())])
+await Promise.all([...sandboxes, ...nsjailSandboxes, ...baseSandboxes].map((s) => s.close()).concat(sups.map((s) => s.stop())))
 rmSync(scratch, { recursive: true, force: true })
 
 const cg = detectCgroups()
@@ -178,22 +159,14 @@ const ms = (n: number) => n.toFixed(2)
 if (values.json) {
   console.log(JSON.stringify({ runs: RUNS, parallel: PARALLEL, cgroup: cg.version, baseline: values.baseline ?? null, rows }, null, 2))
 } else {
-  console.log(`bench-sandbox: ${RUNS} runs per program and mode, ${PARALLEL} in parallel, cgroup ${cg.version} (${cg.detail})`)
-  console.log('program                 | bare median / p99 ms | jailed median / p99 / max ms | jailed/bare median | p99/median | runs/s bare -> jailed')
-  console.log('------------------------|----------------------|------------------------------|--------------------|------------|----------------------')
+  console.log(`bench-sandbox: ${RUNS} runs per program and setup, ${PARALLEL} in parallel, alternating run by run, cgroup ${cg.version} (${cg.detail})`)
+  console.log('program                 | setup              | median / p99 / max ms     | /bare median | p99/median | runs/s')
+  console.log('------------------------|--------------------|---------------------------|--------------|------------|-------')
   for (const r of rows) {
-    console.log(
-      `${r.program.padEnd(23)} | ${`${ms(r.bare.median)} / ${ms(r.bare.p99)}`.padEnd(20)} | ${`${ms(r.jailed.median)} / ${ms(r.jailed.p99)} / ${ms(r.jailed.max)}`.padEnd(28)} | ${`${(r.jailed.median / r.bare.median).toFixed(2)}x`.padEnd(18)} | ${`${(r.jailed.p99 / r.jailed.median).toFixed(2)}x`.padEnd(10)} | ${r.bare.perSec.toFixed(0)} -> ${r.jailed.perSec.toFixed(0)}`
-    )
-  }
-  if (values.baseline) {
-    console.log(`\npolicy of ${values.baseline} (baseline) against this checkout's, same run, alternating run by run`)
-    console.log('program                 | baseline median / p99 ms | current median / p99 ms | current/baseline median')
-    console.log('------------------------|--------------------------|-------------------------|------------------------')
-    for (const r of rows) {
-      if (!('baseline' in r) || !r.baseline) continue
+    const lines: [string, Stats][] = [['bare', r.bare], ['prepared jail', r.jailed], ['nsjail per run', r.nsjail], ...('baseline' in r && r.baseline ? [[`baseline ${values.baseline}`, r.baseline] as [string, Stats]] : [])]
+    for (const [name, st] of lines) {
       console.log(
-        `${r.program.padEnd(23)} | ${`${ms(r.baseline.median)} / ${ms(r.baseline.p99)}`.padEnd(24)} | ${`${ms(r.jailed.median)} / ${ms(r.jailed.p99)}`.padEnd(23)} | ${((r.jailed.median / r.baseline.median - 1) * 100).toFixed(1)}%`
+        `${r.program.padEnd(23)} | ${name.padEnd(18)} | ${`${ms(st.median)} / ${ms(st.p99)} / ${ms(st.max)}`.padEnd(25)} | ${`${(st.median / r.bare.median).toFixed(2)}x`.padEnd(12)} | ${`${(st.p99 / st.median).toFixed(2)}x`.padEnd(10)} | ${st.perSec.toFixed(0)}`
       )
     }
   }

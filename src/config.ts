@@ -71,6 +71,10 @@ export const ConfigSchema = z
           .string()
           .default('arbiter')
           .describe("Group (name or gid) the jail daemon gives its socket directory (0750) and socket (0660): the only one that may submit jobs; the server's."),
+        prepared_jails: z
+          .boolean()
+          .default(true)
+          .describe('Run each step in a jail prepared ahead (one per worker and toolchain root, each run cloned into fresh namespaces and cgroups inside it; docs/sandbox/prepared-jails.md) rather than one nsjail start per step; false: the slower per-step nsjail, for comparison.'),
       },
       'The evaluation worker pool.'
     ),

@@ -97,6 +97,11 @@ export const jobCommands: CliCommands = {
         toolchains: { path: toolchains, exists: existsSync(toolchains) },
         /** Whether a program ran in the jail: some language's self-test echoed its input. */
         jail: { ok: false, tested_with: [] as string[] },
+        /**
+         * The prepared jails the self-tests ran in (one per toolchain root; each pool worker keeps its
+         * own set, pool.size of them), how often each served and was built, and how long a build took.
+         */
+        prepared_jails: { enabled: config.pool.prepared_jails, per_worker: [] as { root: string; ready: boolean; runs: number; builds: number; build_ms: number }[] },
         languages: {} as Record<string, unknown>,
         not_provisioned: notProvisioned,
         problems,
@@ -127,6 +132,14 @@ export const jobCommands: CliCommands = {
             problems.push(`${code}: ${(err as Error).message}`)
             report.languages[code] = { ok: false, error: (err as Error).message }
           }
+        }
+        const pool = await runner.pool()
+        report.prepared_jails.per_worker = pool.map((j) => ({ root: j.root, ready: j.ready, runs: j.runs, builds: j.builds, build_ms: Math.round(j.buildUs / 100) / 10 }))
+        // every self-test that ran did so in a prepared jail that stayed up: a jail rebuilt for each run is a fault
+        if (config.pool.prepared_jails && report.jail.tested_with.length > 0) {
+          if (pool.length === 0) problems.push('prepared jails are enabled but none was built')
+          for (const j of pool) if (!j.ready) problems.push(`the prepared jail of ${j.root} is not up (see the slot's prepared-*.log)`)
+          for (const j of pool) if (j.builds > 1) problems.push(`the prepared jail of ${j.root} was built ${j.builds} times for ${j.runs} runs (each rebuild follows a doubt about it)`)
         }
       } finally {
         await runner.close()

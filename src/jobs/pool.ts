@@ -10,7 +10,7 @@ import type { WorkerMessage, WorkerSettings, WorkerTask } from './worker.ts'
 export function workerSettings(config: Config): WorkerSettings {
   const { paths, limits, languages } = config
   return {
-    sandbox: { nsjail: paths.nsjail, supervisor: paths.supervisor, jailInit: paths.jail_init, runs: paths.runs },
+    sandbox: { nsjail: paths.nsjail, supervisor: paths.supervisor, jailInit: paths.jail_init, runs: paths.runs, prepared: config.pool.prepared_jails },
     toolchains: paths.toolchains,
     limits: {
       wallExtraSec: limits.wall_extra_sec,

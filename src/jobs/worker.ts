@@ -4,7 +4,7 @@
 // Imports only the sandbox and the language manifest: no database, no HTTP.
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { threadId, workerData, type MessagePort } from 'node:worker_threads'
+import { isMainThread, threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import type { PreparedJailState } from '../sandbox/supervisor.ts'
@@ -378,6 +378,11 @@ export interface WorkerTask {
 export type WorkerMessage = { type: 'compiled'; outcome: CompileOutcome } | { type: 'test'; index: number; outcome: TestOutcome }
 
 let runner: JobRunner | undefined
+// a pool thread builds its slot's prepared jails as it starts, before its first job needs one
+if (!isMainThread && (workerData as WorkerSettings | undefined)?.sandbox) {
+  runner = createJobRunner(workerData as WorkerSettings, `w${process.pid}-${threadId}`)
+  void runner.prepare().catch(() => undefined) // the first job builds what could not be built now, and says why
+}
 
 export default async function runTask({ job, port }: WorkerTask): Promise<JobResult> {
   const settings = workerData as WorkerSettings

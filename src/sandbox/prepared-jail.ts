@@ -82,7 +82,8 @@ export function preparedRunFields(step: Step, memoryHeadroomKb = 0): string[] {
     `box ${step.workDir}`,
     `nofile ${limits.openFiles}`,
     `pids ${limits.processes}`,
-    `stack_kb ${DEFAULT_STACK_KB}`,
+    // whole MB, rounded up, as nsjail's --rlimit_stack
+    `stack_kb ${limits.stackKb === undefined ? DEFAULT_STACK_KB : Math.ceil(limits.stackKb / 1024) * 1024}`,
     // backstops, as nsjail's: the supervisor stops the run at the exact CPU and wall limits first
     `cpu_backstop_sec ${Math.ceil(limits.cpuTimeSec) + 1}`,
     `mem_bytes ${(limits.memoryKb + memoryHeadroomKb) * 1024}`,

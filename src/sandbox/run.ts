@@ -213,7 +213,9 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     jailUid: () => supervisor.started.then((s) => s.uid ?? JAIL_UID),
     async runStep(step, opts = {}) {
       const headroom = opts.memoryHeadroomKb ?? 0
-      writeFileSync(file('stdin'), step.stdin ?? '')
+      // a new file, not a truncated one (ext4 flushes a file truncated to 0 when it is closed)
+      rmSync(file('stdin'), { force: true })
+      writeFileSync(file('stdin'), step.stdin ?? '', { flag: 'wx' })
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
       let reply: SupervisorReply
       let log = ''
