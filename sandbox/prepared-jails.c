@@ -341,6 +341,7 @@ static pid_t await_run_ready(struct prepared_jail* j, int sock, char* why, size_
 /* One attempt; returns 1 when the jail failed before the program started (worth one retry). */
 static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 	static char msg[PREPARED_RUN_MAX] __attribute__((aligned(8)));
+	uint64_t received = now_us();
 	char why[300] = "";
 	int oom_efd = -1, sock[2] = {-1, -1}, fds[PREPARED_RUN_FDS];
 	for (int i = 0; i < PREPARED_RUN_FDS; i++) fds[i] = -1;
@@ -432,7 +433,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 			break; /* killed 2 s ago and still not reaped: the jail is not trusted again */
 		}
 	}
-	uint64_t wall = now_us() - start;
+	uint64_t ended_at = now_us(), wall = ended_at - start;
 	close(pidfd);
 	close(sock[0]);
 	uint64_t cpu = run_cpu_us(), mem = 0;
@@ -465,8 +466,12 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 	if (strcmp(limit, "none") == 0 && cpu_limit_us && cpu > cpu_limit_us) limit = "cpu";
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	printf("done %s exit=%d signal=%d cpu_us=%llu wall_us=%llu mem_kb=%llu oom=%d limit=%s maxrss_kb=%ld\n", r->id, code,
-	    sig, (unsigned long long)cpu, (unsigned long long)wall, (unsigned long long)(mem / 1024u), oom, limit, maxrss);
+	/* setup_us: from the request to "go" (groups, files, the clone, the run's mounts); finish_us: from
+	 * the run's end to this reply (figures, the groups' removal) — where a run's time goes, for the benchmark */
+	printf("done %s exit=%d signal=%d cpu_us=%llu wall_us=%llu mem_kb=%llu oom=%d limit=%s maxrss_kb=%ld setup_us=%llu "
+	       "finish_us=%llu\n",
+	    r->id, code, sig, (unsigned long long)cpu, (unsigned long long)wall, (unsigned long long)(mem / 1024u), oom, limit,
+	    maxrss, (unsigned long long)(start - received), (unsigned long long)(now_us() - ended_at));
 	return 0;
 }
 

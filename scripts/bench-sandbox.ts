@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.ts'
 import { detectCgroups } from '../src/sandbox/cgroups.ts'
 import { rootImagePath } from '../src/sandbox/root-image.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../src/sandbox/run.ts'
-import { Supervisor } from '../src/sandbox/supervisor.ts'
+import { Supervisor, type SupervisorReply } from '../src/sandbox/supervisor.ts'
 import type { Limits } from '../src/sandbox/types.ts'
 
 const { values } = parseArgs({
@@ -129,7 +129,21 @@ function buildBaseline(rev: string): SandboxPaths {
 }
 
 const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }
-const sandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox(paths, `bench-jail-${process.pid}-${i}`))
+/** Each prepared run's share of time (ms): before the program (setup), the program, after it, and Node's part. */
+const lastReply: (SupervisorReply | undefined)[] = []
+let breakdown: { setup: number; program: number; finish: number; node: number }[] = []
+const sandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox({ ...paths, observe: (r) => (lastReply[i] = r) }, `bench-jail-${process.pid}-${i}`))
+/** The prepared lanes, each run's reply split into where its time went. */
+const withBreakdown = (lanes: (() => Promise<unknown>)[]) =>
+  lanes.map((once, i) => async () => {
+    const t = performance.now()
+    await once()
+    const total = performance.now() - t
+    const r = lastReply[i]
+    if (r?.setupUs === undefined || r.finishUs === undefined) return
+    const [setup, program, finish] = [r.setupUs / 1000, r.wallUs / 1000, r.finishUs / 1000]
+    breakdown.push({ setup, program, finish, node: total - setup - program - finish })
+  })
 const nsjailSandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox({ ...paths, prepared: false }, `bench-nsjail-${process.pid}-${i}`))
 const basePaths = values.baseline ? buildBaseline(values.baseline) : null
 const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${process.pid}-${i}`)) : []
@@ -141,10 +155,13 @@ const imageRoot = (sb: Sandbox) => sb.root('trixie', rootImagePath(config.paths.
 const folderRoot = async () => root
 
 async function row(program: string, bareLanes: (() => Promise<unknown>)[], argv: string[], stdin: string) {
-  const setups = [bareLanes, await jailedLanes(sandboxes, argv, stdin, imageRoot), await jailedLanes(nsjailSandboxes, argv, stdin, imageRoot)]
+  const setups = [bareLanes, withBreakdown(await jailedLanes(sandboxes, argv, stdin, imageRoot)), await jailedLanes(nsjailSandboxes, argv, stdin, imageRoot)]
   if (basePaths) setups.push(await jailedLanes(baseSandboxes, argv, stdin, folderRoot))
+  breakdown = []
   const [bareStats, jailed, nsjail, baseline] = await rotate(setups)
-  return { program, bare: bareStats, jailed, nsjail, ...(baseline && { baseline }) }
+  const med = (k: keyof (typeof breakdown)[number]) => quantile(breakdown.map((b) => b[k]).sort((a, b) => a - b), 0.5)
+  const parts = { setup: med('setup'), program: med('program'), finish: med('finish'), node: med('node') }
+  return { program, bare: bareStats, jailed, nsjail, parts, ...(baseline && { baseline }) }
 }
 
 const rows = [
@@ -170,4 +187,8 @@ if (values.json) {
       )
     }
   }
+  console.log('\nwhere a prepared jail\'s run goes (medians, ms): setup = the request to the program\'s start (run groups, files,')
+  console.log('the clone, the run\'s mounts, the handshake); program = its start to its end (set-up inside the run, fork, exec,')
+  console.log('the program, its namespaces\' teardown); finish = figures and groups after it; Node = writing stdin, reading back')
+  for (const r of rows) console.log(`${r.program.padEnd(23)} | setup ${ms(r.parts.setup)} | program ${ms(r.parts.program)} | finish ${ms(r.parts.finish)} | Node ${ms(r.parts.node)}`)
 }

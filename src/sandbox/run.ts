@@ -38,6 +38,8 @@ export interface SandboxPaths {
    * them (boxRequests false) and for the benchmark's comparison.
    */
   prepared?: boolean
+  /** Sees each step's reply from the supervisor (the benchmark's breakdown of where time goes). */
+  observe?: (reply: SupervisorReply) => void
 }
 
 /**
@@ -234,6 +236,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       } else {
         ;[reply, log] = await runThroughNsjail(step, argv, headroom)
       }
+      paths.observe?.(reply)
       const cap = step.limits.fileSizeBytes
       // what is read back is capped apart from what may be written: a compile step may write large
       // binaries, but its messages are read back only up to readBackBytes

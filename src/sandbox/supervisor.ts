@@ -68,6 +68,9 @@ export interface SupervisorReply {
   oom: boolean
   limit: 'none' | 'cpu' | 'wall'
   maxRssKb: number
+  /** A prepared jail's run: microseconds from the request to the program's start, and from its end to the reply. */
+  setupUs?: number
+  finishUs?: number
 }
 
 /** What the supervisor said when it came up. */
@@ -252,6 +255,7 @@ export class Supervisor {
       oom: f.oom === '1',
       limit: f.limit as SupervisorReply['limit'],
       maxRssKb: Number(f.maxrss_kb),
+      ...(f.setup_us !== undefined && { setupUs: Number(f.setup_us), finishUs: Number(f.finish_us) }),
     })
   }
 
