@@ -567,7 +567,7 @@ void remove_run_group(const char* path) {
  *    kills in every ancestor).
  * Returns NULL or what failed.
  */
-const char* make_run_group(uint64_t limit, int* oom_efd) {
+const char* make_run_group(uint64_t limit, int* oom_efd, int premade) {
 	char p[700], v[32];
 	*oom_efd = -1;
 	snprintf(v, sizeof v, "%llu", (unsigned long long)limit);
@@ -578,7 +578,8 @@ const char* make_run_group(uint64_t limit, int* oom_efd) {
 		write_file(p, "0"); /* absent without swap accounting */
 		return NULL;
 	}
-	remove_run_group(cg_memrun);
+	/* premade: made empty after the last run's reply (prepared-jails.c), off the next run's path */
+	if (!premade) remove_run_group(cg_memrun);
 	if (mkdir(cg_memrun, 0755) != 0 && errno != EEXIST) return "mkdir";
 	snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", cg_memrun);
 	int memsw = access(p, F_OK) == 0;
@@ -632,7 +633,7 @@ static void run(struct request* r) {
 		write_file(p, "+memory +pids +cpu");
 	}
 	if (own) {
-		const char* failed = make_run_group(r->mem_bytes, &oom_efd);
+		const char* failed = make_run_group(r->mem_bytes, &oom_efd, 0);
 		if (failed) {
 			printf("error %s run group %s: %s\n", r->id, failed, strerror(errno));
 			return;

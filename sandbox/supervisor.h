@@ -50,7 +50,8 @@ void open_io_tree(const char* any_io_path);
 int open_io(const char* path, int flags);
 int limit_host_quotas(void);
 void remove_run_group(const char* path);
-const char* make_run_group(uint64_t limit, int* oom_efd);
+/* premade: the group was made empty after the last run (kept if it is there), else made afresh */
+const char* make_run_group(uint64_t limit, int* oom_efd, int premade);
 
 /* prepared-jails.c */
 void prepare_request(struct request* r);

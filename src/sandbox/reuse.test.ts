@@ -165,6 +165,14 @@ print('left')`
   })
 })
 
+describe("a run's figures are its own", () => {
+  it('a run competes at the priority of a program outside the jail (nice 0, not nsjail\'s default 19)', async () => {
+    const v = await py(`import os
+print(os.getpriority(os.PRIO_PROCESS, 0), open('/proc/self/stat').read().rsplit(')', 1)[1].split()[16])`)
+    expect(v.stdout.trim()).toBe('0 0')
+  })
+})
+
 describe('two runs at once, in two slots, share nothing', () => {
   it('IPC objects, files, sockets and processes of one are not seen by the other while both run', async () => {
     const holder = py(
