@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
-import { AppError } from '../errors.ts'
+import { AppError, coreAnswer, type CoreErrorCode } from '../errors.ts'
 import { findClientBySecret } from '../clients/clients.ts'
 import { evaluateWithin, type SubmissionInput } from '../evaluation/submissions.ts'
 import { parseBoundedJson, readCapped } from '../http/body.ts'
@@ -31,26 +31,30 @@ const CORS = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS, PUT, HEAD, DELETE',
 }
 
+type JobeStatus = 400 | 401 | 403 | 404 | 413 | 500
+/** Each core code's Jobe status; 500 is our own fault, answered without detail. */
+const JOBE_STATUS: Record<CoreErrorCode, JobeStatus> = {
+  UnregisteredClientError: 403,
+  QuotaExceededError: 401,
+  PayloadTooLargeError: 413,
+  NotFoundError: 404,
+  InvalidArgumentError: 400,
+  ArgumentMissingError: 400,
+  LanguageNotSupportedError: 400,
+  MethodNotAllowedError: 400,
+  // the run route answers a full queue with Jobe's overload outcome (21), a 200; nowhere else is it thrown
+  QueueFullError: 500,
+  SandboxUnavailable: 500,
+  InternalServerError: 500,
+  Internal: 500,
+}
+
 /** THE map of every refusal to Jobe's status and JSON string body (never a stack trace). */
-export function jobeErrorBody(err: unknown): { status: 400 | 401 | 403 | 404 | 413 | 500; body: string } {
+export function jobeErrorBody(err: unknown): { status: JobeStatus; body: string } {
   if (err instanceof JobeError) return { status: err.status, body: err.message }
-  if (err instanceof AppError) {
-    switch (err.code) {
-      case 'UnregisteredClientError':
-        return { status: 403, body: err.message }
-      case 'QuotaExceededError':
-        return { status: 401, body: 'API usage quota exceeded' }
-      case 'PayloadTooLargeError':
-        return { status: 413, body: err.message }
-      case 'NotFoundError':
-        return { status: 404, body: err.message }
-      case 'InvalidArgumentError':
-      case 'ArgumentMissingError':
-      case 'LanguageNotSupportedError':
-        return { status: 400, body: err.message }
-    }
-  }
-  return { status: 500, body: 'Server exception (something went wrong on our side)' }
+  const status = err instanceof AppError ? coreAnswer(JOBE_STATUS, err.code) : undefined
+  if (!status || status === 500) return { status: 500, body: 'Server exception (something went wrong on our side)' }
+  return { status, body: status === 401 ? 'API usage quota exceeded' : (err as AppError).message }
 }
 
 const jobeError = (log: Log) => (err: Error, c: Context) => {
