@@ -10,7 +10,7 @@ import type { Deps } from '../deps.ts'
 import { AppError, coreAnswer, type CoreErrorCode } from '../errors.ts'
 import { findClientBySecret } from '../clients/clients.ts'
 import { evaluateWithin, type SubmissionInput } from '../evaluation/submissions.ts'
-import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { offeredLanguage } from '../languages.ts'
 import type { Log } from '../log.ts'
@@ -140,7 +140,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   // POST /jobe/index.php/restapi/runs
   app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
     // JSON whatever the Content-Type, as Jobe reads it
-    const raw = await readCapped(c.req.raw, config.server.body_limit_bytes)
+    const raw = await rawBody(c.req.raw, config.server.body_limit_bytes)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))
@@ -173,7 +173,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
     const id = c.req.param('id') ?? ''
     if (!isFileId(id)) return notFound(c)
     const max = config.jobe.file_max_bytes
-    const raw = await readCapped(c.req.raw, Math.ceil((max * 4) / 3) + 4096)
+    const raw = await rawBody(c.req.raw, Math.ceil((max * 4) / 3) + 4096)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))
