@@ -3,6 +3,7 @@
 // the end with the session's CSRF token. No build step, no external assets.
 import type { RunOutput } from './room.ts'
 import { escapeHtml } from '../http/html.ts'
+import type { StoredRatings } from '../interviews/report.ts'
 
 export interface RoomView {
   nonce: string
@@ -21,7 +22,7 @@ export interface RoomView {
     keys: { key: string; verbose: string; labels: readonly string[] }[]
     evalLabels: readonly string[]
     results: [code: string, label: string][]
-    mine: { result: string | null; ratings: Record<string, { rating: number; comment: string }>; evalParamsRatings: Record<string, { rating: number; comment: string }> } | null
+    mine: { result: string | null; ratings: StoredRatings; evalParamsRatings: StoredRatings } | null
   }
 }
 
