@@ -22,7 +22,7 @@ export const notFound = () => new Judge0Reply(404, { status: 404, error: 'Not Fo
 export const badRequest = (error: string) => new Judge0Reply(400, { error })
 
 /** Every core code's status; a 500 is logged and says no more than "something went wrong on our side". */
-const statusOf: Record<CoreErrorCode, ContentfulStatusCode> = {
+const HTTP_STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
   UnregisteredClientError: 401,
   NotFoundError: 404,
   QuotaExceededError: 429,
@@ -43,7 +43,7 @@ export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
     return c.json(err.body, err.status as ContentfulStatusCode)
   }
   if (isAppError(err)) {
-    const status = coreAnswer(statusOf, err.code)
+    const status = coreAnswer(HTTP_STATUS, err.code)
     if (status === 401) return c.body(null, 401)
     if (status === 404) return c.json({ status: 404, error: 'Not Found' }, 404)
     if (status === 422) return c.json({ language_id: [err.detail] }, 422)
