@@ -3,7 +3,6 @@
 // preflight); anything else under the prefix is a 404. X-API-KEY holds an Arbiter client secret.
 // A run is answered when it is done, but goes through the same durable queue, pool and jail as
 // everything else; one that cannot start within jobe.wait_timeout_sec answers outcome 21.
-import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
@@ -12,7 +11,7 @@ import { findClientBySecret } from '../clients/clients.ts'
 import { evaluateWithin, type SubmissionInput } from '../evaluation/submissions.ts'
 import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
-import { offeredLanguage } from '../languages.ts'
+import { offeredLanguage, recordedVersions } from '../languages.ts'
 import type { Log } from '../log.ts'
 import { createFileCache, isFileId, type FileCache } from './file-cache.ts'
 import { JOBE_LANGUAGES, type JobeLanguage } from './languages.ts'
@@ -75,21 +74,6 @@ function apiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler {
   }
 }
 
-/** The toolchains' versions as provisioning recorded them, re-read when it rewrites the file. */
-function versionReader(toolchains: string): (code: string) => string {
-  let cached: { mtimeMs: number; languages: Record<string, { version?: string }> } | undefined
-  return (code) => {
-    const file = join(toolchains, 'versions.json')
-    try {
-      const mtimeMs = statSync(file).mtimeMs
-      if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
-      return cached.languages[code]?.version ?? 'unknown'
-    } catch {
-      return 'unknown'
-    }
-  }
-}
-
 /** The core's submission for a Jobe run: Jobe's commands as argv, its limits as the job's. */
 export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { name: string; contentBase64: string }[]): SubmissionInput {
   const { config } = deps
@@ -122,7 +106,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   const app = new Hono()
   const { config } = deps
   const auth = apiKey(deps)
-  const version = versionReader(config.paths.toolchains)
+  const version = (code: string) => recordedVersions(config.paths.toolchains)[code]?.version ?? 'unknown'
   const offered = (l: JobeLanguage) => offeredLanguage(deps.languages, config, l.code).ok
   const notFound = (c: Context) => c.json('Not found', 404, CORS)
 
