@@ -32,6 +32,8 @@ import {
   stampPath,
   type Language,
   type Stamp,
+  type VersionRecord,
+  versionsFile,
 } from '../src/languages.ts'
 
 const HELPERS_DIR = join(import.meta.dirname, '..', 'toolchains', 'bin')
@@ -557,15 +559,6 @@ export function extractVersion(output: string, pattern: string): string | undefi
   return new RegExp(pattern).exec(output)?.[1]
 }
 
-interface VersionRecord {
-  name: string
-  toolchain: string
-  root: string
-  version: string
-  /** first line of the version command's output */
-  reported: string
-}
-
 async function versionOf(dir: string, lang: Language): Promise<VersionRecord> {
   const { code, output } = await run(
     chrootArgv(rootPath(dir, lang.root), { ...BASE_ENV, ...lang.env }, lang.version)
@@ -591,7 +584,7 @@ async function recordVersions(
   langs: Language[],
   changed: Set<string>
 ): Promise<Record<string, VersionRecord>> {
-  const file = join(dir, 'versions.json')
+  const file = versionsFile(dir)
   let versions: Record<string, VersionRecord> = {}
   try {
     versions = JSON.parse(readFileSync(file, 'utf8')).languages ?? {}

@@ -1,5 +1,5 @@
 // The admin's config: one zod schema that validates data/config.toml, writes its commented default,
-// and renders the README table. The only module that reads process.env.
+// and renders the table of docs/admin/configuration.md. The only module that reads process.env.
 import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -121,7 +121,7 @@ export const ConfigSchema = z
           .default(256 << 20)
           .describe("A sandbox host's cache of test data it fetched from Redis (large test sets go by reference, once per host): its size cap."),
       },
-      'Sharing the queue with sandbox hosts through BullMQ on Redis (README: Outgrowing one machine).'
+      'Sharing the queue with sandbox hosts through BullMQ on Redis (docs/admin/sandbox-hosts.md).'
     ),
     limits: section(
       {
@@ -626,7 +626,7 @@ export function describeConfig(): { section: string; key: string; description: s
   return rows
 }
 
-/** The README's table of config keys, rendered from the schema. */
+/** docs/admin/configuration.md's table of config keys, rendered from the schema. */
 export function configTable(): string {
   const cell = (v: unknown) => '`' + JSON.stringify(v) + '`'
   const rows = describeConfig().map((r) =>

@@ -52,10 +52,20 @@ export type RoomErrorCode =
   | 'RoomEnded'
   | 'RoomBusy'
 
-/** Faults of our own side (not the user's program), used by the CLI and internals. */
-export type InternalErrorCode = 'LanguageNotProvisioned' | 'SandboxUnavailable' | 'Internal'
+/** Faults of our own side (not the user's program): no sandbox slot in time, a run that left no result. */
+export type InternalErrorCode = 'SandboxUnavailable' | 'Internal'
 
 export type ErrorCode = EvaluationErrorCode | InterviewErrorCode | RoomErrorCode | InternalErrorCode
+
+/**
+ * What the submission core and the shared body reader throw, so what every protocol's edge must answer:
+ * each edge maps them in a total Record<CoreErrorCode, …>, so a new code does not compile until each has its answer.
+ */
+export type CoreErrorCode = EvaluationErrorCode | InternalErrorCode
+
+/** map[code] for a core code; undefined for another area's code (the room's, the interview API's), which the edge answers its own way. */
+export const coreAnswer = <T>(map: Record<CoreErrorCode, T>, code: ErrorCode): T | undefined =>
+  Object.hasOwn(map, code) ? map[code as CoreErrorCode] : undefined
 
 export class AppError extends Error {
   constructor(

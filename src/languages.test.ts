@@ -1,6 +1,6 @@
 // Unit tests of the language manifest loader: the real manifest's coverage of the spec, lookups,
 // placeholder expansion, file-level defaults, provisioning stamps and bad-manifest messages.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -10,6 +10,7 @@ import {
   isProvisioned,
   loadLanguages,
   MANIFEST_DIR,
+  recordedVersions,
   resolveLanguage,
   stampPath,
   type Language,
@@ -412,5 +413,26 @@ describe('isProvisioned', () => {
     ['a stamp but no root', { packages: ['gcc', 'libc6-dev'] }, false, false],
   ])('%s → %s', (_, stamp, withRoot, want) => {
     expect(isProvisioned(toolchains(stamp, withRoot), lang)).toBe(want)
+  })
+})
+
+describe('recordedVersions (versions.json, one reader for every listing)', () => {
+  it('{} without a file or with a broken one; a rewrite is read again, an unchanged file is not', () => {
+    tmp = mkdtempSync(join(tmpdir(), 'arbiter-versions-'))
+    const file = join(tmp, 'versions.json')
+    expect(recordedVersions(tmp)).toEqual({})
+    const record = (version: string) => ({ name: 'C', toolchain: 'gcc', root: 'trixie', version, reported: `gcc ${version}` })
+    writeFileSync(file, JSON.stringify({ languages: { C: record('14.2.0') } }))
+    utimesSync(file, 1000, 1000)
+    expect(recordedVersions(tmp).C?.version).toBe('14.2.0')
+    // the same mtime: the remembered record (listings ask on every request)
+    writeFileSync(file, JSON.stringify({ languages: { C: record('99') } }))
+    utimesSync(file, 1000, 1000)
+    expect(recordedVersions(tmp).C?.version).toBe('14.2.0')
+    utimesSync(file, 2000, 2000)
+    expect(recordedVersions(tmp).C?.version).toBe('99')
+    writeFileSync(file, '{broken')
+    utimesSync(file, 3000, 3000)
+    expect(recordedVersions(tmp)).toEqual({})
   })
 })

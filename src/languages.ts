@@ -1,6 +1,6 @@
 // The language manifest: loads and validates toolchains/languages/*.toml into Language entries keyed
 // by spec code, resolves codes and aliases, expands argv placeholders, and reads provisioning stamps.
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { z } from 'zod'
@@ -333,6 +333,37 @@ export function isProvisioned(toolchainsDir: string, lang: Language): boolean {
   if (!existsSync(join(rootPath(toolchainsDir, lang.root), 'usr', 'bin'))) return false
   const stamp = readStamp(toolchainsDir, lang.root, lang.toolchain)
   return !!stamp && lang.packages.every((p) => stamp.packages.includes(p))
+}
+
+/** What provisioning records of a language in <toolchains>/versions.json (scripts/provision.ts writes it). */
+export interface VersionRecord {
+  name: string
+  toolchain: string
+  root: string
+  /** The version, as versionPattern found it in the version command's output. */
+  version: string
+  /** The line of that output that holds it. */
+  reported: string
+}
+
+export const versionsFile = (toolchainsDir: string) => join(toolchainsDir, 'versions.json')
+
+let versionsSeen: { file: string; mtimeMs: number; languages: Record<string, VersionRecord> } | undefined
+/**
+ * versions.json's record of each language code, re-read only when provisioning rewrites it (listings
+ * ask on every request); {} where there is none or it does not parse.
+ */
+export function recordedVersions(toolchainsDir: string): Readonly<Record<string, VersionRecord | undefined>> {
+  const file = versionsFile(toolchainsDir)
+  try {
+    const { mtimeMs } = statSync(file)
+    if (versionsSeen?.file !== file || versionsSeen.mtimeMs !== mtimeMs) {
+      versionsSeen = { file, mtimeMs, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
+    }
+    return versionsSeen.languages
+  } catch {
+    return {}
+  }
 }
 
 // ── what this server offers ───────────────────────────────────────────────────────────────────────

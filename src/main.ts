@@ -32,7 +32,7 @@ async function main() {
   const languages = loadLanguages()
   // a misspelt code in languages.compile_overrides stops the start here, not in a worker thread
   compileOverridesByCode(languages, config.languages.compile_overrides)
-  // with a jail daemon the jobs run in a root process and this one needs no privileges (README: Operating Arbiter)
+  // with a jail daemon the jobs run in a root process and this one needs no privileges (docs/admin/service.md)
   const now = () => new Date()
   const local = config.pool.size === 0 ? undefined : config.pool.jail_socket ? createJailPool(config) : createPool(config)
   // with queue.redis_url, jobs (all of them when pool.size is 0) go to sandbox hosts through BullMQ

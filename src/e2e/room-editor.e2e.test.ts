@@ -144,12 +144,12 @@ describe('the collaborative editor', () => {
     expect(await ivan.evaluate(() => (document as unknown as { activeElement: { className: string } }).activeElement.className)).toContain('cm-content')
   })
 
-  test('each role\'s page (screenshots into $ARBITER_SCREENSHOTS when set, for the README)', async () => {
+  test('each role\'s page (screenshots into $ARBITER_SCREENSHOTS when set, for docs/room.md)', async () => {
     for (const [page, name] of [[cand, 'candidate'], [ivan, 'interviewer']] as const) {
       await page.setViewportSize({ width: 1280, height: 900 })
       if (process.env.ARBITER_SCREENSHOTS) await page.screenshot({ path: `${process.env.ARBITER_SCREENSHOTS}/room-${name}.png`, fullPage: true })
     }
-    // what the README says each sees: the editor with line numbers for both, the feedback form and End for the interviewer only
+    // what docs/room.md says each sees: the editor with line numbers for both, the feedback form and End for the interviewer only
     for (const page of [cand, ivan]) expect(await page.locator('#code .cm-gutters .cm-lineNumbers').count()).toBe(1)
     expect(await ivan.locator('#feedback').count()).toBe(1)
   })

@@ -1,5 +1,5 @@
 // Sandbox hosts sharing the queue through BullMQ on a real (private, loopback) Redis: an API host with
-// pool.size = 0 and `cli worker` processes, real jail and toolchains. Each failure the README promises
+// pool.size = 0 and `cli worker` processes, real jail and toolchains. Each failure docs/admin/sandbox-hosts.md promises
 // to survive is caused here: a host SIGKILLed mid-job, Redis stopped for 30 s under load, the API host
 // SIGKILLed while jobs are out, and forged results for unknown or stale attempts.
 import { Queue } from 'bullmq'

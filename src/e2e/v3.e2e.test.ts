@@ -43,7 +43,7 @@ describe('the spec error table (v3)', () => {
   })
 })
 
-describe('the other errors (README table, v3)', () => {
+describe('the other errors (the error table of docs/api/hackerearth.md, v3)', () => {
   const submissions = () => server.query<{ n: number }>('select count(*) n from submissions')[0].n
   const used = (name: string) => server.query<{ used: number }>('select used from clients where name = ?', name)[0].used
 

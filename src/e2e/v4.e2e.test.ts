@@ -276,7 +276,7 @@ describe('the spec error table (v4)', () => {
   })
 })
 
-describe('the other errors (README table, v4)', () => {
+describe('the other errors (the error table of docs/api/hackerearth.md, v4)', () => {
   const submissions = () => server.query<{ n: number }>('select count(*) n from submissions')[0].n
   const used = (name: string) => server.query<{ used: number }>('select used from clients where name = ?', name)[0].used
 

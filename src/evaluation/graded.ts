@@ -1,4 +1,4 @@
-// Graded submissions (issue 10): the test cases stored with a submission, each test's outcome as the
+// Graded submissions: the test cases stored with a submission, each test's outcome as the
 // worker reports it, and the submission's verdict and score from its tests. The worker judges each
 // test (grading/judge-test.ts); this file only stores and sums up.
 import { and, asc, eq } from 'drizzle-orm'

@@ -87,7 +87,7 @@ export interface SubmissionInput extends JobSpec {
   id?: unknown
   context?: unknown
   callback?: string
-  /** v4 only: a graded submission (issue 10), with its tests given or from a stored problem. */
+  /** v4 only: a graded submission, with its tests given or from a stored problem. */
   tests?: TestCaseInput[]
   problemId?: string
   checker?: CheckerSpec

@@ -2,12 +2,10 @@
 // The run's own verdict comes first (TLE, MLE, RE by the same fixed order as a plain submission);
 // only a run that ended well is judged: by a built-in checker here, or by a checker program whose
 // own run (testlib's exit codes) is read by checkerOutcome.
-import { runVerdict } from './verdict.ts'
+import { runVerdict, type JobLimits } from './verdict.ts'
 import type { TestOutcome } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { Budget, check, JudgeTimeout, type BuiltinChecker } from './checkers.ts'
-
-type Limits = { timeLimitSec: number; memoryLimitKb: number }
 
 const figures = (run: RunResult) => ({
   timeUsedSec: run.cpuSec,
@@ -18,7 +16,7 @@ const figures = (run: RunResult) => ({
 })
 
 /** The outcome of a run that did not end well (TLE, MLE, RE); undefined when it did and is to be judged. */
-export function runFailure(run: RunResult, limits: Limits): TestOutcome | undefined {
+export function runFailure(run: RunResult, limits: JobLimits): TestOutcome | undefined {
   const { verdict, statusDetail } = runVerdict(run, limits)
   if (verdict === 'AC') return undefined
   return { ...figures(run), status: verdict as TestOutcome['status'], statusDetail, checkerMessage: '', earned: 0 }
@@ -32,7 +30,7 @@ export interface JudgeOptions {
   timeMs?: number
 }
 
-export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker, limits: Limits, opts: JudgeOptions = {}): TestOutcome {
+export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker, limits: JobLimits, opts: JudgeOptions = {}): TestOutcome {
   const failed = runFailure(run, limits)
   if (failed) return failed
   let judged

@@ -1,6 +1,6 @@
 // Pure: a JobResult (the sandbox's neutral RunResults) → the spec's run status (AC/TLE/MLE/RE, plus CE for
 // compile errors), status_detail and the figures, decided in one fixed order (DMOJ's CODE_DISPLAY_ORDER).
-import type { JobResult } from '../jobs/types.ts'
+import type { Job, JobResult } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 
 export type VerdictCode = 'AC' | 'TLE' | 'MLE' | 'RE' | 'CE'
@@ -33,7 +33,7 @@ const RE_SIGNALS = new Set(['SIGXFSZ', 'SIGSEGV', 'SIGFPE', 'SIGBUS', 'SIGABRT']
  * was OOM-killed while also over its time is MLE (it would not have finished anyway, and MLE is what a
  * user can act on), and a SIGKILL that coincides with a limit is reported as that limit, not as RE.
  */
-const ORDER: { verdict: VerdictCode; detail: (r: RunResult) => string; when: (r: RunResult, l: Limits) => boolean }[] = [
+const ORDER: { verdict: VerdictCode; detail: (r: RunResult) => string; when: (r: RunResult, l: JobLimits) => boolean }[] = [
   // the sandbox already read the evidence (OOM kill, full output file, its own limit kills) in
   // its fixed order (sandbox/outcome.ts): its status is the verdict, not re-guessed from figures
   { verdict: 'MLE', detail: () => 'NA', when: (r) => r.status === 'memory' },
@@ -45,20 +45,18 @@ const ORDER: { verdict: VerdictCode; detail: (r: RunResult) => string; when: (r:
 ]
 
 /** One run's verdict and detail by the fixed order; InternalFailure when the jail failed on our side. */
-export function runVerdict(run: RunResult, limits: Limits): { verdict: VerdictCode; statusDetail: string } {
+export function runVerdict(run: RunResult, limits: JobLimits): { verdict: VerdictCode; statusDetail: string } {
   if (run.status === 'internal') throw new InternalFailure(run.message ?? 'the run step could not run')
   const rule = ORDER.find((r) => r.when(run, limits))
   if (!rule) throw new InternalFailure(`unexpected run status ${run.status}`)
   return { verdict: rule.verdict, statusDetail: rule.detail(run) }
 }
 
-export interface Limits {
-  timeLimitSec: number
-  memoryLimitKb: number
-}
+/** The limits the client asked for (a sandbox step's own are sandbox/types.ts Limits). */
+export type JobLimits = Pick<Job, 'timeLimitSec' | 'memoryLimitKb'>
 
 /** Throws InternalFailure when either step failed on our side; the dispatcher retries or reports it. */
-export function verdictOf(result: JobResult, limits: Limits): Verdict {
+export function verdictOf(result: JobResult, limits: JobLimits): Verdict {
   const { compile, run } = result
   if (compile.step?.status === 'internal') throw new InternalFailure(compile.step.message ?? 'the compile step could not run')
   if (!compile.ok) {

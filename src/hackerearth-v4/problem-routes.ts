@@ -5,7 +5,7 @@ import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { clientSecret } from '../http/auth.ts'
-import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { problemDocs } from './problem-docs.ts'
 import { createProblem, deleteProblem, getProblem, listProblems, problemReply, type ProblemInput } from '../problems/problems.ts'
@@ -36,7 +36,7 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
       }
     : undefined
   // the zip's own overhead on top of the data it may hold
-  const raw = await readCapped(c.req.raw, g.total_max_bytes + (1 << 20), countTests)
+  const raw = await rawBody(c.req.raw, g.total_max_bytes + (1 << 20), countTests)
   if (multipart) {
     let form: FormData
     try {

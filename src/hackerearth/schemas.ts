@@ -4,6 +4,7 @@
 // fields ignored, id and context of any JSON type.
 import { z } from 'zod'
 import { AppError } from '../errors.ts'
+import type { Score as GradedScore } from '../evaluation/graded.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v)
@@ -177,9 +178,10 @@ export const TestResult = z
 
 export type TestResult = z.infer<typeof TestResult>
 
+/** The wire form of the core's Score (evaluation/graded.ts): the compiler keeps the two the same. */
 export const Score = z
   .object({ passed: z.number().int(), total: z.number().int(), points: z.number(), max_points: z.number() })
-  .meta({ id: 'Score' })
+  .meta({ id: 'Score' }) satisfies z.ZodType<GradedScore>
 
 export const V4Reply = z
   .object({

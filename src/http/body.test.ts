@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream'
 import { Hono } from 'hono'
 import { describe, expect, test } from 'vitest'
 import { isAppError } from '../errors.ts'
-import { readBody } from './body.ts'
+import { CutOff, readBody, readUpTo, TooLarge } from './body.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (r: Response): Promise<any> => r.json()
@@ -70,5 +71,53 @@ describe('readBody', () => {
     })
     const req = new Request('http://x/', { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
     expect(await json(await app(100).request(req))).toMatchObject({ code: 'PayloadTooLargeError' })
+  })
+})
+
+describe('readUpTo', () => {
+  /** A source of n chunks of 50 bytes that records how many were pulled and whether it was cancelled. */
+  function source(n: number, failAt = -1) {
+    const seen = { pulled: 0, cancelled: false }
+    async function* gen() {
+      try {
+        for (let i = 0; i < n; i++) {
+          if (i === failAt) throw new Error('reset')
+          seen.pulled++
+          yield new Uint8Array(50)
+        }
+      } finally {
+        seen.cancelled = seen.pulled < n
+      }
+    }
+    return { it: gen(), seen }
+  }
+
+  test('the whole source within the limit', async () => {
+    expect((await readUpTo(source(3).it, 150)).length).toBe(150)
+  })
+
+  test('past the limit: TooLarge, the rest never pulled and the source cancelled', async () => {
+    const { it, seen } = source(100)
+    await expect(readUpTo(it, 120)).rejects.toBeInstanceOf(TooLarge)
+    expect(seen).toEqual({ pulled: 3, cancelled: true })
+  })
+
+  test('onChunk refuses: its error, the source cancelled', async () => {
+    const { it, seen } = source(100)
+    await expect(
+      readUpTo(it, 1e6, () => {
+        if (seen.pulled === 2) throw new RangeError('no more')
+      })
+    ).rejects.toBeInstanceOf(RangeError)
+    expect(seen).toEqual({ pulled: 2, cancelled: true })
+  })
+
+  test('a source that fails midway: CutOff', async () => {
+    await expect(readUpTo(source(5, 2).it, 1e6)).rejects.toBeInstanceOf(CutOff)
+  })
+
+  test('a Node stream (a download) as well as a web stream', async () => {
+    expect((await readUpTo(Readable.from([Buffer.from('ab'), Buffer.from('c')]), 3)).toString()).toBe('abc')
+    await expect(readUpTo(Readable.from([Buffer.from('ab'), Buffer.from('cd')]), 3)).rejects.toBeInstanceOf(TooLarge)
   })
 })

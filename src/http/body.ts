@@ -16,51 +16,67 @@ declare module 'hono' {
 /** Reads at most limitBytes; a larger body is refused before anything is parsed or stored. */
 export function readBody(limitBytes: number): MiddlewareHandler {
   return async (c, next) => {
-    const raw = await readCapped(c.req.raw, limitBytes)
+    const raw = await rawBody(c.req.raw, limitBytes)
     c.set('body', await parseBody(raw, c.req.header('content-type') ?? ''))
     await next()
   }
+}
+
+/** readUpTo's source passed its limit; the rest was never read. */
+export class TooLarge extends Error {}
+/** readUpTo's source failed before its end (the peer went away, a reset, a deadline). */
+export class CutOff extends Error {}
+
+/**
+ * Every chunk of a stream (a request's body, a Node response), stopping as soon as the total passes
+ * limit: TooLarge, and the source is cancelled unread. onChunk sees each chunk as it arrives and may
+ * throw to refuse the rest. Chunked transfers carry no length, so the count is the only bound.
+ */
+export async function readUpTo(source: AsyncIterable<Uint8Array>, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Buffer> {
+  const it = source[Symbol.asyncIterator]()
+  const stop = async (err: Error) => {
+    await it.return?.().catch(() => {})
+    return err
+  }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    let next: IteratorResult<Uint8Array>
+    try {
+      next = await it.next()
+    } catch (err) {
+      throw new CutOff(String(err))
+    }
+    if (next.done) break
+    size += next.value.byteLength
+    if (size > limit) throw await stop(new TooLarge(`larger than ${limit} bytes`))
+    try {
+      onChunk?.(next.value)
+    } catch (err) {
+      throw await stop(err as Error)
+    }
+    chunks.push(next.value)
+  }
+  return Buffer.concat(chunks)
 }
 
 /**
  * The raw body, refused (PayloadTooLargeError) past limit bytes, declared or counted while reading.
  * onChunk sees each chunk as it arrives and may throw to refuse the body before the rest is read.
  */
-export async function readCapped(req: Request, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
+export async function rawBody(req: Request, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
   const tooLarge = () => new AppError('PayloadTooLargeError', `request body is larger than ${limit} bytes`, { limit })
   const declared = Number(req.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()
   if (!req.body) return new Uint8Array()
-  // Chunked bodies carry no length: count while reading and stop at the cap.
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = req.body.getReader()
-  for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>
-    try {
-      chunk = await reader.read()
-    } catch {
-      // the client went away mid-upload: its fault, nobody left to answer, nothing to log as ours
-      throw new AppError('InvalidArgumentError', 'the request body was cut off before its end', {})
-    }
-    const { done, value } = chunk
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge()
-    }
-    if (onChunk) {
-      try {
-        onChunk(value)
-      } catch (err) {
-        await reader.cancel().catch(() => {})
-        throw err
-      }
-    }
-    chunks.push(value)
+  try {
+    return await readUpTo(req.body, limit, onChunk)
+  } catch (err) {
+    if (err instanceof TooLarge) throw tooLarge()
+    // the client went away mid-upload: its fault, nobody left to answer, nothing to log as ours
+    if (err instanceof CutOff) throw new AppError('InvalidArgumentError', 'the request body was cut off before its end', {})
+    throw err
   }
-  return Buffer.concat(chunks)
 }
 
 /** Deepest nesting accepted in a JSON body: real requests nest 2-3 levels (an `id` or `context` a few more). */

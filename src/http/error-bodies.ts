@@ -4,7 +4,7 @@
 import type { Context, ErrorHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { AppError, isAppError, type ErrorCode, type InterviewErrorCode, type RoomErrorCode } from '../errors.ts'
+import { AppError, coreAnswer, isAppError, type CoreErrorCode, type InterviewErrorCode, type RoomErrorCode } from '../errors.ts'
 import type { Log } from '../log.ts'
 
 /** Normalises anything thrown into an AppError, logging the ones that are our own bugs. */
@@ -29,16 +29,24 @@ const setRetryAfter = (c: Context, e: AppError) => {
 // ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
 
 /** v3: the spec's table answers 400 for every client error; size, routing and our faults keep their own. */
-const v3Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+const v3Status: Record<CoreErrorCode, ContentfulStatusCode> = {
+  ArgumentMissingError: 400,
+  UnregisteredClientError: 400,
+  QuotaExceededError: 400,
+  InvalidArgumentError: 400,
+  LanguageNotSupportedError: 400,
   PayloadTooLargeError: 413,
   QueueFullError: 429,
   NotFoundError: 404,
   MethodNotAllowedError: 405,
   InternalServerError: 500,
+  Internal: 500,
+  SandboxUnavailable: 503,
 }
 
 export function v3ErrorBody(e: AppError): { status: ContentfulStatusCode; body: { message: string; errors: Record<string, unknown> } } {
-  return { status: v3Status[e.code] ?? (e.code === 'Internal' ? 500 : 400), body: { message: message(e), errors: e.data } }
+  // another area's code cannot reach these routes but by a bug in a shared reader: a client error, as the spec's table has it
+  return { status: coreAnswer(v3Status, e.code) ?? 400, body: { message: message(e), errors: e.data } }
 }
 
 export const v3Error =
@@ -52,8 +60,8 @@ export const v3Error =
 
 // ── code evaluation v4 ─────────────────────────────────────────────────────────────────────────────
 
-/** v4 statuses (the spec leaves them open; documented in the README). */
-const v4Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+/** v4 statuses (the spec leaves them open; docs/api/hackerearth.md's error table lists them). */
+const v4Status: Record<CoreErrorCode, ContentfulStatusCode> = {
   ArgumentMissingError: 400,
   InvalidArgumentError: 400,
   LanguageNotSupportedError: 400,
@@ -64,6 +72,8 @@ const v4Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   MethodNotAllowedError: 405,
   PayloadTooLargeError: 413,
   InternalServerError: 500,
+  Internal: 500,
+  SandboxUnavailable: 503,
 }
 
 /**
@@ -73,7 +83,7 @@ const v4Status: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
 export function v4ErrorBody(e: AppError) {
   const msg = message(e)
   return {
-    status: v4Status[e.code] ?? 500,
+    status: coreAnswer(v4Status, e.code) ?? 500,
     body: { message: msg, errors: e.data, request_status: { code: 'REQUEST_FAILED', message: msg } },
   }
 }
@@ -90,7 +100,7 @@ export const v4Error =
 // ── interviews ─────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Interview envelope: HTTP status of each ecode (the spec leaves them open; the README lists them).
+ * Interview envelope: HTTP status of each ecode (the spec leaves them open; docs/api/interviews.md lists them).
  * Input problems are 400, credentials 401/403, state conflicts 409, the resume host failing mid-download 502.
  */
 export const envelopeStatus: Record<InterviewErrorCode, ContentfulStatusCode> = {
@@ -152,16 +162,35 @@ export const envelopeMessages: Record<InterviewErrorCode, string> = {
 
 const isInterviewCode = (code: string): code is InterviewErrorCode => Object.hasOwn(envelopeStatus, code)
 
+/**
+ * The envelope's answer to a core code (the shared body reader's: too large, unparseable): bad data,
+ * or our own fault. Statuses from 500 carry ecode INTERNALERROR.
+ */
+const envelopeCoreStatus: Record<CoreErrorCode, ContentfulStatusCode> = {
+  ArgumentMissingError: 400,
+  UnregisteredClientError: 400,
+  QuotaExceededError: 400,
+  QueueFullError: 400,
+  InvalidArgumentError: 400,
+  LanguageNotSupportedError: 400,
+  PayloadTooLargeError: 413,
+  NotFoundError: 400,
+  MethodNotAllowedError: 400,
+  InternalServerError: 500,
+  Internal: 500,
+  SandboxUnavailable: 503,
+}
+
 export function envelopeErrorBody(e: AppError) {
-  // the shared body reader's codes (too large, unparseable) are bad data here
   if (!isInterviewCode(e.code)) {
-    if (e.code === 'InternalServerError' || e.code === 'Internal') {
+    // a room code cannot reach the interview API but by a bug: bad data, as any other unknown code
+    const status = coreAnswer(envelopeCoreStatus, e.code) ?? 400
+    if (status >= 500) {
       return {
-        status: 500 as ContentfulStatusCode,
+        status,
         body: { mcode: 'FAILED', message: 'Request failed', ecode: ['INTERNALERROR'], emessage: ['Something went wrong on our side.'] },
       }
     }
-    const status: ContentfulStatusCode = e.code === 'PayloadTooLargeError' ? 413 : 400
     return { status, body: { mcode: 'FAILED', message: 'Request failed', ecode: ['BADDATA'], emessage: [envelopeMessages.BADDATA] } }
   }
   return {
@@ -192,11 +221,27 @@ const roomStatus: Record<RoomErrorCode, ContentfulStatusCode> = {
   RoomBusy: 429,
 }
 
+/** A core code as the room answers it (the shared body reader's, the run's): the room's own error, or our fault (null). */
+const roomCoreError: Record<CoreErrorCode, RoomErrorCode | null> = {
+  ArgumentMissingError: 'RoomBadRequest',
+  InvalidArgumentError: 'RoomBadRequest',
+  LanguageNotSupportedError: 'RoomBadRequest',
+  PayloadTooLargeError: 'RoomTooLarge',
+  QueueFullError: 'RoomBusy',
+  UnregisteredClientError: null,
+  QuotaExceededError: null,
+  NotFoundError: null,
+  MethodNotAllowedError: null,
+  InternalServerError: null,
+  Internal: null,
+  SandboxUnavailable: null,
+}
+
 export function roomErrorBody(e: AppError): { status: ContentfulStatusCode; body: { error: string; message: string } } {
   if (Object.hasOwn(roomStatus, e.code)) return { status: roomStatus[e.code as RoomErrorCode], body: { error: e.code, message: e.detail || e.code } }
   if (isInterviewCode(e.code)) return { status: envelopeStatus[e.code], body: { error: e.code, message: e.detail || envelopeMessages[e.code] } }
-  if (e.code === 'PayloadTooLargeError') return { status: 413, body: { error: 'RoomTooLarge', message: e.detail || 'too large' } }
-  if (e.code === 'InvalidArgumentError') return { status: 400, body: { error: 'RoomBadRequest', message: e.detail || 'bad request' } }
+  const own = coreAnswer(roomCoreError, e.code)
+  if (own) return { status: roomStatus[own], body: { error: own, message: e.detail || own } }
   return { status: 500, body: { error: 'InternalServerError', message: 'something went wrong on our side' } }
 }
 

@@ -1,7 +1,7 @@
 // Each route is declared once, where its handler is registered: `documented(doc, handler)` attaches its
 // OpenAPI description to the handler, `internal(reason, handler)` says why it is not part of the API.
 // The document (openapi.ts) is derived from the app's own routes, so a route cannot exist without
-// being described or explicitly left out (route-docs.test.ts walks every one).
+// being described or explicitly left out (openapi.test.ts walks every one).
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi'
 import type { Hono } from 'hono'
 import { COMPOSED_HANDLER } from 'hono/utils/constants'

@@ -65,13 +65,14 @@ export function ratingMessage(key: string, score: number, evalParam: boolean): s
   return labels[score - 1]
 }
 
-const Score = z
+/** One criterion as an interviewer rates it (the report's Rating adds the labels, as strings). */
+const SubmittedRating = z
   .object({
     rating: z.number().int().min(1).max(5),
     comment: z.string().max(5000).default(''),
   })
   .strict()
-export type Score = z.infer<typeof Score>
+export type SubmittedRating = z.infer<typeof SubmittedRating>
 
 /**
  * What an interviewer submits. Keys left out stay unrated (all-null in the report); eval_params_ratings
@@ -80,8 +81,8 @@ export type Score = z.infer<typeof Score>
 export const FeedbackSubmission = z
   .object({
     result: z.enum(Object.keys(RESULTS) as [Result, ...Result[]]),
-    ratings: z.partialRecord(z.enum(RATING_KEYS as [RatingKey, ...RatingKey[]]), Score).default({}),
-    eval_params_ratings: z.record(z.string().max(200), Score).default({}),
+    ratings: z.partialRecord(z.enum(RATING_KEYS as [RatingKey, ...RatingKey[]]), SubmittedRating).default({}),
+    eval_params_ratings: z.record(z.string().max(200), SubmittedRating).default({}),
   })
   .strict()
 export type FeedbackSubmission = z.infer<typeof FeedbackSubmission>

@@ -1,4 +1,4 @@
-// Auto-login links: a random token per participant, only its SHA-256 stored; verify() finds the live row.
+// Auto-login links: a random token per participant, only its SHA-256 stored; verifyToken() finds the live row.
 import { and, eq, isNull } from 'drizzle-orm'
 import { createHash, randomBytes } from 'node:crypto'
 import type { Deps } from '../deps.ts'

@@ -15,7 +15,7 @@ function doc(name: keyof typeof InterviewShapes, withId: boolean): RouteDoc {
   const e = InterviewShapes[name]
   return {
     tags: ['interviews'],
-    summary: `${name} (also under /partner/hackerearth/interviews/). Errors: see the README table.`,
+    summary: `${name} (also under /partner/hackerearth/interviews/). Errors: the ecode table of docs/api/interviews.md.`,
     trailingSlash: true,
     request: {
       ...('query' in e && { query: e.query }),

@@ -7,12 +7,12 @@ import { enqueueDelivery, type OutboxRow } from '../jobs/outbox.ts'
 import type { Db } from '../storage/db.ts'
 import { companies, interviewFeedback, interviews } from '../storage/schema.ts'
 import { formatOffsetDateTime } from './datetime.ts'
-import { RATING_KEYS, ratingMessage, verboseName } from './feedback.ts'
+import { RATING_KEYS, ratingMessage, verboseName, type SubmittedRating } from './feedback.ts'
 import { success, type Feedback, type Rating } from './schemas.ts'
 import { endOf } from './status.ts'
 import { currentParticipants, maxDurationMs, type Interview, type LifeDeps, type Participant, type Tx } from './records.ts'
 
-export type StoredRatings = Record<string, { rating: number; comment: string }>
+export type StoredRatings = Record<string, SubmittedRating>
 
 const emptyRating = (verbose: string): Rating => ({ rating: null, comment: null, verbose_name: verbose, rating_message: null })
 

@@ -8,6 +8,7 @@ import https from 'node:https'
 import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { CutOff, readUpTo, TooLarge } from '../http/body.ts'
 import { isRefusedAddress, outboundGuard, type OutboundGuard } from '../jobs/outbound-guard.ts'
 import { meta } from '../storage/schema.ts'
 
@@ -88,7 +89,7 @@ export async function downloadResume(
       res.destroy()
       throw new AppError('INVALIDSIZEERROR')
     }
-    const body = await readCapped(res)
+    const body = await readResume(res)
     if (body.length < PDF_MAGIC.length || !body.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
       throw new AppError('INVALIDFILETYPEERROR')
     }
@@ -96,26 +97,19 @@ export async function downloadResume(
   }
 }
 
-/** Reads the body, stopping as soon as it passes the cap (the rest is never read). */
-async function readCapped(res: http.IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let total = 0
+/** The body, stopping as soon as it passes RESUME_MAX_BYTES (the rest is never read). */
+async function readResume(res: http.IncomingMessage): Promise<Buffer> {
+  let body: Buffer
   try {
-    for await (const chunk of res as AsyncIterable<Buffer>) {
-      total += chunk.length
-      if (total > RESUME_MAX_BYTES) {
-        res.destroy()
-        throw new AppError('INVALIDSIZEERROR')
-      }
-      chunks.push(chunk)
-    }
+    body = await readUpTo(res, RESUME_MAX_BYTES)
   } catch (err) {
-    if (err instanceof AppError) throw err
+    if (err instanceof TooLarge) throw new AppError('INVALIDSIZEERROR')
     // the transfer broke off (reset, deadline): the download itself failed
-    throw new AppError('UPLOADERROR')
+    if (err instanceof CutOff) throw new AppError('UPLOADERROR')
+    throw err
   }
   if (!res.complete) throw new AppError('UPLOADERROR')
-  return Buffer.concat(chunks)
+  return body
 }
 
 // ── storage ────────────────────────────────────────────────────────────────────────────────────────

@@ -5,7 +5,7 @@ import { interviewDocs } from './openapi-docs.ts'
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { envelopeError } from '../http/error-bodies.ts'
 import { consumeRate } from '../http/rate-limit.ts'
 import { authenticate, type ApiUser } from './accounts.ts'
@@ -18,7 +18,7 @@ const badData = () => new AppError('BADDATA')
 
 /** The body as a JSON object (whatever the Content-Type says); empty = {}; anything else is BADDATA. */
 async function readJsonObject(c: Context, limit: number): Promise<Record<string, unknown>> {
-  const text = new TextDecoder().decode(await readCapped(c.req.raw, limit))
+  const text = new TextDecoder().decode(await rawBody(c.req.raw, limit))
   if (text.trim() === '') return {}
   let value: unknown
   try {

@@ -83,7 +83,11 @@ export function jobeResult(row: Submission): JobeResult {
       // the shell Jobe runs programs under says how it died, so stderr is never empty (and the outcome is 12)
       stderr = `${stderr}${stderr && !stderr.endsWith('\n') ? '\n' : ''}${signalText(run.signal)}\n`
       return result(OUTCOME.runtimeError, { stdout, stderr })
-    default:
+    // Jobe reads stderr, not the exit status
+    case 'ok':
+    case 'exit':
       return result(stderr.length ? OUTCOME.runtimeError : OUTCOME.success, { stdout, stderr })
+    case 'internal':
+      return result(OUTCOME.internalError, { stderr: 'the sandbox could not run the program' })
   }
 }

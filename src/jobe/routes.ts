@@ -3,16 +3,15 @@
 // preflight); anything else under the prefix is a 404. X-API-KEY holds an Arbiter client secret.
 // A run is answered when it is done, but goes through the same durable queue, pool and jail as
 // everything else; one that cannot start within jobe.wait_timeout_sec answers outcome 21.
-import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
-import { AppError } from '../errors.ts'
+import { AppError, coreAnswer, type CoreErrorCode } from '../errors.ts'
 import { findClientBySecret } from '../clients/clients.ts'
 import { evaluateWithin, type SubmissionInput } from '../evaluation/submissions.ts'
-import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
-import { offeredLanguage } from '../languages.ts'
+import { offeredLanguage, recordedVersions } from '../languages.ts'
 import type { Log } from '../log.ts'
 import { createFileCache, isFileId, type FileCache } from './file-cache.ts'
 import { JOBE_LANGUAGES, type JobeLanguage } from './languages.ts'
@@ -31,26 +30,30 @@ const CORS = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS, PUT, HEAD, DELETE',
 }
 
+type JobeStatus = 400 | 401 | 403 | 404 | 413 | 500
+/** Each core code's Jobe status; 500 is our own fault, answered without detail. */
+const JOBE_STATUS: Record<CoreErrorCode, JobeStatus> = {
+  UnregisteredClientError: 403,
+  QuotaExceededError: 401,
+  PayloadTooLargeError: 413,
+  NotFoundError: 404,
+  InvalidArgumentError: 400,
+  ArgumentMissingError: 400,
+  LanguageNotSupportedError: 400,
+  MethodNotAllowedError: 400,
+  // the run route answers a full queue with Jobe's overload outcome (21), a 200; nowhere else is it thrown
+  QueueFullError: 500,
+  SandboxUnavailable: 500,
+  InternalServerError: 500,
+  Internal: 500,
+}
+
 /** THE map of every refusal to Jobe's status and JSON string body (never a stack trace). */
-export function jobeErrorBody(err: unknown): { status: 400 | 401 | 403 | 404 | 413 | 500; body: string } {
+export function jobeErrorBody(err: unknown): { status: JobeStatus; body: string } {
   if (err instanceof JobeError) return { status: err.status, body: err.message }
-  if (err instanceof AppError) {
-    switch (err.code) {
-      case 'UnregisteredClientError':
-        return { status: 403, body: err.message }
-      case 'QuotaExceededError':
-        return { status: 401, body: 'API usage quota exceeded' }
-      case 'PayloadTooLargeError':
-        return { status: 413, body: err.message }
-      case 'NotFoundError':
-        return { status: 404, body: err.message }
-      case 'InvalidArgumentError':
-      case 'ArgumentMissingError':
-      case 'LanguageNotSupportedError':
-        return { status: 400, body: err.message }
-    }
-  }
-  return { status: 500, body: 'Server exception (something went wrong on our side)' }
+  const status = err instanceof AppError ? coreAnswer(JOBE_STATUS, err.code) : undefined
+  if (!status || status === 500) return { status: 500, body: 'Server exception (something went wrong on our side)' }
+  return { status, body: status === 401 ? 'API usage quota exceeded' : (err as AppError).message }
 }
 
 const jobeError = (log: Log) => (err: Error, c: Context) => {
@@ -68,21 +71,6 @@ function apiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler {
     if (!client) throw new JobeError(403, 'Unknown API key')
     c.set('client', client)
     await next()
-  }
-}
-
-/** The toolchains' versions as provisioning recorded them, re-read when it rewrites the file. */
-function versionReader(toolchains: string): (code: string) => string {
-  let cached: { mtimeMs: number; languages: Record<string, { version?: string }> } | undefined
-  return (code) => {
-    const file = join(toolchains, 'versions.json')
-    try {
-      const mtimeMs = statSync(file).mtimeMs
-      if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
-      return cached.languages[code]?.version ?? 'unknown'
-    } catch {
-      return 'unknown'
-    }
   }
 }
 
@@ -118,7 +106,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   const app = new Hono()
   const { config } = deps
   const auth = apiKey(deps)
-  const version = versionReader(config.paths.toolchains)
+  const version = (code: string) => recordedVersions(config.paths.toolchains)[code]?.version ?? 'unknown'
   const offered = (l: JobeLanguage) => offeredLanguage(deps.languages, config, l.code).ok
   const notFound = (c: Context) => c.json('Not found', 404, CORS)
 
@@ -136,7 +124,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   // POST /jobe/index.php/restapi/runs
   app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
     // JSON whatever the Content-Type, as Jobe reads it
-    const raw = await readCapped(c.req.raw, config.server.body_limit_bytes)
+    const raw = await rawBody(c.req.raw, config.server.body_limit_bytes)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))
@@ -169,7 +157,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
     const id = c.req.param('id') ?? ''
     if (!isFileId(id)) return notFound(c)
     const max = config.jobe.file_max_bytes
-    const raw = await readCapped(c.req.raw, Math.ceil((max * 4) / 3) + 4096)
+    const raw = await rawBody(c.req.raw, Math.ceil((max * 4) / 3) + 4096)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))

@@ -3,7 +3,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CliCommands } from '../cli.ts'
-import { isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
+import { isProvisioned, loadLanguages, recordedVersions, resolveLanguage, type Language } from '../languages.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { workerSettings } from './pool.ts'
 import { createJobRunner } from './worker.ts'
@@ -15,19 +15,6 @@ export interface SelfTests {
 }
 
 export const selfTestFile = (dataDir: string) => join(dataDir, 'selftest.json')
-
-interface VersionRecord {
-  version: string
-  reported: string
-}
-
-function recordedVersions(toolchains: string): Record<string, VersionRecord> {
-  try {
-    return JSON.parse(readFileSync(join(toolchains, 'versions.json'), 'utf8')).languages ?? {}
-  } catch {
-    return {}
-  }
-}
 
 const executable = (path: string) => {
   try {

@@ -12,7 +12,7 @@ export interface Job extends JobSpec {
   /** v3 /code/compile/: stop after the compile step. */
   compileOnly?: boolean
   /**
-   * Graded (issue 10): compile once, then run each test in a fresh jail (a fresh work directory
+   * Graded: compile once, then run each test in a fresh jail (a fresh work directory
    * holding only what the compile step left) and judge its stdout with the checker. input is unused.
    */
   tests?: JobTest[]

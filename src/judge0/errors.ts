@@ -3,7 +3,7 @@
 // 422 `{field: [messages]}` bodies are built where requests are checked: validate.ts).
 import type { Context, ErrorHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { AppError, isAppError } from '../errors.ts'
+import { coreAnswer, isAppError, type CoreErrorCode } from '../errors.ts'
 import type { Log } from '../log.ts'
 
 /** Answered by the routes: not an AppError of the core but a Judge0 reply. */
@@ -21,7 +21,8 @@ export const forbidden = () => new Judge0Reply(403, null)
 export const notFound = () => new Judge0Reply(404, { status: 404, error: 'Not Found' })
 export const badRequest = (error: string) => new Judge0Reply(400, { error })
 
-const statusOf: Partial<Record<AppError['code'], ContentfulStatusCode>> = {
+/** Every core code's status; a 500 is logged and says no more than "something went wrong on our side". */
+const HTTP_STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
   UnregisteredClientError: 401,
   NotFoundError: 404,
   QuotaExceededError: 429,
@@ -31,6 +32,9 @@ const statusOf: Partial<Record<AppError['code'], ContentfulStatusCode>> = {
   ArgumentMissingError: 400,
   LanguageNotSupportedError: 422,
   MethodNotAllowedError: 405,
+  SandboxUnavailable: 503,
+  InternalServerError: 500,
+  Internal: 500,
 }
 
 export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
@@ -39,13 +43,13 @@ export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
     return c.json(err.body, err.status as ContentfulStatusCode)
   }
   if (isAppError(err)) {
-    const status = statusOf[err.code]
+    const status = coreAnswer(HTTP_STATUS, err.code)
     if (status === 401) return c.body(null, 401)
     if (status === 404) return c.json({ status: 404, error: 'Not Found' }, 404)
     if (status === 422) return c.json({ language_id: [err.detail] }, 422)
     // a full queue passes with time: say when to try again (docs/admin/scheduling.md)
     if (err.code === 'QueueFullError' && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
-    if (status) return c.json({ error: err.detail || err.code }, status)
+    if (status && status !== 500) return c.json({ error: err.detail || err.code }, status)
   }
   log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })
   return c.json({ error: 'something went wrong on our side' }, 500)

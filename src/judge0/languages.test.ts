@@ -23,7 +23,7 @@ describe('the Judge0 language table', () => {
   })
 
   it('names carry the installed version, sorted by name', () => {
-    const list = offeredJudge0Languages([manifest.get('PYTHON3')!, manifest.get('C')!, manifest.get('CPP')!], { C: '14.2.0', PYTHON3: '3.13.5' })
+    const list = offeredJudge0Languages([manifest.get('PYTHON3')!, manifest.get('C')!, manifest.get('CPP')!], { C: { version: '14.2.0' }, PYTHON3: { version: '3.13.5' } })
     expect(list.map((l) => [l.id, l.name])).toEqual([
       [50, 'C (GCC 14.2.0)'],
       [54, 'C++ (GCC 14)'],

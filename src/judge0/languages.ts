@@ -106,12 +106,12 @@ export function describeLanguage(e: Judge0LanguageEntry, lang: Language, version
  * The languages offered through Judge0: the entries whose Arbiter code is offered here (known,
  * enabled, provisioned), sorted by name as Judge0 sorts them.
  */
-export function offeredJudge0Languages(offered: readonly Language[], versions: Readonly<Record<string, string | undefined>>): Judge0Language[] {
+export function offeredJudge0Languages(offered: readonly Language[], versions: Readonly<Record<string, { version: string } | undefined>>): Judge0Language[] {
   const byCode = new Map(offered.map((l) => [l.code, l]))
   const out: Judge0Language[] = []
   for (const e of JUDGE0_LANGUAGES) {
     const lang = byCode.get(e.code)
-    if (lang) out.push(describeLanguage(e, lang, versions[e.code]))
+    if (lang) out.push(describeLanguage(e, lang, versions[e.code]?.version))
   }
   return out.sort((a, b) => a.name.localeCompare(b.name, 'en') || a.id - b.id)
 }

@@ -1,15 +1,13 @@
 // The Judge0 face of the submission core: its ranges from the admin's caps, the offered languages by
 // id, a checked request → the core's SubmissionInput (what Judge0 keeps beyond the core's columns goes
 // into the row's protocol data), and a stored row → the Judge0 record the replies are shaped from.
-import { readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Config } from '../config.ts'
 import type { Deps } from '../deps.ts'
 import type { Client } from '../clients/clients.ts'
 import { protocolDataOf, rawResultOf, type Submission } from '../evaluation/model.ts'
 import { acceptAndWait, acceptSubmission, getSubmission, type SubmissionInput } from '../evaluation/submissions.ts'
 import { MAX_REPEAT } from '../jobs/types.ts'
-import { offeredLanguages, type Language } from '../languages.ts'
+import { offeredLanguages, recordedVersions, type Language } from '../languages.ts'
 import { describeLanguage, JUDGE0_LANGUAGES, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
 import type { Judge0Record } from './replies.ts'
 import type { Judge0Ranges } from './schemas.ts'
@@ -38,22 +36,6 @@ export function judge0Ranges(config: Config): Judge0Ranges {
   }
 }
 
-/** versions.json of the toolchains (the provisioner's record of each code's real version), re-read when it changes. */
-let versionsSeen: { file: string; mtimeMs: number; versions: Record<string, string | undefined> } | undefined
-export function recordedVersions(toolchains: string): Record<string, string | undefined> {
-  const file = join(toolchains, 'versions.json')
-  try {
-    const mtimeMs = statSync(file).mtimeMs
-    if (versionsSeen?.file !== file || versionsSeen.mtimeMs !== mtimeMs) {
-      const languages = (JSON.parse(readFileSync(file, 'utf8')).languages ?? {}) as Record<string, { version?: string }>
-      versionsSeen = { file, mtimeMs, versions: Object.fromEntries(Object.entries(languages).map(([k, v]) => [k, v.version])) }
-    }
-    return versionsSeen.versions
-  } catch {
-    return {}
-  }
-}
-
 type LangDeps = Pick<Deps, 'config' | 'languages'>
 
 /** The offered languages, sorted by name (GET /languages). */
@@ -67,7 +49,7 @@ export function judge0Language(deps: LangDeps, id: number): { entry: Judge0Langu
   if (!entry) return undefined
   const lang = offeredLanguages(deps.languages, deps.config).find((l) => l.code === entry.code)
   if (!lang) return undefined
-  return { entry, lang, described: describeLanguage(entry, lang, recordedVersions(deps.config.paths.toolchains)[entry.code]) }
+  return { entry, lang, described: describeLanguage(entry, lang, recordedVersions(deps.config.paths.toolchains)[entry.code]?.version) }
 }
 
 export function checkContext(deps: LangDeps): CheckContext {

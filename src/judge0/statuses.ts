@@ -1,6 +1,7 @@
 // Judge0 CE 1.13.1's statuses (its app/enumerations/status.rb) and the rules that pick one for a
 // finished run (its IsolateJob#determine_status), read from the core's raw step outcome.
 import { constants } from 'node:os'
+import type { RawStep } from '../evaluation/model.ts'
 
 export interface Judge0Status {
   id: number
@@ -89,9 +90,9 @@ export function outputMatches(expected: string | null | undefined, stdout: strin
   return judge0Strip(expected) === judge0Strip(stdout ?? '')
 }
 
-/** The run step as the core stored it (status names of sandbox/types.ts RunStatus). */
+/** The run step as the core stored it (every status of the core's has its case in runReport). */
 export interface RunOutcome {
-  status: 'ok' | 'exit' | 'signal' | 'time' | 'wall' | 'memory' | 'output' | 'internal'
+  status: RawStep['status']
   exitCode: number | null
   signal: string | null
 }

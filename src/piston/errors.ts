@@ -2,24 +2,28 @@
 // the status Piston (or, where Piston has none, HTTP) gives it. Never a stack trace.
 import type { Context, ErrorHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { AppError, type ErrorCode } from '../errors.ts'
+import { AppError, coreAnswer, type CoreErrorCode } from '../errors.ts'
 import type { Log } from '../log.ts'
 
-const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+const STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
   ArgumentMissingError: 400,
   InvalidArgumentError: 400,
   LanguageNotSupportedError: 400,
   UnregisteredClientError: 401,
   // aiopyston raises TooManyRequests on 429: the nearest Piston status to "quota used up"
   QuotaExceededError: 429,
+  // evaluation.max_queued_per_client: passes with time (Retry-After)
+  QueueFullError: 429,
   NotFoundError: 404,
   MethodNotAllowedError: 405,
   PayloadTooLargeError: 413,
   SandboxUnavailable: 503,
+  InternalServerError: 500,
+  Internal: 500,
 }
 
 export function pistonErrorBody(err: AppError): { status: ContentfulStatusCode; body: { message: string } } {
-  const status = STATUS[err.code] ?? 500
+  const status = coreAnswer(STATUS, err.code) ?? 500
   return { status, body: { message: status === 500 ? 'Internal error' : err.detail || err.code } }
 }
 
@@ -29,6 +33,7 @@ export const pistonError =
     if (err instanceof AppError) {
       const { status, body } = pistonErrorBody(err)
       if (status === 500) log.error('piston', { err: err.message })
+      if (err.code === 'QueueFullError' && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
       return c.json(body, status)
     }
     log.error('piston: unhandled', { err: String(err), stack: err.stack })

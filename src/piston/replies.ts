@@ -1,11 +1,12 @@
 // Pure: a finished step (compile or run) as Piston reports it, with isolate's status letters and
 // messages (api/src/job.js safe_call), and the execute reply built from the two steps.
 import { constants } from 'node:os'
+import type { RawStep } from '../evaluation/model.ts'
 import type { PistonExecuteReply, PistonStage } from './schemas.ts'
 
-/** What the core stores of one step: its raw status, as the sandbox reported it. */
+/** What the core stores of one step: its raw status, as the sandbox reported it (every one has its case below). */
 export interface StepOutcome {
-  status: 'ok' | 'exit' | 'signal' | 'time' | 'wall' | 'memory' | 'output' | 'internal'
+  status: RawStep['status']
   exitCode: number | null
   signal: string | null
   cpuSec: number | null

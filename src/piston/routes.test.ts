@@ -53,6 +53,17 @@ describe('POST /piston/api/v2/execute', () => {
     expect(deps.db.$client.prepare('select state, failure from submissions').all()).toEqual([{ state: 'completed', failure: expect.stringMatching(/withdrawn/) }])
   })
 
+  test('a client whose queue is full (evaluation.max_queued_per_client): 429 with Retry-After, nothing stored', async () => {
+    const { app, secret } = setup({ start: false, config: testConfig({ evaluation: { max_queued_per_client: 1 }, piston: { wait_sec: 0.2 } }) })
+    const first = app.request('/piston/api/v2/execute', exec(secret, { language: 'python', version: '*', files: [{ content: 'x' }] }))
+    const r = await app.request('/piston/api/v2/execute', exec(secret, { language: 'python', version: '*', files: [{ content: 'y' }] }))
+    expect(r.status).toBe(429)
+    expect(r.headers.get('retry-after')).toMatch(/^\d+$/)
+    expect((await json(r)).message).toMatch(/already waiting/)
+    await first
+    expect(deps.db.$client.prepare('select count(*) n from submissions').get()).toEqual({ n: 1 })
+  })
+
   test('our own failure is 500 {message: "Internal error"}', async () => {
     const pool = createFakePool({ behave: () => ({ compile: { ok: true, message: '' }, run: okRun({ status: 'internal', message: 'jail broke' }) }) })
     const { app, secret } = setup({ pool })

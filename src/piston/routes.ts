@@ -3,7 +3,7 @@
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { parseBoundedJson, readCapped } from '../http/body.ts'
+import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { loggablePath, pistonClient } from './auth.ts'
 import { pistonError } from './errors.ts'
@@ -15,7 +15,7 @@ export const PISTON_BASES = ['/piston/api/v2', '/piston/:secret/api/v2']
 
 /** The body as JSON whatever its Content-Type: piston-client sends text/plain, curl users often none. */
 async function jsonBody(req: Request, limit: number): Promise<unknown> {
-  const text = new TextDecoder().decode(await readCapped(req, limit))
+  const text = new TextDecoder().decode(await rawBody(req, limit))
   try {
     return parseBoundedJson(text)
   } catch (err) {

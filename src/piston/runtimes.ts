@@ -1,9 +1,7 @@
 // The Piston runtimes: Piston's language names and aliases for Arbiter's language codes, each with a
 // 3-part semver taken from the provisioned toolchain's real version, and Piston's version matching.
-import { readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
 import semver from 'semver'
-import { offeredLanguages, type Language, type OfferConfig } from '../languages.ts'
+import { offeredLanguages, recordedVersions, type Language, type OfferConfig } from '../languages.ts'
 
 /** One line of the table: a Piston language name served by one Arbiter code. */
 export interface RuntimeEntry {
@@ -70,27 +68,12 @@ export function semverOf(version: string): string | undefined {
   return [m[1], m[2] ?? '0', m[3] ?? '0'].map((n) => String(Number(n))).join('.')
 }
 
-/** versions.json of the toolchains (written by provisioning), re-read when it changes. */
-let recorded: { file: string; mtimeMs: number; versions: Record<string, { version?: string }> } | undefined
-export function recordedVersions(toolchains: string): Record<string, { version?: string }> {
-  const file = join(toolchains, 'versions.json')
-  try {
-    const { mtimeMs } = statSync(file)
-    if (recorded?.file !== file || recorded.mtimeMs !== mtimeMs) {
-      recorded = { file, mtimeMs, versions: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
-    }
-    return recorded.versions
-  } catch {
-    return {}
-  }
-}
-
 /**
  * The version a runtime is listed with: the one provisioning recorded; without a record (an API host
  * whose languages run on sandbox hosts only) the version the language's display name states, e.g.
  * 'Python 3.13' → 3.13.0.
  */
-export function runtimeVersion(lang: Language, versions: Record<string, { version?: string }>): string | undefined {
+export function runtimeVersion(lang: Language, versions: Readonly<Record<string, { version: string } | undefined>>): string | undefined {
   const real = versions[lang.code]?.version
   if (real) return semverOf(real)
   const named = /\d+(?:\.\d+)*/.exec(lang.name)

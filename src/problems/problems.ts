@@ -1,4 +1,4 @@
-// The problems service (issue 10): a client's test set stored once — metadata in SQLite, each input and
+// The problems service: a client's test set stored once — metadata in SQLite, each input and
 // expected output in a content-addressed file — then graded against by problem_id. A problem belongs
 // to the client that made it: any other client is told it does not exist.
 import { randomBytes } from 'node:crypto'

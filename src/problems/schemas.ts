@@ -1,4 +1,4 @@
-// zod shapes of the problems API (issue 10): the JSON upload, the multipart upload's fields, replies.
+// zod shapes of the problems API: the JSON upload, the multipart upload's fields, replies.
 import { z } from 'zod'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 

@@ -1,8 +1,9 @@
 // Pure: the room's HTML. Server-rendered, every value HTML-escaped; one small inline script (allowed by
 // its CSP nonce) keeps the editor in sync over server-sent events and POSTs changes, runs, feedback and
 // the end with the session's CSRF token. No build step, no external assets.
-import type { RunOutput } from './room.ts'
+import type { RoomLanguage, RunOutput } from './room.ts'
 import { escapeHtml } from '../http/html.ts'
+import type { StoredRatings } from '../interviews/report.ts'
 
 export interface RoomView {
   nonce: string
@@ -12,7 +13,7 @@ export interface RoomView {
   me: { id: number; name: string; role: 'candidate' | 'interviewer' }
   interview: { title: string; startDatetime: string; endDatetime: string; status: string }
   participants: { id: number; name: string; role: 'candidate' | 'interviewer' }[]
-  languages: { code: string; name: string }[]
+  languages: RoomLanguage[]
   state: { language: string; code: string; input: string; version: number }
   lastRun: RunOutput | null
   /** Interviewers only: the criteria, the scale and the form's current values. */
@@ -21,7 +22,7 @@ export interface RoomView {
     keys: { key: string; verbose: string; labels: readonly string[] }[]
     evalLabels: readonly string[]
     results: [code: string, label: string][]
-    mine: { result: string | null; ratings: Record<string, { rating: number; comment: string }>; evalParamsRatings: Record<string, { rating: number; comment: string }> } | null
+    mine: { result: string | null; ratings: StoredRatings; evalParamsRatings: StoredRatings } | null
   }
 }
 
@@ -97,6 +98,8 @@ export function renderRoomPage(v: RoomView): string {
     status: v.interview.status,
     state: v.state,
     lastRun: v.lastRun,
+    // language code → its editor mode: the editor highlights by the manifest's word, not by guessing from the code
+    modes: Object.fromEntries(v.languages.flatMap((l) => (l.editorMode ? [[l.code, l.editorMode]] : []))),
     start: v.interview.startDatetime,
     evalParams: v.feedback?.evalParams ?? [],
     keys: v.feedback?.keys.map((k) => k.key) ?? [],
@@ -169,7 +172,7 @@ function post(path, body) {
 function failed(e) { return e.status === 401 ? 'signed out: open your link again' : e.message; }
 
 var editor = window.ArbiterEditor.mount({
-  parent: $('code'), language: boot.state.language, me: boot.me, nonce: document.currentScript.nonce,
+  parent: $('code'), mode: boot.modes[boot.state.language], me: boot.me, nonce: document.currentScript.nonce,
   readOnly: boot.status === 'completed', post: post,
   onReplaced: function () { window.location.reload(); },
   onSync: function (s) {
@@ -196,7 +199,7 @@ function push() {
   .then(function () { inflight = false; });
 }
 stdin.addEventListener('input', changed);
-lang.addEventListener('change', function () { editor.setLanguage(lang.value); changed(); });
+lang.addEventListener('change', function () { editor.setMode(boot.modes[lang.value]); changed(); });
 
 function setValue(el, v) {
   if (el.value === v) return;
@@ -209,7 +212,7 @@ function applyState(s) {
   version = s.version;
   if (s.cid === cid || timer || inflight) return;
   setValue(stdin, s.input);
-  if (lang.value !== s.language) { lang.value = s.language; editor.setLanguage(s.language); }
+  if (lang.value !== s.language) { lang.value = s.language; editor.setMode(boot.modes[s.language]); }
 }
 
 function showRun(r) {

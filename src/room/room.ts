@@ -43,12 +43,19 @@ export interface RunOutput {
 const DISPLAY_BYTES = 64 * 1024
 const PREFERRED = 'PYTHON3'
 
+/** A language as the room offers it; editorMode is its manifest entry's editor_mode (the editor's highlighting). */
+export interface RoomLanguage {
+  code: string
+  name: string
+  editorMode?: string
+}
+
 /**
  * The languages the editor offers: the same rule as the evaluation API (languages.ts offeredLanguages:
  * languages.enabled when set, each with its toolchain provisioned).
  */
-export function offeredLanguages(deps: RoomDeps): { code: string; name: string }[] {
-  return sharedOffered(deps.languages, deps.config).map((l) => ({ code: l.code, name: l.name }))
+export function offeredLanguages(deps: RoomDeps): RoomLanguage[] {
+  return sharedOffered(deps.languages, deps.config).map((l) => ({ code: l.code, name: l.name, ...(l.editorMode ? { editorMode: l.editorMode } : {}) }))
 }
 
 const defaultLanguage = (deps: RoomDeps) => {

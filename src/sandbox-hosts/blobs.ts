@@ -82,7 +82,7 @@ export interface BlobLimits {
 }
 
 /**
- * The caps of a host whose config allows tests of testMaxBytes characters and sets of totalMaxBytes:
+ * The caps of a host whose config allows tests of grading.test_max_bytes characters and sets of grading.total_max_bytes:
  * a character takes at most 3 bytes in UTF-8 (a 4-byte one is two UTF-16 units, counted twice).
  */
 export const blobLimits = (grading: { test_max_bytes: number; total_max_bytes: number }): BlobLimits => ({

@@ -98,7 +98,7 @@ export const submissions = sqliteTable(
     startedAt: integer({ mode: 'timestamp_ms' }),
     compiledAt: integer({ mode: 'timestamp_ms' }),
     completedAt: integer({ mode: 'timestamp_ms' }),
-    /** Graded (issue 10): the submission has test cases (submission_tests); null for a plain one. */
+    /** Graded: the submission has test cases (submission_tests); null for a plain one. */
     checkerJson: text(),
     stopOnFirstFailure: integer({ mode: 'boolean' }).notNull().default(false),
     /** The program came from the compile cache (result.compile_cached). */
@@ -123,7 +123,7 @@ export const submissions = sqliteTable(
 )
 
 /**
- * Problems (issue 10): a client's test set stored once, graded against by `problem_id`. The data of
+ * Problems: a client's test set stored once, graded against by `problem_id`. The data of
  * each test lives in content-addressed files under <data>/problems/blobs (equal files stored once).
  */
 export const problems = sqliteTable(
@@ -436,7 +436,7 @@ export const rateCounters = sqliteTable(
     /** e.g. "user:12". */
     subject: text().notNull(),
     window: text({ enum: ['minute', 'day'] }).notNull(),
-    /** The window runs from the first call it counted for windowMs. */
+    /** The window runs from the first call it counted, for its length (a minute or a day). */
     startedAt: integer({ mode: 'timestamp_ms' }).notNull(),
     count: integer().notNull(),
   },

@@ -1,5 +1,6 @@
-// Test helpers for the evaluation area: hand-made languages, a config, and deps on an in-memory
-// database with a fake pool, a running dispatcher and an outbox whose sends are captured.
+// Test helpers for the evaluation area: hand-made languages, a config, and the one TestDeps of every
+// area's tests: deps on an in-memory database with a fake pool, a dispatcher, an outbox whose sends are
+// captured, and a clock the test can move.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -115,21 +116,50 @@ export interface TestDeps extends Deps {
   /** Outbox rows handed to the (fake) callback sender, in order. */
   sent: OutboxRow[]
   stop(): Promise<void>
+  /** Moves the clock by ms. */
+  advance(ms: number): void
+  /** Stops the clock at d (it stays there until moved). */
+  setNow(d: Date): void
 }
 
-export function createTestDeps(
-  opts: { pool?: FakePool; config?: Config; senders?: Record<string, Sender>; start?: boolean; protocols?: Protocols } = {}
-): TestDeps {
+export interface TestDepsOptions {
+  pool?: FakePool
+  config?: Config
+  senders?: Record<string, Sender>
+  /** false: the dispatcher and the outbox are built but never started. */
+  start?: boolean
+  protocols?: Protocols
+  languages?: Map<string, Language>
+  /** A stopped clock at this time; absent: the real time (plus whatever advance() adds). */
+  now?: Date
+}
+
+export function createTestDeps(opts: TestDepsOptions = {}): TestDeps {
   const config = opts.config ?? testConfig()
   const pool = opts.pool ?? createFakePool({ size: config.pool.size })
-  const base = { config, db: openMemoryDb(), log: silentLog(), languages: testLanguages(), pool, now: () => new Date(), protocols: opts.protocols ?? createProtocols() }
+  let stopped = opts.now && new Date(opts.now)
+  let offsetMs = 0
+  const now = () => (stopped ? new Date(stopped) : new Date(Date.now() + offsetMs))
+  const base = { config, db: openMemoryDb(), log: silentLog(), languages: opts.languages ?? testLanguages(), pool, now, protocols: opts.protocols ?? createProtocols() }
   const sent: OutboxRow[] = []
   const outbox = createOutbox(base, opts.senders ?? { callback: async (row) => void sent.push(row) })
   const dispatcher = createDispatcher({ ...base, outbox })
-  const deps = { ...base, outbox, dispatcher, sent, stop: async () => {} }
-  deps.stop = async () => {
-    await dispatcher.stop(1000)
-    await outbox.stop()
+  const deps: TestDeps = {
+    ...base,
+    outbox,
+    dispatcher,
+    sent,
+    async stop() {
+      await dispatcher.stop(1000)
+      await outbox.stop()
+    },
+    advance(ms) {
+      if (stopped) stopped = new Date(stopped.getTime() + ms)
+      else offsetMs += ms
+    },
+    setNow(d) {
+      stopped = new Date(d)
+    },
   }
   if (opts.start !== false) {
     dispatcher.start()

@@ -1,23 +1,15 @@
-// Test helpers of the interview area: in-memory deps with a movable clock, seeded accounts, valid bodies.
+// Test helpers of the interview area: in-memory deps with a stopped clock, seeded accounts, valid bodies.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onTestFinished } from 'vitest'
 import { parseConfig } from '../config.ts'
 import type { Deps } from '../deps.ts'
-import type { Dispatcher } from '../evaluation/dispatcher.ts'
 import { createApp } from '../app.ts'
-import { createFakePool } from './fake-pool.ts'
-import { silentLog } from '../log.ts'
-import { openMemoryDb } from '../storage/db.ts'
+import { createTestDeps, type TestDeps } from './evaluation.ts'
 import { createCompany, createUser } from '../interviews/accounts.ts'
 
-export interface TestDeps extends Deps {
-  /** Moves the clock by ms. */
-  advance(ms: number): void
-  setNow(d: Date): void
-}
-
+/** Deps for the interview area (createTestDeps): no languages, nothing started, the clock stopped at 2030-01-01. */
 export function testDeps(interviews: Record<string, unknown> = {}): TestDeps {
   const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-interviews-'))
   onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -26,25 +18,7 @@ export function testDeps(interviews: Record<string, unknown> = {}): TestDeps {
     {},
     dataDir
   )
-  let now = new Date('2030-01-01T00:00:00Z')
-  const idle = { start() {}, wake() {}, async stop() {}, inFlight: 0 }
-  return {
-    config,
-    db: openMemoryDb(),
-    log: silentLog(),
-    languages: new Map(),
-    pool: createFakePool(),
-    dispatcher: { ...idle, waitFor: (() => new Promise(() => {})) as Dispatcher['waitFor'] },
-    protocols: new Map(),
-    outbox: idle,
-    now: () => new Date(now),
-    advance(ms) {
-      now = new Date(now.getTime() + ms)
-    },
-    setNow(d) {
-      now = new Date(d)
-    },
-  }
+  return createTestDeps({ config, languages: new Map(), start: false, now: new Date('2030-01-01T00:00:00Z') })
 }
 
 /** A company with credits and a super-admin and a member user; returns their credentials. */

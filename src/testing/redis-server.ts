@@ -1,6 +1,6 @@
 // A private Redis for tests: Debian's redis-server (scripts/test.sh installs it) on a free loopback
 // port with a temporary directory, no persistence, an ACL user with a password and the default user
-// switched off (as the README asks of a real deployment). stop() ends it and removes the directory;
+// switched off (as docs/admin/sandbox-hosts.md asks of a real deployment). stop() ends it and removes the directory;
 // kill() SIGKILLs it (a Redis crash); restart() starts it again on the same port.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -5,59 +5,16 @@
 // others' cursors and selections with their names. The page's inline script drives it through
 // window.ArbiterEditor.mount().
 import { indentWithTab } from '@codemirror/commands'
-import { cpp } from '@codemirror/lang-cpp'
-import { go } from '@codemirror/lang-go'
-import { java } from '@codemirror/lang-java'
-import { javascript } from '@codemirror/lang-javascript'
-import { php } from '@codemirror/lang-php'
-import { python } from '@codemirror/lang-python'
-import { rust } from '@codemirror/lang-rust'
-import { StreamLanguage, type LanguageSupport, type StreamParser } from '@codemirror/language'
-import { c as clikeC, csharp, kotlin, objectiveC, scala } from '@codemirror/legacy-modes/mode/clike'
-import { clojure } from '@codemirror/legacy-modes/mode/clojure'
-import { haskell } from '@codemirror/legacy-modes/mode/haskell'
-import { pascal } from '@codemirror/legacy-modes/mode/pascal'
-import { perl } from '@codemirror/legacy-modes/mode/perl'
-import { r } from '@codemirror/legacy-modes/mode/r'
-import { ruby } from '@codemirror/legacy-modes/mode/ruby'
-import { swift } from '@codemirror/legacy-modes/mode/swift'
-import { Compartment, EditorState, type Extension } from '@codemirror/state'
+import { Compartment, EditorState } from '@codemirror/state'
 import { EditorView, keymap, type EditorViewConfig } from '@codemirror/view'
 import { basicSetup } from 'codemirror'
 import { yCollab } from 'y-codemirror.next'
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness'
 import * as Y from 'yjs'
+import { modeExtension } from './modes.ts'
 
 // the browser's window (the project's tsconfig has no DOM library, on purpose: the server must not use it)
 declare const window: { addEventListener(type: 'pagehide', fn: () => void): void; ArbiterEditor?: unknown }
-
-const legacy = (p: StreamParser<unknown>): Extension => StreamLanguage.define(p)
-
-/** The editor mode of a language code (the room's codes: C, CPP17, JAVA, PYTHON3 …). */
-export function modeOf(code: string): Extension | LanguageSupport {
-  const c = code.toUpperCase()
-  if (c === 'C') return cpp()
-  if (c.startsWith('CPP') || c === 'CUDA') return cpp()
-  if (c.startsWith('JAVA') && !c.startsWith('JAVASCRIPT')) return java()
-  if (c.startsWith('PYTHON')) return python()
-  if (c.startsWith('JAVASCRIPT') || c === 'NODE') return javascript()
-  if (c.startsWith('TYPESCRIPT')) return javascript({ typescript: true })
-  if (c === 'GO') return go()
-  if (c === 'RUST') return rust()
-  if (c === 'PHP') return php({ plain: true })
-  if (c === 'KOTLIN') return legacy(kotlin as StreamParser<unknown>)
-  if (c === 'SCALA') return legacy(scala as StreamParser<unknown>)
-  if (c === 'CSHARP') return legacy(csharp as StreamParser<unknown>)
-  if (c === 'OBJECTIVEC') return legacy(objectiveC as StreamParser<unknown>)
-  if (c === 'CLOJURE') return legacy(clojure as StreamParser<unknown>)
-  if (c === 'HASKELL') return legacy(haskell as StreamParser<unknown>)
-  if (c === 'PASCAL') return legacy(pascal as StreamParser<unknown>)
-  if (c.startsWith('PERL')) return legacy(perl as StreamParser<unknown>)
-  if (c === 'R') return legacy(r as StreamParser<unknown>)
-  if (c === 'RUBY') return legacy(ruby as StreamParser<unknown>)
-  if (c === 'SWIFT') return legacy(swift as StreamParser<unknown>)
-  return legacy(clikeC as StreamParser<unknown>)
-}
 
 const toB64 = (u: Uint8Array) => {
   let s = ''
@@ -68,7 +25,8 @@ const fromB64 = (s: string) => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0)
 
 export interface MountOptions {
   parent: NonNullable<EditorViewConfig['parent']>
-  language: string
+  /** The language's editor mode (its manifest entry's editor_mode, mode-names.ts). */
+  mode: string | undefined
   me: { id: number; name: string }
   /** The page's CSP nonce, for the style elements CodeMirror adds. */
   nonce: string
@@ -154,7 +112,7 @@ export function mount(o: MountOptions) {
         basicSetup,
         keymap.of([indentWithTab]),
         EditorView.cspNonce.of(o.nonce),
-        mode.of(modeOf(o.language)),
+        mode.of(modeExtension(o.mode)),
         // read-only until the shared document has arrived: an edit made before would never be sent
         editable.of([EditorState.readOnly.of(true), EditorView.editable.of(false)]),
         yCollab(text, awareness),
@@ -189,8 +147,9 @@ export function mount(o: MountOptions) {
     applyAwareness(update64: string) {
       applyAwarenessUpdate(awareness, fromB64(update64), 'remote')
     },
-    setLanguage(code: string) {
-      view.dispatch({ effects: mode.reconfigure(modeOf(code)) })
+    /** Another language was chosen: its editor mode. */
+    setMode(name: string | undefined) {
+      view.dispatch({ effects: mode.reconfigure(modeExtension(name)) })
     },
     setReadOnly() {
       readOnly = true

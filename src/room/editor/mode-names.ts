@@ -1,5 +1,5 @@
 // The room editor's syntax modes, by the name a language's manifest entry gives as editor_mode
-// (client.ts maps each to its CodeMirror language). Plain data, so the manifest can be checked
+// (modes.ts maps each to its CodeMirror language). Plain data, so the manifest can be checked
 // against it without loading CodeMirror.
 export const EDITOR_MODES = [
   'cpp',
