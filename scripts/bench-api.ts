@@ -6,6 +6,10 @@
 // A v4 submission whose REQUEST_COMPLETED has not arrived within --lost-after seconds counts as lost.
 // Usage: npx tsx scripts/bench-api.ts [--requests 300] [--queue 10000] [--sandbox-runs 300] [--skip-sandbox]
 //        [--lost-after 120] [--json]
+//        npx tsx scripts/bench-api.ts --compare-nsjail [--rounds 6] [--requests 300]: only v3 PYTHON3 hello at
+//        c=1 and c=4 on two servers at once, one with prepared jails (the default) and one with
+//        pool.prepared_jails = false (one nsjail per run, as before them), in alternating rounds: the
+//        before and after of prepared jails in one run, under the same machine load.
 import { execa } from 'execa'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -22,6 +26,8 @@ const { values } = parseArgs({
     'sandbox-runs': { type: 'string', default: '300' },
     'skip-sandbox': { type: 'boolean', default: false },
     'lost-after': { type: 'string', default: '120' },
+    'compare-nsjail': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '6' },
     json: { type: 'boolean', default: false },
   },
 })
@@ -237,6 +243,43 @@ async function toolchainFloor(): Promise<Record<Lang, { compile: number | null; 
     process.stderr.write(`bench-languages failed, continuing without the floor: ${(err as Error).message.split('\n')[0]}\n`)
     return undefined
   }
+}
+
+if (values['compare-nsjail']) await compareNsjail()
+
+/** Prepared jails against one nsjail per run: v3 PYTHON3 hello on two servers, alternating rounds. */
+async function compareNsjail(): Promise<never> {
+  const setups = { 'prepared jails': await startServer(), 'nsjail per run': await startServer({ configToml: '[pool]\nprepared_jails = false' }) }
+  const per = Math.ceil(REQUESTS / Number(values.rounds))
+  const got: Record<string, { p50: number[]; perSec: number[] }> = {}
+  try {
+    const secrets = Object.fromEntries(await Promise.all(Object.entries(setups).map(async ([k, s]) => [k, await s.createClient('bench')] as const)))
+    for (const [k, s] of Object.entries(setups)) await v3Sync(s, secrets[k], 'PYTHON3', 2, 20) // warm-up
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const [k, s] of Object.entries(setups)) {
+        const one = await v3Sync(s, secrets[k], 'PYTHON3', 1, per)
+        const four = await v3Sync(s, secrets[k], 'PYTHON3', 4, per)
+        got[k] ??= { p50: [], perSec: [] }
+        got[k].p50.push(one.p50)
+        got[k].perSec.push(four.perSec)
+      }
+    }
+  } finally {
+    for (const s of Object.values(setups)) {
+      await s.stop()
+      s.cleanup()
+    }
+    receiver.close()
+  }
+  const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5)
+  const [after, before] = [got['prepared jails'], got['nsjail per run']]
+  console.log(`bench-api --compare-nsjail: v3 PYTHON3 hello, ${values.rounds} rounds of ${per} requests per setup and concurrency, alternating; medians of the rounds`)
+  console.log('setup            | p50 ms at c=1 | req/s at c=4')
+  console.log('-----------------|---------------|-------------')
+  for (const [k, v] of Object.entries(got)) console.log(`${k.padEnd(16)} | ${median(v.p50).toFixed(1).padStart(13)} | ${median(v.perSec).toFixed(1).padStart(12)}`)
+  console.log(`prepared jails: p50 ${(median(after.p50) - median(before.p50)).toFixed(1)} ms (${((median(after.p50) / median(before.p50) - 1) * 100).toFixed(0)}%), c=4 throughput ${((median(after.perSec) / median(before.perSec) - 1) * 100).toFixed(0)}%`)
+  for (const [scenario, whys] of failures) for (const [why, n] of whys) console.log(`not AC in ${scenario}: ${n} x ${why}`)
+  process.exit(0)
 }
 
 const sandbox = await sandboxCost()
