@@ -238,7 +238,10 @@ int serve_prepared_runs(int ctl) {
 		static char* envp[PREPARED_RUN_MAX_STRINGS + 1];
 		if (split_strings(msg + sizeof *r + filter_bytes, r->strings_len, r->argc, r->envc, argv, envp) != 0) return 127;
 		pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
-		if (pid == 0) _exit(run_init(r, fds, argv, envp));
+		if (pid == 0) {
+			close(ctl); /* the run has no business with the jail's requests */
+			_exit(run_init(r, fds, argv, envp));
+		}
 		for (int i = 0; i < PREPARED_RUN_FDS; i++) close(fds[i]);
 		if (pid < 0) return 127;
 		/* wait for the run, unless the supervisor hangs up meanwhile (it sends nothing during a run) */

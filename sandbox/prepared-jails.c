@@ -383,7 +383,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 	fds[1] = open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
 	fds[2] = open_io(r->err, O_WRONLY | O_CREAT | O_TRUNC);
 	fds[3] = r->status[0] ? open_io(r->status, O_WRONLY | O_CREAT | O_TRUNC) : open("/dev/null", O_WRONLY | O_CLOEXEC);
-	fds[4] = (int)syscall(SYS_open_tree, AT_FDCWD, r->box, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	fds[4] = (int)syscall(SYS_open_tree, AT_FDCWD, r->box, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
 	int one = 1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) == 0) fds[5] = sock[1];
 	int ok = 1;

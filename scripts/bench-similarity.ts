@@ -12,7 +12,7 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { ConfigSchema } from '../src/config.ts'
 import { runAnalysis } from '../src/similarity/runner.ts'
-import { generateSubmissions } from '../src/similarity/generate.ts'
+import { generateSubmissions } from '../src/testing/similarity-submissions.ts'
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '300,1000' }, nice: { type: 'string', default: '0' }, json: { type: 'boolean', default: false } } })
 const cfg = ConfigSchema.parse({}).similarity

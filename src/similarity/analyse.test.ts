@@ -2,7 +2,7 @@
 // capped, fragments as 1-based line ranges, the template's fingerprints left out.
 import { expect, test } from 'vitest'
 import { analyse, HISTOGRAM_BINS } from './analyse.ts'
-import { generateSubmissions } from './generate.ts'
+import { generateSubmissions } from '../testing/similarity-submissions.ts'
 
 test('ranks the planted copies first, counts every pair, keeps at most maxPairs', { timeout: 60_000 }, async () => {
   const { files, planted } = generateSubmissions({ count: 12, seed: 3, copyShare: 0.25 })

@@ -6,7 +6,7 @@ import { findClientBySecret } from '../clients/clients.ts'
 import { acceptSubmission } from '../evaluation/submissions.ts'
 import { addClient, createTestDeps, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 import { similarityReports } from '../storage/schema.ts'
-import { generateSubmissions } from './generate.ts'
+import { generateSubmissions } from '../testing/similarity-submissions.ts'
 import { createSimilarityQueue } from './queue.ts'
 import { getReport, reportReply, requestReport } from './reports.ts'
 
