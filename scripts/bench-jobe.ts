@@ -3,8 +3,11 @@
 // burns 0.3 s of CPU; at concurrency 1 and 8. The two APIs take turns per cell, so load on the machine
 // weighs on both alike. With --peer URL (a Jobe server, e.g. a native Jobe 2.2), the same Jobe requests
 // go to it too, side by side. Target: the Jobe path costs at most 1.1x v3's p50; against a native Jobe,
-// at least 3x its throughput and at most a third of its p50.
-// Usage: npx tsx scripts/bench-jobe.ts [--requests 60] [--cpu-requests 24] [--peer URL] [--peer-key KEY] [--json]
+// at least 3x its throughput and at most a third of its p50. With --fresh every request's source carries
+// a new random comment, so no compile cache helps (a native Jobe has none: without it, Arbiter's C
+// figures are of a cached compile).
+// Usage: npx tsx scripts/bench-jobe.ts [--requests 60] [--cpu-requests 24] [--peer URL] [--peer-key KEY] [--fresh] [--json]
+import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { startServer } from '../src/testing/harness.ts'
 
@@ -14,6 +17,7 @@ const { values } = parseArgs({
     'cpu-requests': { type: 'string', default: '24' },
     peer: { type: 'string' },
     'peer-key': { type: 'string' },
+    fresh: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 })
@@ -22,12 +26,13 @@ const CPU_REQUESTS = Number(values['cpu-requests'])
 const JOBE = '/jobe/index.php/restapi/runs'
 
 const PROGRAMS = [
-  { name: 'python3 hello', jobe: 'python3', v3: 'PYTHON3', source: 'print("hello")\n', expect: 'hello\n', requests: REQUESTS },
-  { name: 'C hello', jobe: 'c', v3: 'C', source: '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n', expect: 'hello\n', requests: REQUESTS },
+  { name: 'python3 hello', jobe: 'python3', v3: 'PYTHON3', comment: (t: string) => `# ${t}\n`, source: 'print("hello")\n', expect: 'hello\n', requests: REQUESTS },
+  { name: 'C hello', jobe: 'c', v3: 'C', comment: (t: string) => `/* ${t} */\n`, source: '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n', expect: 'hello\n', requests: REQUESTS },
   {
     name: 'C 0.3 s CPU',
     jobe: 'c',
     v3: 'C',
+    comment: (t: string) => `/* ${t} */\n`,
     source: '#include <stdio.h>\n#include <time.h>\nint main(void) { while (clock() < CLOCKS_PER_SEC * 3 / 10) {} puts("done"); return 0; }\n',
     expect: 'done\n',
     requests: CPU_REQUESTS,
@@ -87,7 +92,9 @@ async function main() {
   try {
     const secret = await server.createClient('bench-jobe')
     const peer = values.peer?.replace(/\/+$/, '')
-    for (const p of PROGRAMS) {
+    for (const program of PROGRAMS) {
+      // the source of each request: the same, or (--fresh) with a comment no cache has seen
+      const p = { ...program, get source() { return values.fresh ? program.comment(randomBytes(8).toString('hex')) + program.source : program.source } }
       // once each, untimed: the compile cache and the toolchain's pages are warm for both APIs alike
       await jobeRun(server.url, secret, p.jobe, p.source, p.expect)
       await v3Run(server.url, secret, p.v3, p.source, p.expect)

@@ -130,6 +130,22 @@ describe("Jobe: outcomes by Jobe's rules", () => {
     expect(await result({ language_id: 'c', sourcecode: touch, parameters: { memorylimit: 0 } })).toMatchObject({ outcome: 17 })
   })
 
+  test("nodejs under Jobe's memorylimit, as on Jobe: the 400 MB default is too little for V8 to start (12); 1000 MB runs, and an allocation past it fails (12)", async () => {
+    const hello = 'console.log(42)\n'
+    expect(await result({ language_id: 'nodejs', sourcecode: hello })).toMatchObject({ outcome: 12, stdout: '', stderr: expect.stringMatching(/Failed to reserve virtual memory/) })
+    expect(await result({ language_id: 'nodejs', sourcecode: hello, parameters: { memorylimit: 1000 } })).toMatchObject({ outcome: 15, stdout: '42\n', stderr: '' })
+    const big = 'const b = Buffer.alloc(2e9)\nconsole.log(b.length)\n'
+    expect(await result({ language_id: 'nodejs', sourcecode: big, parameters: { memorylimit: 1000 } })).toMatchObject({ outcome: 12, stdout: '', stderr: expect.stringMatching(/RangeError: Array buffer allocation failed/) })
+    // memorylimit 0: no address-space limit, as on Jobe (the jail's memory cap still holds)
+    expect(await result({ language_id: 'nodejs', sourcecode: hello, parameters: { memorylimit: 0 } })).toMatchObject({ outcome: 15, stdout: '42\n' })
+  })
+
+  test("Jobe's 8 MiB stack limit, which memorylimit counts per thread: 24 threads of a C program under the 400 MB default, as on Jobe", async () => {
+    const threads = '#include <pthread.h>\n#include <stdio.h>\n#include <unistd.h>\nstatic void *idle(void *arg) { sleep(1); return arg; }\nint main(void) {\n  pthread_t t[24];\n  int made = 0;\n  for (int i = 0; i < 24; i++) if (pthread_create(&t[i], NULL, idle, NULL) == 0) made++;\n  printf("%d threads\\n", made);\n  return 0;\n}\n'
+    expect(await result({ language_id: 'c', sourcecode: threads })).toMatchObject({ outcome: 15, stdout: '24 threads\n' })
+    expect(await result({ language_id: 'python3', sourcecode: 'import resource\nprint(resource.getrlimit(resource.RLIMIT_STACK)[0])\n' })).toMatchObject({ outcome: 15, stdout: '8388608\n' })
+  })
+
   test('bytes that are not UTF-8 come back as \\xNN; UTF-8 comes back as is', async () => {
     expect(await result({ language_id: 'c', sourcecode: '#include <stdio.h>\nint main(void) { printf("Hello world\\n\\01\\006\\300\\311\\n"); return 0; }\n' })).toMatchObject({ outcome: 15, stdout: 'Hello world\n\\x01\\x06\\xc0\\xc9\n' })
     expect(await result({ language_id: 'python3', sourcecode: 'print("Un rôle délétère")\n' })).toMatchObject({ outcome: 15, stdout: 'Un rôle délétère\n' })
@@ -175,9 +191,31 @@ describe("Jobe: CodeRunner's own requests", () => {
       ['pascal', '__tester__.pascal', 'var s: string;\nbegin\n  readln(s);\n  writeln(\'pascal \', s);\nend.\n', 'in\n'],
     ]
     for (const [language, file, source, input] of cases) {
-      const r = await result({ language_id: language, sourcecode: source, sourcefilename: file, input, file_list: [] })
+      // CodeRunner's nodejs prototype asks for 1000 MB (memlimitmb): node cannot start under Jobe's 400 MB default
+      const parameters = language === 'nodejs' ? { memorylimit: 1000 } : {}
+      const r = await result({ language_id: language, sourcecode: source, sourcefilename: file, input, file_list: [], parameters })
       expect(r, language).toMatchObject({ outcome: 15, stdout: `${language} in\n` })
     }
+  })
+
+  test("languages Jobe does not name: listed under their lowercase codes, run with CodeRunner's requests; python2 under Jobe's name", async () => {
+    const names = ((await (await request('GET', 'languages')).json()) as [string, string][]).map((l) => l[0])
+    for (const n of ['python2', 'cpp17', 'ruby']) expect(names).toContain(n)
+    for (const n of names) expect(n).toMatch(/^[a-z0-9_]+$/)
+    expect(new Set(names).size).toBe(names.length)
+    const cases: [string, string][] = [
+      ['cpp17', '#include <iostream>\n#include <optional>\nint main(int argc, char **argv) { std::string s; std::cin >> s; std::optional<int> n = argc; std::cout << "cpp17 " << s << " " << *n << " " << argv[1] << std::endl; }\n'],
+      ['ruby', 'puts "ruby #{$stdin.gets.strip} #{ARGV.length + 1} #{ARGV[0]}"\n'],
+      ['python2', 'import sys\nprint "python2", raw_input(), len(sys.argv), sys.argv[1]\n'],
+    ]
+    for (const [language, source] of cases) {
+      const r = await result({ language_id: language, sourcecode: source, sourcefilename: `__tester__.${language}`, input: 'in\n', file_list: [], parameters: { runargs: ['a;b'] } })
+      expect(r, language).toMatchObject({ outcome: 15, stdout: `${language} in 2 a;b\n`, stderr: '' })
+    }
+    const broken = await result({ language_id: 'cpp17', sourcecode: 'int main() { return x; }\n' })
+    expect(broken).toMatchObject({ outcome: 11, cmpinfo: expect.stringMatching(/x/) })
+    // Jobe's rule holds for them too: stderr means 12
+    expect(await result({ language_id: 'ruby', sourcecode: 'warn "w"\n' })).toMatchObject({ outcome: 12, stderr: 'w\n' })
   })
 
   test('404 → PUT each file → retry, exactly as CodeRunner does it; HEAD tells a file is there', async () => {

@@ -1,6 +1,9 @@
 // Jobe's languages as CodeRunner names them, each mapped to one of Arbiter's toolchains, with Jobe's
 // own defaults (file name, memory limit, compiler and interpreter flags) and its compile and run
 // commands built as argv lists — the same programs Jobe runs, without Jobe's shell around them.
+// Every other language of the manifest is offered too, under its code in lowercase, with the
+// manifest's own commands (Jobe has no rule of its own for them).
+import type { Language } from '../languages.ts'
 
 /** A run's arguments after Jobe's defaults were applied, each item already split into words. */
 export interface JobeArgs {
@@ -18,18 +21,32 @@ export interface JobeLanguage {
   code: string
   /** The source's name when the request gives none. */
   defaultFileName(source: string): string
-  /** Jobe's per-language defaults, as items before word splitting (Jobe joins them with spaces). */
-  defaults: { memorylimit: number; numprocs: number; compileargs: string[]; interpreterargs: string[] }
+  /** The source is always written under defaultFileName: the manifest's commands name that file, so a request's sourcefilename is checked but not used. */
+  fixedFileName?: boolean
+  /** Jobe's per-language defaults, as items before word splitting (Jobe joins them with spaces); numprocs undefined: the toolchain's own process limit unless the request gives one. */
+  defaults: { memorylimit: number; numprocs?: number; compileargs: string[]; interpreterargs: string[] }
   /** Jobe's memorylimit is ignored (Java: the JVM manages its heap); the jail's memory cap still holds. */
   noAddressSpaceLimit?: boolean
-  /** The compile step's argv; [] when Jobe runs no compiler. */
-  compile(src: string, a: JobeArgs): string[]
+  /** numprocs is ignored: the toolchain's own process limit holds (a JVM needs its threads). */
+  ownProcessLimit?: boolean
+  /** The compile step's argv; [] when Jobe runs no compiler; undefined: the manifest's own compile step. */
+  compile(src: string, a: JobeArgs): string[] | undefined
   run(src: string, a: JobeArgs): string[]
   /** Jobe counts any compiler output on stderr as a compile error (its cmpinfo), warnings included. */
   compileStderrFails: boolean
+  /** The run gets Jobe's 8 MiB stack limit (JOBE_STACK_BYTES) rather than the jail's 64 MiB (Java sets its own). */
+  jobeStack?: boolean
 }
 
 const exe = (src: string) => `${src}.exe`
+
+/**
+ * Jobe's programs run with the 8 MiB stack limit they inherit from its web server (runguard sets none);
+ * the jail's own is 64 MiB. glibc and libuv reserve each thread's stack at that size and memorylimit
+ * counts what is reserved, so under 64 MiB node needed about 300 MB more than on Jobe to start and a C
+ * program got a sixth of Jobe's threads. The run's stack limit (the core's stackKb) is Jobe's then.
+ */
+export const JOBE_STACK_BYTES = 8 * 1024 * 1024
 
 /** Java's main class: the public class with a main method (Jobe's regular expression), or undefined. */
 export function javaMainClass(source: string): string | undefined {
@@ -48,6 +65,7 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     defaults: { ...base, compileargs: ['-Wall', '-Werror', '-std=c99', '-x c'] },
     compile: (src, a) => ['gcc', ...a.compileargs, '-o', exe(src), src, ...a.linkargs],
     run: (src, a) => [`./${exe(src)}`, ...a.interpreterargs, ...a.runargs],
+    jobeStack: true,
     compileStderrFails: true,
   },
   {
@@ -57,6 +75,7 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     defaults: { ...base, compileargs: ['-Wall', '-Werror'] },
     compile: (src, a) => ['g++', ...a.compileargs, '-o', exe(src), src, ...a.linkargs],
     run: (src, a) => [`./${exe(src)}`, ...a.interpreterargs, ...a.runargs],
+    jobeStack: true,
     compileStderrFails: true,
   },
   {
@@ -68,6 +87,7 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     // Jobe syntax-checks first: a syntax error is a compile error (11), not a runtime one
     compile: (src) => ['python3', '-m', 'py_compile', src],
     run: (src, a) => ['python3', ...a.interpreterargs, src, ...a.runargs],
+    jobeStack: true,
     compileStderrFails: true,
   },
   {
@@ -76,8 +96,10 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     defaultFileName: (source) => `${javaMainClass(source) ?? 'prog'}.java`,
     defaults: { ...base, memorylimit: 0, numprocs: 256, interpreterargs: ['-Xrs', '-Xss8m', '-Xmx200m'] },
     noAddressSpaceLimit: true,
+    ownProcessLimit: true,
     compile: (src, a) => ['javac', ...a.compileargs, src],
-    // the main class is the file name up to its first dot (Jobe's rule), unless main_class names it
+    // the main class is the file name up to its first dot (Jobe's rule), unless main_class names it;
+    // the jail's stack: no address-space limit here, and the JVM sizes its threads' stacks itself (-Xss)
     run: (src, a) => ['java', ...a.interpreterargs, a.mainClass ?? src.split('.')[0]!, ...a.runargs],
     compileStderrFails: true,
   },
@@ -85,12 +107,25 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     name: 'nodejs',
     code: 'JAVASCRIPT_NODE',
     defaultFileName: () => 'prog.js',
-    // V8 reserves several GB of address space it never uses: under Jobe's 400 MB default it cannot start,
-    // so by default only the jail's memory cap holds (a request's own memorylimit still applies)
-    defaults: { ...base, memorylimit: 0, interpreterargs: ['--use_strict'] },
+    // Jobe's 400 MB default, as Jobe applies it: V8 reserves more address space than that at start, so
+    // node fails there ("Failed to reserve virtual memory for CodeRange", outcome 12) exactly as on Jobe;
+    // CodeRunner's nodejs prototype asks for 1000 MB and Jobe's test script for 1000000
+    defaults: { ...base, interpreterargs: ['--use_strict'] },
     // no syntax check: a syntax error is a runtime error (12), as in Jobe
     compile: () => [],
     run: (src, a) => ['node', ...a.interpreterargs, src, ...a.runargs],
+    jobeStack: true,
+    compileStderrFails: false,
+  },
+  {
+    name: 'python2',
+    code: 'PYTHON',
+    defaultFileName: () => 'prog.py2',
+    defaults: { ...base, interpreterargs: ['-BESs'] },
+    // no syntax check: a syntax error is a runtime error (12), as in Jobe
+    compile: () => [],
+    run: (src, a) => ['python2.7', ...a.interpreterargs, src, ...a.runargs],
+    jobeStack: true,
     compileStderrFails: false,
   },
   {
@@ -100,6 +135,7 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     defaults: { ...base, interpreterargs: ['--no-php-ini'] },
     compile: (src) => ['php', '-l', src],
     run: (src, a) => ['php', ...a.interpreterargs, src, ...a.runargs],
+    jobeStack: true,
     compileStderrFails: false,
   },
   {
@@ -110,8 +146,36 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     // Jobe sends fpc's messages to a file (-Fe) and reads it back; here they are the compile step's output
     compile: (src, a) => ['fpc', ...a.compileargs, `-o${exe(src)}`, src],
     run: (src, a) => [`./${exe(src)}`, ...a.interpreterargs, ...a.runargs],
+    jobeStack: true,
     compileStderrFails: false,
   },
 ]
 
-export const jobeLanguage = (name: string): JobeLanguage | undefined => JOBE_LANGUAGES.find((l) => l.name === name)
+/**
+ * A language Jobe has no name for, under its code in lowercase: the manifest's own compile and run
+ * commands (runargs follow the program; compileargs, linkargs and interpreterargs do not apply), the
+ * manifest's source file name, the compile step failing on its exit status (not on a warning), and no
+ * address-space limit unless the request sets memorylimit.
+ */
+function manifestLanguage(lang: Language): JobeLanguage {
+  return {
+    name: lang.code.toLowerCase(),
+    code: lang.code,
+    defaultFileName: () => lang.sourceFile,
+    fixedFileName: true,
+    defaults: { memorylimit: 0, compileargs: [], interpreterargs: [] },
+    compile: () => undefined,
+    run: (_src, a) => [...lang.run, ...a.runargs],
+    compileStderrFails: false,
+  }
+}
+
+/** Jobe's own languages whose toolchain the manifest has, then every other language of the manifest under its lowercase code. */
+export function jobeLanguages(manifest: ReadonlyMap<string, Language>): JobeLanguage[] {
+  const jobe = JOBE_LANGUAGES.filter((l) => manifest.has(l.code))
+  const codes = new Set(JOBE_LANGUAGES.map((l) => l.code))
+  // a lowercase code equal to one of Jobe's names would shadow Jobe's own language: Jobe's wins
+  const names = new Set(JOBE_LANGUAGES.map((l) => l.name))
+  const others = [...manifest.values()].filter((l) => !codes.has(l.code) && !names.has(l.code.toLowerCase())).map(manifestLanguage)
+  return [...jobe, ...others]
+}

@@ -70,12 +70,18 @@ describe('Jobe auth', () => {
 })
 
 describe('Jobe routes', () => {
-  test('GET languages lists the offered languages under Jobe names', async () => {
+  test("GET languages lists the offered languages under Jobe's names, then every other one under its code in lowercase", async () => {
     const { req } = setup()
     const list = (await (await req('GET', 'languages')).json()) as [string, string][]
-    // the test toolchains: C, CPP, JAVA, JAVASCRIPT_NODE, PYTHON3 (no PHP, no Pascal)
-    expect(list.map((l) => l[0]).sort()).toEqual(['c', 'cpp', 'java', 'nodejs', 'python3'])
+    // the test toolchains: C, CPP, JAVA, JAVASCRIPT_NODE, PYTHON3, PYTHON (Jobe's names; no PHP, no Pascal),
+    // and CPP11, CPP17, CSHARP, JAVA8, JAVASCRIPT, which Jobe does not name
+    expect(list.map((l) => l[0])).toEqual(['c', 'cpp', 'python3', 'java', 'nodejs', 'python2', 'cpp11', 'cpp17', 'csharp', 'java8', 'javascript'])
     expect(list.every((l) => typeof l[1] === 'string')).toBe(true)
+    // what languages.enabled leaves out is neither listed nor run, whatever its name
+    const { req: req2, run } = setup({ config: { languages: { enabled: ['C', 'CPP17'] } } })
+    expect(((await (await req2('GET', 'languages')).json()) as [string, string][]).map((l) => l[0])).toEqual(['c', 'cpp17'])
+    expect(await run({ language_id: 'csharp', sourcecode: 'x' })).toEqual({ status: 400, body: "Language 'csharp' is not known" })
+    expect((await run({ language_id: 'CPP17', sourcecode: 'x' })).status).toBe(200)
   })
 
   test('anything else under the prefix is 404', async () => {
@@ -180,6 +186,38 @@ describe('Jobe routes', () => {
     expect(lastJob().compileStderrFails).toBeFalsy()
     await run({ language_id: 'cpp', sourcecode: 'x' })
     expect(lastJob()).toMatchObject({ language: 'CPP', compileArgv: ['g++', '-Wall', '-Werror', '-o', 'prog.cpp.exe', 'prog.cpp'] })
+    await run({ language_id: 'python2', sourcecode: 'x', parameters: { runargs: ['1'] } })
+    expect(lastJob()).toMatchObject({ language: 'PYTHON', sourceFileName: 'prog.py2', compileArgv: [], runArgv: ['python2.7', '-BESs', 'prog.py2', '1'], addressSpaceKb: 400000, processes: 30 })
+  })
+
+  test("nodejs has Jobe's 400 MB address-space default, as Jobe applies it; a request's memorylimit replaces it", async () => {
+    const { run } = setup()
+    await run({ language_id: 'nodejs', sourcecode: 'x' })
+    expect(lastJob().addressSpaceKb).toBe(400000)
+    await run({ language_id: 'nodejs', sourcecode: 'x', parameters: { memorylimit: 1000 } })
+    expect(lastJob().addressSpaceKb).toBe(1000000)
+    await run({ language_id: 'nodejs', sourcecode: 'x', parameters: { memorylimit: 0 } })
+    expect(lastJob().addressSpaceKb).toBeUndefined()
+  })
+
+  test("a language Jobe does not name runs with the manifest's own commands and file name, runargs after the program", async () => {
+    const { run } = setup()
+    const cpp17 = deps.languages.get('CPP17')!
+    // CodeRunner names every source __tester__.<language>: checked, but the manifest's commands name their own file
+    await run({ language_id: 'cpp17', sourcecode: 'x', sourcefilename: '__tester__.cpp17', parameters: { runargs: ['a b', '$HOME'], compileargs: ['-O0'], interpreterargs: ['-x'] } })
+    const job = lastJob()
+    expect(job).toMatchObject({ language: 'CPP17', sourceFileName: cpp17.sourceFile, runArgv: [...cpp17.run, 'a', 'b', '$HOME'] })
+    // no compile argv of its own: the manifest's compile step runs; its warnings do not fail it
+    expect(job.compileArgv).toBeUndefined()
+    expect(job.compileStderrFails).toBeFalsy()
+    // no address-space limit and the toolchain's own process limit unless the request sets them
+    expect(job.addressSpaceKb).toBeUndefined()
+    expect(job.processes).toBeUndefined()
+    await run({ language_id: 'javascript', sourcecode: 'x', parameters: { memorylimit: 900, numprocs: 12 } })
+    expect(lastJob()).toMatchObject({ language: 'JAVASCRIPT', addressSpaceKb: 900000, processes: 12 })
+    // a file may not take the name the source is written under
+    expect((await run({ language_id: 'cpp17', sourcecode: 'x', file_list: [['abcdefgh1', cpp17.sourceFile]] })).body).toMatch(/^Invalid file specifier/)
+    expect((await run({ language_id: 'cpp17', sourcecode: 'x', sourcefilename: '../x' })).body).toBe('The sourcefilename for the run_spec is illegal')
   })
 
   test("files: PUT is exactly 204, HEAD 204/404, a run naming an unknown id is 404 and CodeRunner's retry after the PUT works", async () => {

@@ -14,7 +14,7 @@ import { documented } from '../http/route-docs.ts'
 import { offeredLanguage, recordedVersions } from '../languages.ts'
 import type { Log } from '../log.ts'
 import { createFileCache, isFileId, type FileCache } from './file-cache.ts'
-import { JOBE_LANGUAGES, type JobeLanguage } from './languages.ts'
+import { JOBE_STACK_BYTES, jobeLanguages, type JobeLanguage } from './languages.ts'
 import { jobeDocs } from './openapi-docs.ts'
 import { jobeResult, overloadResult } from './outcome.ts'
 import { JobeError, parseRunSpec, type JobeRun } from './run-spec.ts'
@@ -78,6 +78,7 @@ function apiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler {
 export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { name: string; contentBase64: string }[]): SubmissionInput {
   const { config } = deps
   const { language: l, sourceFileName: src } = run
+  const compileArgv = l.compile(src, run.args)
   return {
     api: 'jobe',
     lang: l.code,
@@ -90,13 +91,15 @@ export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { 
     // Jobe kills a run at twice its CPU time
     wallTimeSec: run.cputime * 2,
     ...(run.memorylimit > 0 && { addressSpaceKb: run.memorylimit * 1000 }),
-    // a JVM needs its threads: Java keeps the toolchain's own process limit
-    ...(l.name !== 'java' && { processes: run.numprocs }),
+    // absent: the toolchain's own process limit (a JVM needs its threads)
+    ...(run.numprocs !== undefined && { processes: run.numprocs }),
     ...(run.streamsize > 0 && { outputBytes: Math.round(run.streamsize * 1_000_000) }),
     files,
     sourceFileName: src,
-    compileArgv: l.compile(src, run.args),
+    // absent: the manifest's own compile step
+    ...(compileArgv && { compileArgv }),
     runArgv: l.run(src, run.args),
+    ...(l.jobeStack && { stackKb: JOBE_STACK_BYTES / 1024 }),
     compileStderrFails: l.compileStderrFails,
     outputEncoding: 'latin1',
   }
@@ -107,7 +110,9 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   const { config } = deps
   const auth = apiKey(deps)
   const version = (code: string) => recordedVersions(config.paths.toolchains)[code]?.version ?? 'unknown'
+  const languages = jobeLanguages(deps.languages)
   const offered = (l: JobeLanguage) => offeredLanguage(deps.languages, config, l.code).ok
+  const find = (name: string) => languages.find((l) => l.name === name && offered(l))
   const notFound = (c: Context) => c.json('Not found', 404, CORS)
 
   app.use(`${JOBE_PREFIX}/*`, async (c, next) => {
@@ -119,7 +124,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   app.options(`${JOBE_PREFIX}/*`, documented({ tags: ['jobe'], summary: 'CORS preflight', responses: { 204: { description: 'Allowed' } } }, (c: Context) => c.body(null, 204, CORS)))
 
   // GET /jobe/index.php/restapi/languages
-  app.get(`${JOBE_PREFIX}/languages`, auth, documented(jobeDocs.languages, (c: Context) => c.json(JOBE_LANGUAGES.filter(offered).map((l) => [l.name, version(l.code)]), 200, CORS)))
+  app.get(`${JOBE_PREFIX}/languages`, auth, documented(jobeDocs.languages, (c: Context) => c.json(languages.filter(offered).map((l) => [l.name, version(l.code)]), 200, CORS)))
 
   // POST /jobe/index.php/restapi/runs
   app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
@@ -131,7 +136,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
     } catch {
       throw new JobeError(400, 'Non-JSON post data received')
     }
-    const run = parseRunSpec(body, config.jobe.max_cpu_time_sec, offered)
+    const run = parseRunSpec(body, config.jobe.max_cpu_time_sec, find)
     const client = c.var.client
     const files = run.files.map(([id, name]) => {
       const content = cache.get(client.id, id)

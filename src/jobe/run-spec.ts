@@ -3,7 +3,7 @@
 // case-insensitive, a numeric parameter given as something else takes its default, cputime past the
 // server's maximum is a 400, 'prog.java' as a source file name is ignored (an old CodeRunner habit).
 import { isPlainName } from '../jobs/job-files.ts'
-import { javaMainClass, jobeLanguage, type JobeArgs, type JobeLanguage } from './languages.ts'
+import { javaMainClass, type JobeArgs, type JobeLanguage } from './languages.ts'
 import { splitWords } from './words.ts'
 
 export class JobeError extends Error {
@@ -25,7 +25,8 @@ export interface JobeRun {
   cputime: number
   /** MB; 0 = no address-space limit. */
   memorylimit: number
-  numprocs: number
+  /** undefined: the toolchain's own process limit. */
+  numprocs?: number
   /** MB. */
   streamsize: number
   args: JobeArgs
@@ -74,7 +75,8 @@ function isFileSpec(f: unknown): f is [string, string] {
   )
 }
 
-export function parseRunSpec(body: unknown, maxCpuTime: number, offered: (l: JobeLanguage) => boolean): JobeRun {
+/** `find`: the offered language of that (lowercase) name, or undefined. */
+export function parseRunSpec(body: unknown, maxCpuTime: number, find: (name: string) => JobeLanguage | undefined): JobeRun {
   if (!isObject(body)) throw new JobeError(400, 'Non-JSON post data received')
   const run = body.run_spec
   if (!isObject(run)) throw new JobeError(400, 'No run_spec attribute found in post data')
@@ -83,8 +85,8 @@ export function parseRunSpec(body: unknown, maxCpuTime: number, offered: (l: Job
     if (typeof run[attr] !== 'string') throw new JobeError(400, `run_spec attribute '${attr}' must be a string`)
   }
   const name = (run.language_id as string).toLowerCase()
-  const language = jobeLanguage(name)
-  if (!language || !offered(language)) throw new JobeError(400, `Language '${name}' is not known`)
+  const language = find(name)
+  if (!language) throw new JobeError(400, `Language '${name}' is not known`)
   if (run.input !== undefined && run.input !== null && typeof run.input !== 'string') throw new JobeError(400, "run_spec attribute 'input' must be a string")
   const params = run.parameters === undefined || run.parameters === null ? {} : run.parameters
   if (!isObject(params) && !(Array.isArray(params) && params.length === 0)) throw new JobeError(400, "run_spec attribute 'parameters' must be an object")
@@ -97,7 +99,7 @@ export function parseRunSpec(body: unknown, maxCpuTime: number, offered: (l: Job
   let sourceFileName = language.defaultFileName(source)
   if (run.sourcefilename !== undefined && run.sourcefilename !== null && run.sourcefilename !== '') {
     if (typeof run.sourcefilename !== 'string' || !isJobeFileName(run.sourcefilename)) throw new JobeError(400, 'The sourcefilename for the run_spec is illegal')
-    if (run.sourcefilename !== 'prog.java') sourceFileName = run.sourcefilename
+    if (run.sourcefilename !== 'prog.java' && !language.fixedFileName) sourceFileName = run.sourcefilename
   }
   const list = run.file_list === undefined || run.file_list === null ? [] : run.file_list
   if (!Array.isArray(list)) throw new JobeError(400, 'Invalid file specifier: file_list must be a list')
@@ -110,6 +112,7 @@ export function parseRunSpec(body: unknown, maxCpuTime: number, offered: (l: Job
   if (new Set(files.map((f) => f[1])).size !== files.length) throw new JobeError(400, 'Invalid file specifier: a file name is given twice')
 
   const d = language.defaults
+  const numprocs = numeric(p, 'numprocs', d.numprocs ?? NaN)
   const mainClass = typeof p.main_class === 'string' && p.main_class ? p.main_class : undefined
   if (mainClass !== undefined && !/^[A-Za-z_$][\w$.]*$/.test(mainClass)) throw new JobeError(400, "Parameter 'main_class' is not a class name")
   return {
@@ -119,9 +122,9 @@ export function parseRunSpec(body: unknown, maxCpuTime: number, offered: (l: Job
     input: (run.input as string | undefined) ?? '',
     files,
     cputime: cputime > 0 ? cputime : 5,
-    // Java disregards memorylimit (Jobe sets it to 0); numprocs has Java's minimum of 256
+    // Java disregards memorylimit (Jobe sets it to 0) and keeps its toolchain's process limit
     memorylimit: language.noAddressSpaceLimit ? 0 : Math.max(0, numeric(p, 'memorylimit', d.memorylimit)),
-    numprocs: Math.max(language.name === 'java' ? 256 : 1, Math.trunc(numeric(p, 'numprocs', d.numprocs))),
+    ...(!language.ownProcessLimit && !Number.isNaN(numprocs) && { numprocs: Math.max(1, Math.trunc(numprocs)) }),
     streamsize: numeric(p, 'streamsize', 2),
     args: {
       compileargs: argList(p, 'compileargs', d.compileargs),

@@ -165,6 +165,20 @@ print('left')`
   })
 })
 
+describe('a prepared jail in doubt is replaced', () => {
+  it('one that died (its nsjail killed) is rebuilt by the next run, which does not fail', async () => {
+    await py('print(1)')
+    const jail = (await runner.pool()).find((j) => j.root.endsWith('/trixie'))!
+    process.kill(jail.pid, 'SIGKILL')
+    const v = await py('print(2)')
+    expect(v.stdout).toBe('2\n')
+    const now = (await runner.pool()).find((j) => j.root.endsWith('/trixie'))!
+    expect(now.builds).toBe(jail.builds + 1)
+    expect(now.pid).not.toBe(jail.pid)
+    expect(now.ready).toBe(true)
+  })
+})
+
 describe("a run's figures are its own", () => {
   it('a run competes at the priority of a program outside the jail (nice 0, not nsjail\'s default 19)', async () => {
     const v = await py(`import os
