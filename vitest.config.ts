@@ -27,13 +27,19 @@ const JAIL = [
 /** End-to-end tests that drive a real browser (Debian's chromium through playwright-core). */
 const BROWSER = ['src/e2e/admin.e2e.test.ts', 'src/e2e/docs.e2e.test.ts', 'src/e2e/room-editor.e2e.test.ts', 'src/e2e/room.e2e.test.ts', 'src/e2e/web-link.e2e.test.ts']
 
+/**
+ * The real jail, servers and browsers take their time, more so under emulation (the cgroup v2 check):
+ * the command line's --testTimeout/--hookTimeout do not reach a project, so the slow tiers say it here.
+ */
+const SLOW = { testTimeout: 120_000, hookTimeout: 300_000 }
+
 export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'unit', isolate: false, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'], exclude: ['src/e2e/**', ...JAIL] } },
-      { extends: true, test: { name: 'jail', include: JAIL } },
-      { extends: true, test: { name: 'e2e', include: ['src/e2e/**/*.test.ts'], exclude: BROWSER } },
-      { extends: true, test: { name: 'browser', include: BROWSER } },
+      { extends: true, test: { name: 'jail', include: JAIL, ...SLOW } },
+      { extends: true, test: { name: 'e2e', include: ['src/e2e/**/*.test.ts'], exclude: BROWSER, ...SLOW } },
+      { extends: true, test: { name: 'browser', include: BROWSER, ...SLOW } },
     ],
   },
 })
