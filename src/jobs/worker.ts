@@ -75,7 +75,11 @@ function compileFailureMessage(r: RunResult, limits: Limits, capBytes: number): 
   const full = compilerMessage(r)
   const head = Buffer.from(full).subarray(0, capBytes).toString('utf8')
   const text = r.textCut || head.length < full.length ? `${head}\n${cutNotice(capBytes)}` : full
-  const why: Partial<Record<RunResult['status'], string>> = {
+  // every status named, so a new one must say what it means for a compile (undefined: the message alone)
+  const why: Record<RunResult['status'], string | undefined> = {
+    ok: undefined,
+    exit: undefined,
+    internal: undefined,
     time: `compilation exceeded its time limit (${limits.cpuTimeSec} s)`,
     wall: `compilation exceeded its time limit (${limits.wallTimeSec} s wall clock)`,
     memory: `compilation exceeded its memory limit (${limits.memoryKb} KB)`,
