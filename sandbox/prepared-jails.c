@@ -420,7 +420,9 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		limit = "none";
 	}
-	uint64_t ncpu = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	/* read once: sysconf opens a file of /sys each time */
+	static uint64_t ncpu;
+	if (!ncpu) ncpu = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1) ncpu = 1;
 	uint64_t cpu_limit_us = r->cpu_ms * 1000u, next_cpu_check = cpu_limit_us / ncpu;
 	while (!ended) {

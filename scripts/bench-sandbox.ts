@@ -159,9 +159,14 @@ async function row(program: string, bareLanes: (() => Promise<unknown>)[], argv:
   if (basePaths) setups.push(await jailedLanes(baseSandboxes, argv, stdin, folderRoot))
   breakdown = []
   const [bareStats, jailed, nsjail, baseline] = await rotate(setups)
-  const med = (k: keyof (typeof breakdown)[number]) => quantile(breakdown.map((b) => b[k]).sort((a, b) => a - b), 0.5)
-  const parts = { setup: med('setup'), program: med('program'), finish: med('finish'), node: med('node') }
-  return { program, bare: bareStats, jailed, nsjail, parts, ...(baseline && { baseline }) }
+  // throughput and tails with each setup alone (in the rotation a slow run on one lane inflates the
+  // other lane's times: there both cores serve a mix)
+  const alone = []
+  for (const lanes of setups.slice(0, 3)) alone.push((await rotate([lanes]))[0])
+  const q = (k: keyof (typeof breakdown)[number], at: number) => quantile(breakdown.map((b) => b[k]).sort((a, b) => a - b), at)
+  const parts = { setup: q('setup', 0.5), program: q('program', 0.5), finish: q('finish', 0.5), node: q('node', 0.5) }
+  const tails = { setup: q('setup', 0.99), program: q('program', 0.99), finish: q('finish', 0.99), node: q('node', 0.99) }
+  return { program, bare: bareStats, jailed, nsjail, parts, tails, alone: { bare: alone[0], jailed: alone[1], nsjail: alone[2] }, ...(baseline && { baseline }) }
 }
 
 const rows = [
@@ -187,8 +192,21 @@ if (values.json) {
       )
     }
   }
+  console.log(`\neach setup alone, ${RUNS} runs, ${PARALLEL} in parallel (throughput and tails)`)
+  console.log('program                 | setup              | median / p99 ms   | p99/median | runs/s | runs/s / bare')
+  console.log('------------------------|--------------------|-------------------|------------|--------|--------------')
+  for (const r of rows) {
+    for (const [name, st] of [['bare', r.alone.bare], ['prepared jail', r.alone.jailed], ['nsjail per run', r.alone.nsjail]] as [string, Stats][]) {
+      console.log(
+        `${r.program.padEnd(23)} | ${name.padEnd(18)} | ${`${ms(st.median)} / ${ms(st.p99)}`.padEnd(17)} | ${`${(st.p99 / st.median).toFixed(2)}x`.padEnd(10)} | ${st.perSec.toFixed(0).padEnd(6)} | ${(st.perSec / r.alone.bare.perSec).toFixed(2)}`
+      )
+    }
+  }
   console.log('\nwhere a prepared jail\'s run goes (medians, ms): setup = the request to the program\'s start (run groups, files,')
   console.log('the clone, the run\'s mounts, the handshake); program = its start to its end (set-up inside the run, fork, exec,')
   console.log('the program, its namespaces\' teardown); finish = figures and groups after it; Node = writing stdin, reading back')
-  for (const r of rows) console.log(`${r.program.padEnd(23)} | setup ${ms(r.parts.setup)} | program ${ms(r.parts.program)} | finish ${ms(r.parts.finish)} | Node ${ms(r.parts.node)}`)
+  for (const r of rows) {
+    console.log(`${r.program.padEnd(23)} | setup ${ms(r.parts.setup)} | program ${ms(r.parts.program)} | finish ${ms(r.parts.finish)} | Node ${ms(r.parts.node)}`)
+    console.log(`${'  (p99 of each)'.padEnd(23)} | setup ${ms(r.tails.setup)} | program ${ms(r.tails.program)} | finish ${ms(r.tails.finish)} | Node ${ms(r.tails.node)}`)
+  }
 }
