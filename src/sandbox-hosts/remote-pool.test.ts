@@ -32,7 +32,8 @@ const ok = (stdout: string): JobResult => ({
 const job = (language = 'C', extra: Partial<Job> = {}): Job => ({ language, source: 'src', input: 'in', timeLimitSec: 1, memoryLimitKb: 65536, ...extra })
 
 /** A stand-in host for `languages`: answer(message) returns what it sends back, in order. */
-function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[], lockDuration = 30_000, slots = 2) {
+/** holdMs: how long the job stays active after its answer is sent (a host slow to mark it done). */
+function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Promise<Omit<ResultMessage, 'key' | 'host'>[]> | Omit<ResultMessage, 'key' | 'host'>[], lockDuration = 30_000, slots = 2, holdMs = 0) {
   const queue = queueForLanguages(languages)
   const results = new Queue(RESULTS_QUEUE, { connection: redisOptions(t.redis.url) as ConnectionOptions, prefix: 'arbiter' })
   const seen: JobMessage[] = []
@@ -42,6 +43,7 @@ function fakeHost(languages: string[], answer: (m: JobMessage, n: number) => Pro
       const m = j.data as JobMessage
       seen.push(m)
       for (const r of await answer(m, seen.length)) await results.add(r.kind, { ...r, key: m.key, host: 'fake' })
+      if (holdMs) await new Promise((r) => setTimeout(r, holdMs))
     },
     { connection: redisOptions(t.redis.url) as ConnectionOptions, prefix: 'arbiter', concurrency: 4, lockDuration }
   )
@@ -152,7 +154,9 @@ describe('the remote pool', () => {
       }
       expect(await t.client.exists(`arbiter:blob:${m.testRefs![0]!.input}`)).toBe(1)
       return [{ kind: 'result', result: { compile: { ok: true, message: '' }, tests: [] } }]
-    })
+      // the job stays active a while after each answer: the job is sent again only once it is done there
+      // (sent while it was still active, its id was taken and the job never came back)
+    }, 30_000, 2, 500)
     await until(() => p.available()?.has('PYTHON3') === true)
     const r = await p.run(job('PYTHON3', { tests: [{ input: big, expectedOutput: '1' }] }), { jobKey: 's3-a1' })
     expect(r.tests).toEqual([])

@@ -240,7 +240,11 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
         log.warn('test data was not in redis: sent again', { key: m.key, host: m.host })
         p.resent++
         pending.set(m.key, p)
-        await queueOf(p.queue!).remove(p.key).catch(() => undefined)
+        const q = queueOf(p.queue!)
+        // the host's answer can come before its queue marks the job done; while the job is still there
+        // (active, locked) it cannot be removed, and adding its id again would add nothing: wait it out
+        for (let i = 0; i < 600 && (await q.getJobState(p.key).catch(() => 'unknown')) === 'active'; i++) await new Promise((r) => setTimeout(r, 50))
+        await q.remove(p.key).catch(() => undefined)
         await send(p)
         return
       } else p.reject(new Error(`sandbox host ${m.host}: ${m.message}`))
