@@ -179,6 +179,19 @@ describe('a prepared jail in doubt is replaced', () => {
   })
 })
 
+describe('with prepared jails off (pool.prepared_jails = false)', () => {
+  it('each step runs through its own nsjail start, as before them, and no prepared jail is kept', async () => {
+    const plain = createJobRunner({ ...settings, sandbox: { ...settings.sandbox, prepared: false } }, `reuse-plain-${process.pid}`)
+    try {
+      const v = await py('import os\nprint(os.getpid(), os.getuid())', {}, plain)
+      expect(v.stdout).toBe('2 65534\n')
+      expect(await plain.pool()).toEqual([])
+    } finally {
+      await plain.close()
+    }
+  })
+})
+
 describe("a run's figures are its own", () => {
   it('a run competes at the priority of a program outside the jail (nice 0, not nsjail\'s default 19)', async () => {
     const v = await py(`import os

@@ -8,7 +8,7 @@ import { isMountPoint, JAIL_FS_INIT, rootMountPoint } from './root-image.ts'
 import { toRunResult } from './outcome.ts'
 import { claimSlot, deadSlots, isDeadSlot, removeSlotCgroups, removeSlotDir } from './leftovers.ts'
 import { baseJailConfig, preparedJailArgs, preparedJailConfig, preparedRunFields, seccompPolicy } from './prepared-jail.ts'
-import { Supervisor, type BoxUsage, type JailUids, type PreparedJailState, type SupervisorReply } from './supervisor.ts'
+import { Supervisor, type BoxUsage, type JailUids, type PreparedJailState, type StepIo, type SupervisorReply } from './supervisor.ts'
 import type { RunResult, Step } from './types.ts'
 
 export interface SandboxPaths {
@@ -177,7 +177,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   }
 
   /** One step through one nsjail start (steps in prepared jails skip all of this). */
-  async function runThroughNsjail(step: Step, argv: string[], headroom: number): Promise<[SupervisorReply, string]> {
+  async function runThroughNsjail(step: Step, argv: string[], io: StepIo, headroom: number): Promise<[SupervisorReply, string]> {
     writeFileSync(file('nsjail.log'), '') // nsjail appends
     const started = await supervisor.started
     // a supervisor that names a uid also makes each run's memory group (both came together)
@@ -193,15 +193,9 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       jailConfig: paths.jailConfig,
     }
     const reply = await supervisor.run({
+      ...io,
       exec: paths.nsjail,
       argv: nsjailArgs({ ...step, argv }, layout, headroom),
-      stdin: file('stdin'),
-      stdout: file('stdout'),
-      stderr: file('stderr'),
-      status: file('status'),
-      cpuMs: step.limits.cpuTimeSec * 1000,
-      wallMs: step.limits.wallTimeSec * 1000,
-      fsizeBytes: step.limits.fileSizeBytes,
       ...(runGroup && { memBytes: (step.limits.memoryKb + headroom) * 1024 }),
     })
     return [reply, readHead(layout.logFile, 1 << 20).text]
@@ -218,22 +212,22 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       rmSync(file('stdin'), { force: true })
       writeFileSync(file('stdin'), step.stdin ?? '', { flag: 'wx' })
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
+      const io: StepIo = {
+        stdin: file('stdin'),
+        stdout: file('stdout'),
+        stderr: file('stderr'),
+        status: file('status'),
+        cpuMs: step.limits.cpuTimeSec * 1000,
+        wallMs: step.limits.wallTimeSec * 1000,
+        fsizeBytes: step.limits.fileSizeBytes,
+      }
       let reply: SupervisorReply
       let log = ''
       if (usePrepared) {
         await ensurePrepared(step.root)
-        reply = await supervisor.runPrepared({
-          fields: preparedRunFields({ ...step, argv }, headroom),
-          stdin: file('stdin'),
-          stdout: file('stdout'),
-          stderr: file('stderr'),
-          status: file('status'),
-          cpuMs: step.limits.cpuTimeSec * 1000,
-          wallMs: step.limits.wallTimeSec * 1000,
-          fsizeBytes: step.limits.fileSizeBytes,
-        })
+        reply = await supervisor.runPrepared({ ...io, fields: preparedRunFields({ ...step, argv }, headroom) })
       } else {
-        ;[reply, log] = await runThroughNsjail(step, argv, headroom)
+        ;[reply, log] = await runThroughNsjail(step, argv, io, headroom)
       }
       paths.observe?.(reply)
       const cap = step.limits.fileSizeBytes

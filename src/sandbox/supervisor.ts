@@ -4,9 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import type { CgroupVersion } from './cgroups.ts'
 
-export interface SupervisorRequest {
-  exec: string
-  argv: string[]
+/** A step's files and the limits the supervisor itself enforces, however the step is run. */
+export interface StepIo {
   stdin: string
   stdout: string
   stderr: string
@@ -15,6 +14,23 @@ export interface SupervisorRequest {
   cpuMs: number
   wallMs: number
   fsizeBytes: number
+}
+
+/** The request lines of a step's files and limits. */
+const ioFields = (io: StepIo) => [
+  `stdin ${io.stdin}`,
+  `stdout ${io.stdout}`,
+  `stderr ${io.stderr}`,
+  `status ${io.status}`,
+  `cpu_ms ${Math.ceil(io.cpuMs)}`,
+  `wall_ms ${Math.ceil(io.wallMs)}`,
+  `fsize ${io.fsizeBytes}`,
+]
+
+/** A step through one nsjail start (or, for the benchmark, a bare run). */
+export interface SupervisorRequest extends StepIo {
+  exec: string
+  argv: string[]
   /**
    * The run's memory limit, enforced on a memory group of its own that the supervisor makes, reads
    * and removes (nsjail's group then sits under it with a looser backstop: nsjail-args.ts).
@@ -25,16 +41,9 @@ export interface SupervisorRequest {
 }
 
 /** A run in a prepared jail (sandbox/prepared-jails.c): its fields come from prepared-jail.ts. */
-export interface PreparedRunRequest {
+export interface PreparedRunRequest extends StepIo {
   /** preparedRunFields(): the jail, the program's argv and env, the box and the limits. */
   fields: string[]
-  stdin: string
-  stdout: string
-  stderr: string
-  status: string
-  cpuMs: number
-  wallMs: number
-  fsizeBytes: number
 }
 
 /** One prepared jail of the slot, as the supervisor reports it. */
@@ -149,13 +158,7 @@ export class Supervisor {
       `run ${id}`,
       `exec ${req.exec}`,
       ...req.argv.map((a) => `arg ${a}`),
-      `stdin ${req.stdin}`,
-      `stdout ${req.stdout}`,
-      `stderr ${req.stderr}`,
-      `status ${req.status}`,
-      `cpu_ms ${Math.ceil(req.cpuMs)}`,
-      `wall_ms ${Math.ceil(req.wallMs)}`,
-      `fsize ${req.fsizeBytes}`,
+      ...ioFields(req),
       ...(req.memBytes ? [`mem_bytes ${req.memBytes}`] : []),
       ...(req.chroot ? [`chroot ${req.chroot}`] : []),
       'end',
@@ -181,13 +184,7 @@ export class Supervisor {
     return this.request<SupervisorReply>((id) => [
       `run ${id}`,
       ...req.fields,
-      `stdin ${req.stdin}`,
-      `stdout ${req.stdout}`,
-      `stderr ${req.stderr}`,
-      `status ${req.status}`,
-      `cpu_ms ${Math.ceil(req.cpuMs)}`,
-      `wall_ms ${Math.ceil(req.wallMs)}`,
-      `fsize ${req.fsizeBytes}`,
+      ...ioFields(req),
     ])
   }
 
