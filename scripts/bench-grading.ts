@@ -29,11 +29,13 @@ const { values } = parseArgs({
     java: { type: 'string', default: '10' },
     tests: { type: 'string', default: '10' },
     reps: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
   },
 })
 const TESTS = Number(values.tests)
 const REPS = Number(values.reps)
+const ROUNDS = Number(values.rounds)
 const PATH = '/v4/partner/code-evaluation/submissions/'
 
 // distinct sources (a comment and a constant differ), the same task: print the sum of the input's numbers
@@ -62,9 +64,15 @@ const receiver = await startReceiver()
 const secret = await server.createClient('bench-grading')
 const uncachedSecret = await uncached.createClient('bench-grading')
 const done = new Map<string, { at: number; body: { result: { run_status: { status: string; output?: string }; score?: { passed: number } } } }>()
+type Done = typeof done extends Map<string, infer D> ? D : never
+/** Who waits for which he_id's completion (woken by the callback: polling would take CPU from the server). */
+const waiting = new Map<string, (d: Done) => void>()
 receiver.respond = (r) => {
   const body = JSON.parse(r.body)
-  if (body.request_status?.code === 'REQUEST_COMPLETED') done.set(body.he_id, { at: r.at, body })
+  if (body.request_status?.code === 'REQUEST_COMPLETED') {
+    done.set(body.he_id, { at: r.at, body })
+    waiting.get(body.he_id)?.(done.get(body.he_id)!)
+  }
   return 200
 }
 
@@ -79,14 +87,17 @@ async function submit(body: Record<string, unknown>, to: { url: string; secret: 
   return j.he_id
 }
 
-async function completion(heId: string, timeoutMs = 1_800_000) {
-  const t0 = Date.now()
-  for (;;) {
-    const d = done.get(heId)
-    if (d) return d
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${heId} never completed`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
+function completion(heId: string, timeoutMs = 1_800_000): Promise<Done> {
+  const d = done.get(heId)
+  if (d) return Promise.resolve(d)
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${heId} never completed`)), timeoutMs)
+    waiting.set(heId, (d) => {
+      clearTimeout(timer)
+      waiting.delete(heId)
+      resolve(d)
+    })
+  })
 }
 
 /** The tests as a stored problem of this server (a grader uploads them once). */
@@ -187,10 +198,18 @@ const rows = []
 for (const [lang, n, source] of [['C', Number(values.c), cSource], ['JAVA', Number(values.java), javaSource]] as const) {
   if (!n) continue
   const sources = (from: number) => Array.from({ length: n }, (_, i) => source(from + i))
-  const a = await graded(lang, sources(0))
-  const b = await plain(lang, sources(1000), { url: uncached.url, secret: uncachedSecret })
-  const bc = await plain(lang, sources(3000))
-  rows.push({ lang, submissions: n, tests: TESTS, gradedMs: a.ms, gradedPassed: a.passed, plainMs: b.ms, plainPassed: b.passed, speedup: b.ms / a.ms, cachedPlainMs: bc.ms, cachedPlainPassed: bc.passed, cachedSpeedup: bc.ms / a.ms })
+  // (a), (b) and (b') in turn, ROUNDS times, each with sources of its own: one pass of each was at the
+  // mercy of this shared machine's moments (the same code measured 4.1x and 4.5x); medians of each
+  const a = [], b = [], bc = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const base = 10_000 * (round + 1)
+    a.push(await graded(lang, sources(base)))
+    b.push(await plain(lang, sources(base + 1000), { url: uncached.url, secret: uncachedSecret }))
+    bc.push(await plain(lang, sources(base + 3000)))
+  }
+  const mid = (xs: { ms: number; passed: number }[]) => ({ ms: median(xs.map((x) => x.ms)), passed: Math.min(...xs.map((x) => x.passed)) })
+  const [ma, mb, mbc] = [mid(a), mid(b), mid(bc)]
+  rows.push({ lang, submissions: n, tests: TESTS, rounds: ROUNDS, gradedMs: ma.ms, gradedPassed: ma.passed, plainMs: mb.ms, plainPassed: mb.passed, speedup: mb.ms / ma.ms, cachedPlainMs: mbc.ms, cachedPlainPassed: mbc.passed, cachedSpeedup: mbc.ms / ma.ms, each: { graded: a.map((x) => x.ms), plain: b.map((x) => x.ms), cachedPlain: bc.map((x) => x.ms) } })
 }
 const costs = { C: await perTest('C', cSource, 20), JAVA: Number(values.java) ? await perTest('JAVA', javaSource, 10) : undefined }
 const perTestMs = costs.C.t
@@ -201,11 +220,12 @@ for (const s of [server, uncached]) {
   s.cleanup()
 }
 
-const targets: Record<string, number> = { C: 4, JAVA: 6 }
+// C: issue 23's 5x (issue 10's was 4x); Java's 6x was retired there (javac and a JVM start bound it to 5.6x with no jail)
+const targets: Record<string, number> = { C: 5, JAVA: 6 }
 if (values.json) {
   console.log(JSON.stringify({ rows, costs, perTestMs, jailedMs, ratio: perTestMs / jailedMs }, null, 2))
 } else {
-  console.log(`bench-grading: ${TESTS} tests per source, pool of the server's default size, all submitted at once`)
+  console.log(`bench-grading: ${TESTS} tests per source, pool of the server's default size, all submitted at once; medians of ${ROUNDS} rounds of (a), (b), (b') in turn`)
   console.log("(b): plain, compile cache off (a compile and a jail per test); (b'): plain, compile cache on")
   console.log("lang  | sources | (a) graded (problem_id) | (b) plain + grader   | (b)/(a) | target        | (b') plain, cached   | (b')/(a)")
   console.log('------|---------|-------------------------|----------------------|---------|---------------|----------------------|---------')
@@ -215,6 +235,7 @@ if (values.json) {
       `${r.lang.padEnd(5)} | ${String(r.submissions).padEnd(7)} | ${cell(r.gradedMs, r.gradedPassed).padEnd(23)} | ${cell(r.plainMs, r.plainPassed)} | ${`${r.speedup.toFixed(1)}x`.padEnd(7)} | ${`≥ ${targets[r.lang]}x ${r.speedup >= targets[r.lang] ? 'met' : 'MISSED'}`.padEnd(13)} | ${cell(r.cachedPlainMs, r.cachedPlainPassed)} | ${r.cachedSpeedup.toFixed(1)}x`
     )
   }
+  for (const r of rows) console.log(`${r.lang}: each round, (a) ${r.each.graded.join(' / ')} ms, (b) ${r.each.plain.join(' / ')} ms, (b') ${r.each.cachedPlain.join(' / ')} ms`)
   for (const [lang, c] of Object.entries(costs)) {
     if (c) console.log(`${lang}: alone, a graded submission with 1 test ${c.oneTest.toFixed(0)} ms, each more test ${c.t.toFixed(1)} ms: compile ≈ ${(c.oneTest - c.t).toFixed(0)} ms, so (b)/(a) ≈ ${c.ceiling.toFixed(1)}x by T(c + t)/(c + T·t)`)
   }

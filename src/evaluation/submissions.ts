@@ -59,6 +59,7 @@ function prepare(db: Deps['db']) {
       .returning()
       .prepare(),
     complete: db.update(submissions).set(placeholders(COMPLETION)).where(liveWhere).returning().prepare(),
+    isLive: db.select({ id: submissions.id }).from(submissions).where(liveWhere).prepare(),
   }
 }
 const cache = new WeakMap<object, ReturnType<typeof prepare>>()
@@ -256,8 +257,6 @@ export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission 
 /** What the transitions need: no dispatcher (they are what it calls). */
 export type TransitionDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox' | 'protocols'>
 
-const liveWhereOf = (row: Submission) =>
-  and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
 const live = (row: Submission) =>
   and(eq(submissions.id, row.id), eq(submissions.attempt, row.attempt), inArray(submissions.state, ['running', 'compiled']))
 const claim = (row: Submission) => ({ id: row.id, attempt: row.attempt })
@@ -336,8 +335,7 @@ function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOut
 
 /** One test of a claimed graded run is over: stored at once, so a poll shows the tests filling in. */
 export function markTested(deps: TransitionDeps, row: Submission, index: number, outcome: TestOutcome): void {
-  const live = deps.db.select({ id: submissions.id }).from(submissions).where(liveWhereOf(row)).get()
-  if (!live) return
+  if (!stmts(deps.db).isLive.get(claim(row))) return
   const points = testPoints(deps.db, row.id)[index]
   if (points !== undefined) recordTest(deps.db, row, index, outcome, points)
 }

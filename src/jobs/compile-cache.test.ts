@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -79,5 +80,46 @@ describe('the compile cache', () => {
     utimesSync(join(dir, '.new-1-old'), old, old)
     evict(dir, 1 << 20)
     expect(readdirSync(dir)).toEqual(['.new-2-fresh'])
+  })
+})
+
+describe('the compile cache, kept by many', () => {
+  const root = mkdtempSync(join(tmpdir(), 'arbiter-ccache-many-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it('a store does not read every entry: with 2,000 kept, a scan comes once the total passes max_bytes, not with every store', () => {
+    const dir = join(root, 'cache')
+    mkdirSync(dir)
+    const entry = 2 * 4096
+    // entries other workers kept: a folder and its size each, as storeCompiled writes them
+    for (let i = 0; i < 2000; i++) {
+      const name = createHash('sha256').update(`old ${i}`).digest('hex')
+      mkdirSync(join(dir, name, 'tree'), { recursive: true })
+      writeFileSync(join(dir, name, 'size.json'), JSON.stringify({ bytes: entry, inodes: 1 }))
+    }
+    const b = join(root, 'box')
+    mkdirSync(b)
+    writeFileSync(join(b, 'main'), Buffer.alloc(5000, 1))
+    const key = (i: number) => createHash('sha256').update(`new ${i}`).digest('hex')
+    const maxBytes = 2100 * entry
+    // a probe only a scan removes: an hour-old temporary folder, as a killed worker leaves
+    const probe = () => {
+      mkdirSync(join(dir, '.new-probe'), { recursive: true })
+      const old = new Date(Date.now() - 2 * 3600_000)
+      utimesSync(join(dir, '.new-probe'), old, old)
+    }
+    const scanned = () => !readdirSync(dir).includes('.new-probe')
+    probe()
+    store(dir, key(0), b, maxBytes, measureTree(b))
+    expect(scanned(), 'the first store scans: nothing is known of the folder yet').toBe(true)
+    probe()
+    for (let i = 1; i < 99; i++) store(dir, key(i), b, maxBytes, measureTree(b))
+    expect(scanned(), '98 stores later (2,099 entries, under max_bytes): no scan').toBe(false)
+    for (let i = 99; i < 110; i++) store(dir, key(i), b, maxBytes, measureTree(b))
+    expect(scanned(), 'past max_bytes: scanned').toBe(true)
+    const kept = readdirSync(dir).filter((n) => /^[0-9a-f]{64}$/.test(n)).length
+    expect(kept * entry).toBeLessThanOrEqual(maxBytes)
+    // the newest are kept: the oldest went first
+    expect(lookupCompiled(dir, key(109))).toBeDefined()
   })
 })

@@ -47,25 +47,42 @@ export function storeCompiled(dir: string, key: string, box: string, maxBytes: n
   const entry = join(dir, key)
   if (existsSync(entry)) return
   const tmp = join(dir, `.new-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  let stored = 0
   try {
     if (measured.size.bytes > maxBytes) return // would evict everything and itself
     mkdirSync(tmp, { mode: 0o700 })
     const size = copyMeasured(box, join(tmp, 'tree'), measured)
     writeFileSync(join(tmp, META), JSON.stringify(size))
     renameSync(tmp, entry)
+    stored = size.bytes
   } catch {
     // another worker stored the same key first, or the disk is full: the job goes on without the cache
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
-  evict(dir, maxBytes)
+  const seen = scans.get(dir)
+  if (seen) {
+    seen.total += stored
+    seen.sinceScan += stored
+  }
+  // the scan reads every entry: once per store it cost 30 ms a compile with 8,800 entries kept
+  if (!seen || seen.total > maxBytes || seen.sinceScan > maxBytes / SCAN_EVERY) scans.set(dir, { total: evict(dir, maxBytes), sinceScan: 0 })
 }
+
+/**
+ * What this worker knows of each cache folder since it last scanned it: the bytes kept then plus
+ * what it stored since. A scan (evict) runs when that passes maxBytes or when this worker has stored
+ * 1/SCAN_EVERY of maxBytes since its last scan, so the folder passes maxBytes by at most that much per
+ * worker sharing it (what the others stored meanwhile).
+ */
+const scans = new Map<string, { total: number; sinceScan: number }>()
+const SCAN_EVERY = 10
 
 /** A temporary folder older than this was left by a killed worker (a copy takes seconds at most). */
 const STALE_MS = 3600_000
 
-/** Removes the least recently used entries until the rest fit in maxBytes, and what killed workers left. */
-export function evict(dir: string, maxBytes: number, now = Date.now()): void {
+/** Removes the least recently used entries until the rest fit in maxBytes, and what killed workers left; the bytes kept. */
+export function evict(dir: string, maxBytes: number, now = Date.now()): number {
   const names = readdirSync(dir)
   for (const name of names.filter((n) => n.startsWith('.new-'))) {
     try {
@@ -86,8 +103,11 @@ export function evict(dir: string, maxBytes: number, now = Date.now()): void {
     })
     .sort((a, b) => b.used - a.used)
   let total = 0
+  let kept = 0
   for (const e of entries) {
     total += e.bytes
     if (total > maxBytes) rmSync(join(dir, e.name), { recursive: true, force: true })
+    else kept = total
   }
+  return kept
 }

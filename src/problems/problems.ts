@@ -2,7 +2,7 @@
 // expected output in a content-addressed file — then graded against by problem_id. A problem belongs
 // to the client that made it: any other client is told it does not exist.
 import { randomBytes } from 'node:crypto'
-import { and, asc, desc, eq, or } from 'drizzle-orm'
+import { and, asc, desc, eq, or, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Client } from '../clients/clients.ts'
@@ -102,10 +102,26 @@ function isBlobUsed(db: Deps['db'], hash: string): boolean {
 }
 
 /** A client's own problem by its problem_id; another client's is answered as unknown. */
+// Prepared once per database: every graded submission against a problem reads it (building and
+// preparing the drizzle queries each time cost more than running them)
+function prepare(db: Deps['db']) {
+  const p = sql.placeholder
+  return {
+    problem: db.select().from(problems).where(and(eq(problems.publicId, p('publicId')), eq(problems.clientId, p('clientId')))).prepare(),
+    tests: db.select().from(problemTests).where(eq(problemTests.problemId, p('problemId'))).orderBy(asc(problemTests.position)).prepare(),
+  }
+}
+const cache = new WeakMap<object, ReturnType<typeof prepare>>()
+const stmts = (db: Deps['db']) => {
+  let s = cache.get(db)
+  if (!s) cache.set(db, (s = prepare(db)))
+  return s
+}
+
 export function getProblem(deps: Pick<Deps, 'db'>, client: Client, publicId: string): { problem: Problem; tests: ProblemTest[] } {
-  const problem = deps.db.select().from(problems).where(and(eq(problems.publicId, publicId), eq(problems.clientId, client.id))).get()
+  const problem = stmts(deps.db).problem.get({ publicId, clientId: client.id })
   if (!problem) throw new AppError('NotFoundError', `no problem with problem_id ${publicId}`, { problem_id: publicId })
-  const tests = deps.db.select().from(problemTests).where(eq(problemTests.problemId, problem.id)).orderBy(asc(problemTests.position)).all()
+  const tests = stmts(deps.db).tests.all({ problemId: problem.id })
   return { problem, tests }
 }
 
