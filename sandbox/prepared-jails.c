@@ -284,6 +284,11 @@ static uint64_t run_cpu_us(void) {
 	return read_keyed(p, "usage_usec");
 }
 
+static uint64_t run_cpu_used(void* unused) {
+	(void)unused;
+	return run_cpu_us();
+}
+
 /* The request to the jail's init: header, filter, argv and env strings. Returns its length, 0 if too big. */
 static size_t build_message(struct prepared_jail* j, struct request* r, char* buf, size_t cap) {
 	struct prepared_run* m = (struct prepared_run*)buf;
@@ -416,15 +421,10 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 	const char* limit = "none";
 	int ended = 0, status = 0, fresh_net = 0;
 	long maxrss = 0;
-	if (send(sock[0], "go", 2, MSG_NOSIGNAL) != 2) {
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-		limit = "none";
-	}
-	/* read once: sysconf opens a file of /sys each time */
-	static uint64_t ncpu;
-	if (!ncpu) ncpu = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1) ncpu = 1;
-	uint64_t cpu_limit_us = r->cpu_ms * 1000u, next_cpu_check = cpu_limit_us / ncpu;
+	/* a run init that cannot hear "go" never starts the program: it is killed and reaped as any run */
+	if (send(sock[0], "go", 2, MSG_NOSIGNAL) != 2) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	struct limit_watch watch;
+	watch_start(&watch, r);
 	while (!ended) {
 		uint64_t elapsed = now_us() - start;
 		struct pollfd pf = {.fd = j->ctl, .events = POLLIN};
@@ -441,15 +441,12 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 		}
 		elapsed = now_us() - start;
 		if (strcmp(limit, "none") == 0) {
-			if (r->wall_ms && elapsed >= r->wall_ms * 1000u) {
-				limit = "wall";
-			} else if (cpu_limit_us && elapsed >= next_cpu_check) {
-				uint64_t used = run_cpu_us();
-				if (used >= cpu_limit_us) limit = "cpu";
-				else next_cpu_check = elapsed + (cpu_limit_us - used) / ncpu;
-			}
+			const char* past = watch_check(&watch, elapsed, run_cpu_used, NULL);
 			/* the run init is PID 1 of the run's namespace: every process of the run dies with it */
-			if (strcmp(limit, "none") != 0) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+			if (past) {
+				limit = past;
+				syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+			}
 		} else if (elapsed >= r->wall_ms * 1000u + 2000000u) {
 			break; /* killed 2 s ago and still not reaped: the jail is not trusted again */
 		}
@@ -483,7 +480,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 		turn_over_groups();
 		return 0;
 	}
-	if (strcmp(limit, "none") == 0 && cpu_limit_us && cpu > cpu_limit_us) limit = "cpu";
+	if (strcmp(limit, "none") == 0 && watch.cpu_limit_us && cpu > watch.cpu_limit_us) limit = "cpu";
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	/* setup_us: from the request to "go" (groups, files, the clone, the run's mounts); finish_us: from

@@ -101,6 +101,27 @@ uint64_t now_us(void) {
 	return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
 }
 
+void watch_start(struct limit_watch* w, const struct request* r) {
+	/* read once per supervisor: sysconf opens a file of /sys each time */
+	static uint64_t ncpu;
+	if (!ncpu) ncpu = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1) ncpu = 1;
+	w->ncpu = ncpu;
+	w->cpu_limit_us = r->cpu_ms * 1000u;
+	w->wall_limit_us = r->wall_ms * 1000u;
+	w->next_cpu_check = w->cpu_limit_us / ncpu;
+}
+
+const char* watch_check(struct limit_watch* w, uint64_t elapsed, uint64_t (*cpu_used)(void* ctx), void* ctx) {
+	if (w->wall_limit_us && elapsed >= w->wall_limit_us) return "wall";
+	if (w->cpu_limit_us && elapsed >= w->next_cpu_check) {
+		uint64_t used = cpu_used(ctx);
+		if (used >= w->cpu_limit_us) return "cpu";
+		w->next_cpu_check = elapsed + (w->cpu_limit_us - used) / w->ncpu;
+	}
+	return NULL;
+}
+
 int write_file(const char* path, const char* s) {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) return -1;
@@ -366,6 +387,10 @@ static uint64_t cpu_used_us(pid_t nsjail) {
 	}
 	snprintf(p, sizeof p, "%s/cpu.stat", cg_run2);
 	return read_keyed(p, "usage_usec");
+}
+
+static uint64_t nsjail_cpu_used(void* pid) {
+	return cpu_used_us(*(pid_t*)pid);
 }
 
 static int setup_lock(void) {
@@ -653,10 +678,8 @@ static void run(struct request* r) {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	const char* limit = "none";
 	int kicked_at_ms = -1;
-	/* CPU time grows at most ncpu times faster than wall time: no need to read it before then */
-	uint64_t ncpu = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1) ncpu = 1;
-	uint64_t cpu_limit_us = r->cpu_ms * 1000u, next_cpu_check = cpu_limit_us / ncpu;
+	struct limit_watch watch;
+	watch_start(&watch, r);
 	for (;;) {
 		uint64_t elapsed = now_us() - start;
 		/* short polls at first, so a stalled nsjail is woken within ~2 ms; then every 10 ms */
@@ -672,15 +695,12 @@ static void run(struct request* r) {
 		}
 		elapsed = now_us() - start;
 		if (strcmp(limit, "none") == 0) {
-			if (r->wall_ms && elapsed >= r->wall_ms * 1000u) {
-				limit = "wall";
-			} else if (cpu_limit_us && elapsed >= next_cpu_check) {
-				uint64_t used = cpu_used_us(pid);
-				if (used >= cpu_limit_us) limit = "cpu";
-				else next_cpu_check = elapsed + (cpu_limit_us - used) / ncpu;
-			}
+			const char* past = watch_check(&watch, elapsed, nsjail_cpu_used, &pid);
 			/* SIGTERM lets nsjail kill the jail and remove its cgroups itself */
-			if (strcmp(limit, "none") != 0) kill(pid, SIGTERM);
+			if (past) {
+				limit = past;
+				kill(pid, SIGTERM);
+			}
 		} else if (elapsed >= r->wall_ms * 1000u + 2000000u) {
 			kill(pid, SIGKILL); /* nsjail did not stop within 2 s of being told */
 		}
@@ -701,7 +721,7 @@ static void run(struct request* r) {
 
 	/* a program that ends between two looks at its CPU time may have passed the limit: past it is
 	 * past it, whether or not the supervisor had stopped it yet */
-	if (strcmp(limit, "none") == 0 && cpu_limit_us && cpu > cpu_limit_us) limit = "cpu";
+	if (strcmp(limit, "none") == 0 && watch.cpu_limit_us && cpu > watch.cpu_limit_us) limit = "cpu";
 	if (cg_version == 1 && own) {
 		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_memrun);
 		mem = read_u64(p);

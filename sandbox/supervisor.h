@@ -53,6 +53,17 @@ void remove_run_group(const char* path);
 /* premade: the group was made empty after the last run (kept if it is there), else made afresh */
 const char* make_run_group(uint64_t limit, int* oom_efd, int premade);
 
+/*
+ * The supervisor's own watch over a run's CPU and wall time (the jail's RLIMIT_CPU is only a backstop):
+ * CPU time grows at most ncpu times faster than wall time, so it is read only when it could be past.
+ */
+struct limit_watch {
+	uint64_t cpu_limit_us, wall_limit_us, next_cpu_check, ncpu;
+};
+void watch_start(struct limit_watch* w, const struct request* r);
+/* "wall" or "cpu" once the run is past a limit elapsed µs after its start, else NULL; cpu_used(ctx): its CPU µs */
+const char* watch_check(struct limit_watch* w, uint64_t elapsed, uint64_t (*cpu_used)(void* ctx), void* ctx);
+
 /* prepared-jails.c */
 void prepare_request(struct request* r);
 void pool_request(struct request* r);
