@@ -107,7 +107,15 @@ describe("Jobe: outcomes by Jobe's rules", () => {
     expect(await result({ language_id: 'c', sourcecode: 'int main(void) { int unused; return 0; }\n' })).toMatchObject({ outcome: 11, cmpinfo: expect.stringMatching(/unused/) })
     const py = await result({ language_id: 'python3', sourcecode: 'print("started")\nprint("Hello world!"\n' })
     expect(py).toMatchObject({ outcome: 11, stdout: '' })
-    expect(py.cmpinfo).toMatch(/SyntaxError|never closed/)
+    // py_compile's text exactly, untrimmed (Python 3.13's caret), as a native Jobe's cmpinfo has it
+    expect(py.cmpinfo).toBe('  File "prog.py", line 2\n    print("Hello world!"\n         ^\nSyntaxError: \'(\' was never closed\n')
+    // an IndentationError is py_compile's "Sorry:" form
+    expect(await result({ language_id: 'python3', sourcecode: 'if 1:\nprint(2)\n' })).toMatchObject({
+      outcome: 11,
+      cmpinfo: "Sorry: IndentationError: expected an indented block after 'if' statement on line 1 (prog.py, line 2)",
+    })
+    // the check leaves nothing in the folder the program runs in
+    expect(await result({ language_id: 'python3', sourcecode: 'import os\nprint(sorted(os.listdir(".")))\n' })).toMatchObject({ outcome: 15, stdout: "['prog.py']\n" })
     expect((await result({ language_id: 'java', sourcecode: 'public class T { public static void main(String[] a) { System.out.println("x") } }' })).outcome).toBe(11)
   })
 

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { loadLanguages, MANIFEST_DIR } from '../languages.ts'
-import { JOBE_LANGUAGES, jobeLanguages } from './languages.ts'
+import { JOBE_LANGUAGES, jobeLanguages, PY_SYNTAX_CHECK } from './languages.ts'
 
 describe('Jobe language names', () => {
   const manifest = loadLanguages()
@@ -28,6 +30,37 @@ describe('Jobe language names', () => {
     for (const l of all) {
       if (l.fixedFileName) expect(doc, l.name).toContain(`| \`${l.name}\` | \`${l.code}\` | ${manifest.get(l.code)!.name} | \`${manifest.get(l.code)!.sourceFile}\` |`)
       else expect(doc, l.name).toContain(`| \`${l.name}\` | \`${l.code}\``)
+    }
+  })
+})
+
+describe("python3's syntax check", () => {
+  // the host's python3 stands in for the root's (the same check ran against trixie's 3.13 when it was
+  // written): what a student sees in cmpinfo must be what Jobe's py_compile prints
+  const sources: Record<string, string | Buffer> = {
+    unclosed: 'print("a"\n',
+    indentation: 'if 1:\nprint(2)\n',
+    tabs: 'x = 1\n\tif x:\n  pass\n',
+    'null byte': Buffer.from('print(1)\0\n'),
+    'bad utf-8': Buffer.from([0x78, 0x3d, 0x22, 0xff, 0x22, 0x0a]),
+    'nonlocal at top': 'nonlocal x\n',
+    'too deep': '(' .repeat(300) + ')'.repeat(300) + '\n',
+    'valid': 'import os\nprint(os.getcwd())\n',
+  }
+  test.each(Object.keys(sources))('%s: the same message and exit status as python3 -m py_compile, and no .pyc', (name) => {
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-pycheck-'))
+    try {
+      writeFileSync(join(dir, 'prog.py'), sources[name])
+      const run = (args: string[]) => spawnSync('python3', args, { cwd: dir, encoding: 'utf8' })
+      const ours = run(['-I', '-S', '-c', PY_SYNTAX_CHECK, 'prog.py'])
+      expect(existsSync(join(dir, '__pycache__'))).toBe(false)
+      const theirs = run(['-m', 'py_compile', 'prog.py'])
+      expect(ours.error).toBeUndefined()
+      expect({ status: ours.status, stderr: ours.stderr, stdout: ours.stdout }).toEqual({ status: theirs.status, stderr: theirs.stderr, stdout: theirs.stdout })
+      if (name !== 'valid') expect(ours.stderr).not.toBe('')
+      else expect(ours.status).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

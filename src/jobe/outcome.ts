@@ -67,7 +67,13 @@ export const overloadResult = (): JobeResult => ({ run_id: null, outcome: OUTCOM
 export function jobeResult(row: Submission): JobeResult {
   const result = (outcome: number, parts: Partial<JobeResult> = {}): JobeResult => ({ run_id: null, outcome, cmpinfo: '', stdout: '', stderr: '', ...parts })
   if (row.failure) return result(OUTCOME.internalError, { stderr: row.failure })
-  if (row.verdict === 'CE') return result(OUTCOME.compileError, { cmpinfo: row.compileStatus ?? 'Compilation failed' })
+  if (row.verdict === 'CE') {
+    // Jobe's cmpinfo is the compiler's stderr as written, not trimmed (py_compile's leading spaces and
+    // final newline included); a compile a limit stopped keeps the core's message, which says which
+    const c = rawResultOf(row)?.compile
+    const asWritten = c && (c.status === 'ok' || c.status === 'exit') && c.stderr ? cleanText(Buffer.from(c.stderr, 'utf8')) : undefined
+    return result(OUTCOME.compileError, { cmpinfo: asWritten ?? row.compileStatus ?? 'Compilation failed' })
+  }
   const run = rawResultOf(row)?.run
   const stdout = cleanText(bytesOf(row.stdout))
   let stderr = cleanText(bytesOf(row.stderr))

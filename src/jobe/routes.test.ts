@@ -7,6 +7,7 @@ import type { Job } from '../jobs/types.ts'
 import { submissions } from '../storage/schema.ts'
 import { createFileCache } from './file-cache.ts'
 import { JOBE_PREFIX, jobeRoutes } from './routes.ts'
+import { PY_SYNTAX_CHECK } from './languages.ts'
 import { JobeResult } from './schemas.ts'
 
 let deps: TestDeps
@@ -167,7 +168,7 @@ describe('Jobe routes', () => {
     expect(lastJob()).toMatchObject({ timeLimitSec: 5, processes: 9 })
 
     await run({ language_id: 'python3', sourcecode: 'print(1)', parameters: { interpreterargs: ['-c "print(\\"Blah\\")"'] } })
-    expect(lastJob()).toMatchObject({ language: 'PYTHON3', sourceFileName: 'prog.py', compileArgv: ['python3', '-m', 'py_compile', 'prog.py'], runArgv: ['python3', '-c', 'print("Blah")', 'prog.py'], addressSpaceKb: 1000000 })
+    expect(lastJob()).toMatchObject({ language: 'PYTHON3', sourceFileName: 'prog.py', compileArgv: ['python3', '-I', '-S', '-c', PY_SYNTAX_CHECK, 'prog.py'], runArgv: ['python3', '-c', 'print("Blah")', 'prog.py'], addressSpaceKb: 1000000 })
     await run({ language_id: 'python3', sourcecode: 'print(1)' })
     expect(lastJob().runArgv).toEqual(['python3', '-BE', 'prog.py'])
 
