@@ -28,3 +28,26 @@ describe('jobeResult by run status', () => {
     expect(jobeResult(row(status, stderr)).outcome).toBe(outcome)
   })
 })
+
+describe('cmpinfo of a compile error', () => {
+  const ce = (compile: { status: RawStep['status']; stdout: string; stderr: string }, compileStatus: string): Submission =>
+    ({
+      failure: null,
+      verdict: 'CE',
+      compileStatus,
+      stdout: '',
+      stderr: '',
+      rawResultJson: JSON.stringify({ compile: { ...compile, exitCode: 1, signal: null, cpuSec: 0, wallSec: 0, memoryKb: 0 }, run: null }),
+    }) as unknown as Submission
+
+  test("the compiler's stderr as written, untrimmed, as a native Jobe answers", () => {
+    const text = '  File "prog.py", line 1\n    print(\n         ^\nSyntaxError: \'(\' was never closed\n'
+    expect(jobeResult(ce({ status: 'exit', stdout: '', stderr: text }, text.trim()))).toMatchObject({ outcome: OUTCOME.compileError, cmpinfo: text })
+  })
+
+  test("the core's message when a limit stopped the compile, or when the compiler wrote to stdout too", () => {
+    const limited = 'compilation exceeded its time limit (10 s)\nx.c: partial'
+    expect(jobeResult(ce({ status: 'time', stdout: '', stderr: 'x.c: partial' }, limited)).cmpinfo).toBe(limited)
+    expect(jobeResult(ce({ status: 'exit', stdout: 'prog.pas(1,1) Fatal: Syntax error', stderr: 'Error: fpc returned 1\n' }, 'both')).cmpinfo).toBe('both')
+  })
+})

@@ -69,9 +69,10 @@ export function jobeResult(row: Submission): JobeResult {
   if (row.failure) return result(OUTCOME.internalError, { stderr: row.failure })
   if (row.verdict === 'CE') {
     // Jobe's cmpinfo is the compiler's stderr as written, not trimmed (py_compile's leading spaces and
-    // final newline included); a compile a limit stopped keeps the core's message, which says which
+    // final newline included); a compile a limit stopped keeps the core's message, which says which,
+    // and so does one that wrote to stdout too (fpc: the message joins both)
     const c = rawResultOf(row)?.compile
-    const asWritten = c && (c.status === 'ok' || c.status === 'exit') && c.stderr ? cleanText(Buffer.from(c.stderr, 'utf8')) : undefined
+    const asWritten = c && (c.status === 'ok' || c.status === 'exit') && c.stderr && !c.stdout ? cleanText(Buffer.from(c.stderr, 'utf8')) : undefined
     return result(OUTCOME.compileError, { cmpinfo: asWritten ?? row.compileStatus ?? 'Compilation failed' })
   }
   const run = rawResultOf(row)?.run
