@@ -3,7 +3,7 @@
 // turn: fair-share.ts) is claimed with one UPDATE … RETURNING that also bumps its claim token `attempt`,
 // and handed to the pool.
 // Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import type { RunHooks } from '../jobs/pool-types.ts'
 import type { CompileOutcome, Job, TestOutcome } from '../jobs/types.ts'
@@ -45,7 +45,13 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
 
 const TEST_FLUSH_MS = 250
 
-const byId = (db: Deps['db'], id: number): Submission | undefined => db.select().from(submissions).where(eq(submissions.id, id)).get()
+// prepared once per database: every synchronous request looks its row up as it starts waiting
+const byIdStatements = new WeakMap<object, { get(p: { id: number }): Submission | undefined }>()
+const byId = (db: Deps['db'], id: number): Submission | undefined => {
+  let s = byIdStatements.get(db)
+  if (!s) byIdStatements.set(db, (s = db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare()))
+  return s.get({ id })
+}
 
 export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue = localQueue(deps)): Dispatcher {
   const { db, log } = deps
