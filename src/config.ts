@@ -291,7 +291,7 @@ export const ConfigSchema = z
           .int()
           .min(0)
           .default(1_073_741_824)
-          .describe('Size of the compile cache; the least recently used programs are evicted beyond it. 0 turns the cache off.'),
+          .describe('Size of the compile cache; the least recently used programs are evicted beyond it (each pool thread checks when what it knows of the cache passes this size, or after it stored a tenth of it since its last check: the cache may pass it by up to a tenth per thread). 0 turns the cache off.'),
       },
       'Compiled programs keyed by toolchain version, language, compile command and limits, and the source\'s hash: a resubmission skips the compile (result.compile_cached).'
     ),
