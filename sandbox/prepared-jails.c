@@ -458,13 +458,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 	int oom = 0;
 	char p[700];
 	if (cg_version == 1) {
-		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_memrun);
-		mem = read_u64(p);
-		uint64_t events = 0;
-		if (read(oom_efd, &events, sizeof events) != (ssize_t)sizeof events) events = 0;
-		snprintf(p, sizeof p, "%s/memory.oom_control", cg_memrun);
-		oom = events > 0 || read_keyed(p, "oom_kill") > 0;
-		close(oom_efd);
+		memrun_figures_v1(oom_efd, &mem, &oom);
 	} else {
 		snprintf(p, sizeof p, "%s/memory.peak", cg_run2);
 		mem = read_u64(p);

@@ -122,6 +122,17 @@ const char* watch_check(struct limit_watch* w, uint64_t elapsed, uint64_t (*cpu_
 	return NULL;
 }
 
+void memrun_figures_v1(int oom_efd, uint64_t* mem, int* oom) {
+	char p[700];
+	snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_memrun);
+	*mem = read_u64(p);
+	uint64_t events = 0;
+	if (read(oom_efd, &events, sizeof events) != (ssize_t)sizeof events) events = 0;
+	snprintf(p, sizeof p, "%s/memory.oom_control", cg_memrun);
+	*oom = events > 0 || read_keyed(p, "oom_kill") > 0;
+	close(oom_efd);
+}
+
 int write_file(const char* path, const char* s) {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) return -1;
@@ -723,13 +734,9 @@ static void run(struct request* r) {
 	 * past it, whether or not the supervisor had stopped it yet */
 	if (strcmp(limit, "none") == 0 && watch.cpu_limit_us && cpu > watch.cpu_limit_us) limit = "cpu";
 	if (cg_version == 1 && own) {
-		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_memrun);
-		mem = read_u64(p);
-		uint64_t events = 0;
-		if (read(oom_efd, &events, sizeof events) != (ssize_t)sizeof events) events = 0;
-		snprintf(p, sizeof p, "%s/memory.oom_control", cg_memrun);
-		oom = events > 0 || read_keyed(p, "oom_kill") > 0;
-		close(oom_efd);
+		int killed = 0;
+		memrun_figures_v1(oom_efd, &mem, &killed);
+		oom = (uint64_t)killed;
 		remove_run_group(cg_memrun);
 	} else if (cg_version == 1) {
 		snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);

@@ -64,6 +64,9 @@ void watch_start(struct limit_watch* w, const struct request* r);
 /* "wall" or "cpu" once the run is past a limit elapsed µs after its start, else NULL; cpu_used(ctx): its CPU µs */
 const char* watch_check(struct limit_watch* w, uint64_t elapsed, uint64_t (*cpu_used)(void* ctx), void* ctx);
 
+/* The v1 run memory group's peak and whether the OOM killer acted in it (closes oom_efd). */
+void memrun_figures_v1(int oom_efd, uint64_t* mem, int* oom);
+
 /* prepared-jails.c */
 void prepare_request(struct request* r);
 void pool_request(struct request* r);
