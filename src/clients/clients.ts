@@ -5,6 +5,7 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { AppError } from '../errors.ts'
 import type { Db } from '../storage/db.ts'
 import { clients } from '../storage/schema.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export type Client = typeof clients.$inferSelect
 
@@ -60,16 +61,14 @@ export function revokeClient(db: Db, now: Date, idOrName: string): Client {
 }
 
 // prepared once per database: this runs on every API request
-const bySecret = new WeakMap<object, ReturnType<typeof prepareBySecret>>()
-const prepareBySecret = (db: Db) =>
+const bySecret = preparedPerDb((db: Db) =>
   db
     .select()
     .from(clients)
     .where(and(eq(clients.secretHash, sql.placeholder('hash')), isNull(clients.revokedAt), isNull(clients.roomOfCompany)))
     .prepare()
+)
 
 export function findClientBySecret(db: Db, secret: string): Client | undefined {
-  let stmt = bySecret.get(db)
-  if (!stmt) bySecret.set(db, (stmt = prepareBySecret(db)))
-  return stmt.get({ hash: hashSecret(secret) })
+  return bySecret(db).get({ hash: hashSecret(secret) })
 }

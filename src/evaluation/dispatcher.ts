@@ -12,6 +12,7 @@ import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
 import { jobKey } from '../sandbox-hosts/wire.ts'
 import { jobSpecOf, type Submission } from './model.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export interface Dispatcher {
   /** Re-queues what a crash left running, then starts claiming. */
@@ -46,12 +47,8 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
 const TEST_FLUSH_MS = 250
 
 // prepared once per database: every synchronous request looks its row up as it starts waiting
-const byIdStatements = new WeakMap<object, { get(p: { id: number }): Submission | undefined }>()
-const byId = (db: Deps['db'], id: number): Submission | undefined => {
-  let s = byIdStatements.get(db)
-  if (!s) byIdStatements.set(db, (s = db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare()))
-  return s.get({ id })
-}
+const byIdStatement = preparedPerDb((db: Deps['db']) => db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare())
+const byId = (db: Deps['db'], id: number): Submission | undefined => byIdStatement(db).get({ id })
 
 export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue = localQueue(deps)): Dispatcher {
   const { db, log } = deps

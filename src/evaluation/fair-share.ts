@@ -3,6 +3,7 @@
 // itself (queue.ts) only orders by (priority, fair_round, id).
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 /**
  * Claim order between classes: an HTTP client waiting on a synchronous v3 request first, then an
@@ -25,7 +26,7 @@ const prepareSlot = (db: Deps['db']) =>
        (select max(fair_round) from submissions where client_id = :clientId and state = 'queued' and priority = :priority) as last,
        (select count(*) from submissions where client_id = :clientId and state = 'queued') as queued`
   )
-const slots = new WeakMap<object, ReturnType<typeof prepareSlot>>()
+const slotStatement = preparedPerDb(prepareSlot)
 
 /**
  * The fair round of a new row of `clientId` in class `priority`; with `maxQueued` > 0, refuses
@@ -33,8 +34,7 @@ const slots = new WeakMap<object, ReturnType<typeof prepareSlot>>()
  * Call inside the transaction that inserts the row.
  */
 export function fairRound(db: Deps['db'], clientId: number, priority: number, maxQueued: number): number {
-  let stmt = slots.get(db)
-  if (!stmt) slots.set(db, (stmt = prepareSlot(db)))
+  const stmt = slotStatement(db)
   const { head, last, queued } = stmt.get({ clientId, priority })!
   if (maxQueued > 0 && queued >= maxQueued)
     throw new AppError('QueueFullError', `${queued} submissions of this client are already waiting to run; try again later`, {

@@ -8,6 +8,7 @@ import type { CheckerSpec } from '../grading/checkers.ts'
 import type { JobTest, TestOutcome } from '../jobs/types.ts'
 import { submissionTests } from '../storage/schema.ts'
 import type { Submission } from './model.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export type SubmissionTest = typeof submissionTests.$inferSelect
 
@@ -82,12 +83,7 @@ function prepare(db: Deps['db']) {
       .prepare(),
   }
 }
-const cache = new WeakMap<object, ReturnType<typeof prepare>>()
-const stmts = (db: Deps['db']) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = prepare(db)))
-  return s
-}
+const stmts = preparedPerDb(prepare)
 
 export function testsOf(db: Deps['db'], submissionId: number): SubmissionTest[] {
   return stmts(db).tests.all({ submissionId })

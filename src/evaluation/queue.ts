@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { submissions } from '../storage/schema.ts'
 import type { Submission } from './model.ts'
 import { completeSubmission, failAttempt, markCompiled, markTested, type TransitionDeps } from './submissions.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export interface JobQueue {
   /** Rows a crash left running go back to the queue (their claim tokens become stale); how many. */
@@ -59,12 +60,7 @@ function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet
 
 // drizzle binds the placeholder through startedAt's encoder (Date → ms); set()'s types do not say so
 const prepare = (db: Deps['db']) => ({ claim: claimStatement(db, sql.placeholder('now') as unknown as Date).prepare() })
-const cache = new WeakMap<object, ReturnType<typeof prepare>>()
-const stmts = (db: Deps['db']) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = prepare(db)))
-  return s
-}
+const stmts = preparedPerDb(prepare)
 
 /** Claims the next queued row; with `languages`, only in those (what sandbox hosts can take now). */
 export function claimNext(db: Deps['db'], now: Date, languages?: ReadonlySet<string>): Submission | undefined {

@@ -19,6 +19,7 @@ import type { JobSpec, RawResult, RawStep, Submission } from './model.ts'
 import { normaliseJobSpec } from './job-spec.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { InternalFailure, verdictOf, type Verdict } from '../grading/verdict.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export type { Submission }
 
@@ -62,12 +63,7 @@ function prepare(db: Deps['db']) {
     isLive: db.select({ id: submissions.id }).from(submissions).where(liveWhere).prepare(),
   }
 }
-const cache = new WeakMap<object, ReturnType<typeof prepare>>()
-const stmts = (db: Deps['db']) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = prepare(db)))
-  return s
-}
+const stmts = preparedPerDb(prepare)
 
 export interface SubmissionInput extends JobSpec {
   /** The name of the protocol that accepted it (a registered one: deps.protocols). */

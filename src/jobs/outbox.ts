@@ -9,6 +9,7 @@ import type { Db } from '../storage/db.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { PermanentFailure, postCallback } from './callback.ts'
 import type { OutboxKind } from '../storage/outbox-kinds.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export type OutboxRow = typeof outbox.$inferSelect
 
@@ -48,12 +49,11 @@ function prepareWrites(db: Writer) {
       .prepare(),
   }
 }
-const writes = new WeakMap<object, ReturnType<typeof prepareWrites>>()
+const writes = preparedPerDb(prepareWrites)
 
 /** Inserts a delivery; call it inside the transaction that commits the state it reports. */
 export function enqueueDelivery(db: Writer, d: Delivery, now: Date): void {
-  let w = writes.get(db)
-  if (!w) writes.set(db, (w = prepareWrites(db)))
+  const w = writes(db)
   // An older row of the group that has already failed once is not worth waiting for: the new one
   // carries the newer state, so the receiver is told that instead.
   if (d.groupKey) w.supersede.run({ groupKey: d.groupKey })

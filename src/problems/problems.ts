@@ -11,6 +11,7 @@ import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
 import { offeredLanguage } from '../languages.ts'
 import { problems, problemTests } from '../storage/schema.ts'
 import { putBlob, readBlob, removeUnused } from './blobs.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 
 export type Problem = typeof problems.$inferSelect
 export type ProblemTest = typeof problemTests.$inferSelect
@@ -111,12 +112,7 @@ function prepare(db: Deps['db']) {
     tests: db.select().from(problemTests).where(eq(problemTests.problemId, p('problemId'))).orderBy(asc(problemTests.position)).prepare(),
   }
 }
-const cache = new WeakMap<object, ReturnType<typeof prepare>>()
-const stmts = (db: Deps['db']) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = prepare(db)))
-  return s
-}
+const stmts = preparedPerDb(prepare)
 
 export function getProblem(deps: Pick<Deps, 'db'>, client: Client, publicId: string): { problem: Problem; tests: ProblemTest[] } {
   const problem = stmts(deps.db).problem.get({ publicId, clientId: client.id })
