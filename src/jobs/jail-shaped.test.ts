@@ -94,6 +94,16 @@ describe('what a compile step leaves is bounded before root copies it', () => {
     expect(r.compile.message).toMatch(/deeper than 32/)
   })
 
+  it("a program's links to host paths, a FIFO and a folder link are copied as they are: root reads nothing through them, and never blocks", { timeout: 60_000 }, async () => {
+    const plant = `ln -s ${victim}/file leak; ln -s ${victim} dir; mkfifo pipe; ln -s /proc/self/fd/0 fd`
+    const r = await runner.run(job({ source: script(plant, 'cat leak dir/file 2>/dev/null; echo "[$(ls -A | sort | tr "\\n" " ")]"'), tests: [{ input: '', expectedOutput: 'x' }, { input: '', expectedOutput: 'x' }], checker: 'tokens' }))
+    expect(r.compile.ok, JSON.stringify(r.compile)).toBe(true)
+    // the links are there, pointing where they did (nothing under victim exists in the jail); the FIFO is left out
+    for (const t of r.tests ?? []) expect(t.stdout).toBe('[dir fd leak main.sh ]\n')
+    expect(r.tests).toHaveLength(2)
+    victimUntouched()
+  })
+
   it('60 hard links to one 1 MB file are copied as one file with 61 names into every test', { timeout: 60_000 }, async () => {
     const source = script('head -c 1048576 /dev/zero > one; i=0; while [ $i -lt 60 ]; do ln one l$i; i=$((i+1)); done', 'stat -c %h one; du -sk . | cut -f1')
     const r = await runner.run(job({ source, tests: [{ input: '', expectedOutput: 'x' }, { input: '', expectedOutput: 'x' }], checker: 'tokens' }))

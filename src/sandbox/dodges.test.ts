@@ -9,8 +9,9 @@ import { verdictOf } from '../grading/verdict.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type WorkerSettings } from '../jobs/worker.ts'
+import { childOomProgram, constImageProgram, cpuEdgeProgram, hostEffectsExpected, hostEffectsProgram, imageProgram as image } from '../testing/dodge-programs.ts'
 import { rootImagePath } from './root-image.ts'
-import { openSandbox } from './run.ts'
+import { DEFAULT_JAIL_UIDS, openSandbox } from './run.ts'
 
 const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-dodges-test' })
 const settings = workerSettings(config)
@@ -27,22 +28,9 @@ async function judge(language: string, source: string, opts: Partial<Job> = {}, 
 }
 const why = (v: ReturnType<typeof verdictOf>) => JSON.stringify({ ...v, stdout: v.stdout.slice(0, 200), stderr: v.stderr.slice(0, 300) })
 
-// a program image of N MB of initialised data, every page of which the program reads
-const image = (mb: number, before = '') => `#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-static char big[${mb} << 20] = {1};
-int main(int argc, char **argv) {
-  (void)argc; ${before}
-  long sum = 0;
-  for (long i = 0; i < (${mb}L << 20); i += 4096) sum += ((volatile char *)big)[i];
-  printf("%ld\\n", sum);
-  return 0;
-}`
-
 describe('memory: every page a run caused counts against its limit', () => {
   it('a program image of 52 MB of constant data under a 16 MB limit is MLE (it read as ~0.6 MB before)', { timeout: 120_000 }, async () => {
-    const { v } = await judge('C', image(52).replace('static char', 'static const char'), { memoryLimitKb: 16384 })
+    const { v } = await judge('C', constImageProgram(52), { memoryLimitKb: 16384 })
     expect(v.verdict, why(v)).toBe('MLE')
   })
 
@@ -65,18 +53,7 @@ describe('memory: every page a run caused counts against its limit', () => {
   })
 
   it('a child killed for memory while its parent prints the answer is MLE', { timeout: 120_000 }, async () => {
-    const src = `#include <stdio.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-int main(void) {
-  pid_t p = fork();
-  if (p == 0) { size_t n = 300u << 20; volatile char *q = malloc(n); for (size_t i = 0; i < n; i += 4096) q[i] = 1; _exit(0); }
-  int st; waitpid(p, &st, 0);
-  printf("42\\n");
-  return 0;
-}`
-    const { v } = await judge('C', src, { memoryLimitKb: 65536 })
+    const { v } = await judge('C', childOomProgram, { memoryLimitKb: 65536 })
     expect(v.verdict, why(v)).toBe('MLE')
     expect(v.stdout).toBe('42\n') // the parent did finish: the kill of its child decides
   })
@@ -141,23 +118,13 @@ public class Main {
 })
 
 describe('time: past the CPU limit is TLE, decided after the fact too', () => {
-  // two threads burn CPU twice as fast as the wall clock runs, so the program ends within a few ms of
-  // wall time around the limit, often between two of the supervisor's looks at its CPU time
   it('16 runs ending around 0.5 s of CPU time: each is TLE exactly when its CPU time is past the limit', { timeout: 180_000 }, async () => {
-    const src = `#include <pthread.h>
-#include <time.h>
-static void *spin(void *arg) {
-  struct timespec t;
-  do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); while (t.tv_sec * 1000000000L + t.tv_nsec < 494000000L);
-  return arg;
-}
-int main(void) { pthread_t other; pthread_create(&other, 0, spin, 0); spin(0); pthread_join(other, 0); return 0; }`
     // a roomy wall clock: on a loaded machine the wall cap (2 x 0.5 s + extra) must not stop it first
     const roomy = createJobRunner({ ...settings, limits: { ...settings.limits, wallExtraSec: 20 } }, `dodges-cpu-${process.pid}`)
     const runs: string[] = []
     try {
       for (let i = 0; i < 16; i++) {
-        const { v } = await judge('C', src, { timeLimitSec: 0.5 }, roomy)
+        const { v } = await judge('C', cpuEdgeProgram, { timeLimitSec: 0.5 }, roomy)
         expect(['AC', 'TLE'], why(v)).toContain(v.verdict)
         runs.push(`${v.verdict} ${v.timeUsedSec > 0.5 ? 'past' : 'within'} ${v.timeUsedSec}`)
       }
@@ -267,7 +234,7 @@ int main(void) {
       const uids = new Set(pids.map((pid) => /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]))
       expect(uids.size, [...uids].join()).toBe(1)
       const hostUid = Number([...uids][0])
-      expect(hostUid).toBeGreaterThanOrEqual(2_000_000_000)
+      expect(hostUid).toBeGreaterThanOrEqual(DEFAULT_JAIL_UIDS.base)
 
       const { v: probed } = await judge('C', probe, {}, b)
       writeFileSync(join(settings.sandbox.runs, slotA, 'box', 'release'), '', { flag: 'wx' }) // O_EXCL: never through a link A made
@@ -289,28 +256,8 @@ int main(void) {
 
 describe('host effects: the calls that reach every job on the host are refused, the local ones kept', () => {
   it('sync() and fadvise(POSIX_FADV_DONTNEED) fail (EPERM); syncfs, fsync and other advice succeed', { timeout: 120_000 }, async () => {
-    const src = `#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-static const char *r(long rc) { return rc == 0 ? "OK" : strerror(errno); }
-static const char *a(int rc) { return rc == 0 ? "OK" : strerror(rc); }
-int main(void) {
-  int fd = open("/usr/bin/env", O_RDONLY), w = open("/work/f", O_WRONLY | O_CREAT, 0644);
-  write(w, "x", 1);
-  printf("sync %s\\n", r(syscall(SYS_sync)));
-  printf("syncfs %s\\n", r(syncfs(w)));
-  printf("fsync %s\\n", r(fsync(w)));
-  printf("dontneed %s\\n", a(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)));
-  printf("sequential %s\\n", a(posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)));
-  printf("willneed %s\\n", a(posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED)));
-  return 0;
-}`
-    const { v } = await judge('C', src)
+    const { v } = await judge('C', hostEffectsProgram)
     expect(v.verdict, why(v)).toBe('AC')
-    expect(v.stdout).toBe('sync Operation not permitted\nsyncfs OK\nfsync OK\ndontneed Operation not permitted\nsequential OK\nwillneed OK\n')
+    expect(v.stdout).toBe(hostEffectsExpected)
   })
 })
