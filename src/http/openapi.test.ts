@@ -1,4 +1,6 @@
 import { Hono } from 'hono'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { createTestDeps } from '../testing/evaluation.ts'
 import { createApp } from '../app.ts'
@@ -20,6 +22,31 @@ test('the OpenAPI document describes the evaluation API from the zod schemas', a
     // the request schema is the one the routes check with: source and lang required, unknown fields allowed
     expect((schemas.V4Request as { required?: string[] }).required).toEqual(expect.arrayContaining(['source', 'lang']))
     expect(doc.servers?.[0].url).toBe('https://judge.example.com')
+  } finally {
+    await deps.stop()
+  }
+})
+
+test('the document names every API served, and each tag links the page that documents it', async () => {
+  const deps = createTestDeps()
+  try {
+    const doc = buildOpenApi(deps.config, createApp(deps))
+    const description = doc.info.description ?? ''
+    for (const api of ['HackerEarth Code Checker v3', 'v4', 'Jobe', 'Judge0 CE', 'Piston', 'Grading and problems', 'Similarity', 'Interviews'])
+      expect(description).toContain(api)
+    // every tag an operation carries is declared, with a page of docs/ that exists
+    const used = new Set(
+      Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? []))
+    )
+    const tags = new Map((doc.tags ?? []).map((t) => [t.name, t]))
+    expect([...used].filter((t) => !tags.has(t))).toEqual([])
+    expect([...used].sort()).toEqual(expect.arrayContaining(['Judge0 CE', 'interviews', 'jobe', 'piston', 'problems', 'similarity', 'v3', 'v4']))
+    const top = join(import.meta.dirname, '..', '..')
+    for (const t of tags.values()) {
+      expect(t.externalDocs?.url, t.name).toMatch(/^docs\/.+\.md$/)
+      expect(existsSync(join(top, t.externalDocs!.url)), t.externalDocs!.url).toBe(true)
+      expect(description).toContain(t.externalDocs!.url)
+    }
   } finally {
     await deps.stop()
   }
