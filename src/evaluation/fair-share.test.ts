@@ -1,5 +1,5 @@
-// Fair share of the queue: round-robin by client within a class, the classes' order (synchronous v3, room,
-// the rest), the same order for the sandbox hosts' claims, the per-client cap on queued rows, and room runs
+// Fair share of the queue: round-robin by client within a class, the classes' order (room runs, then every
+// API's submissions, synchronous or not), the same order for the sandbox hosts' claims, the per-client cap on queued rows, and room runs
 // as queued submissions that no API sees and no quota or cap counts.
 import { afterEach, describe, expect, test } from 'vitest'
 import { createApp } from '../app.ts'
@@ -62,14 +62,39 @@ describe('fair share', () => {
     expect(drain().slice(0, 2)).toEqual(['a3', 'b0'])
   })
 
-  test('classes first: synchronous v3, then room runs, then the rest, whatever the rounds', async () => {
+  const v3sync = (c: Client, input: string) => acceptSubmission(deps, c, { api: 'v3', lang: 'C', source: 's', input })
+
+  test('room runs first, whatever the rounds; then synchronous and asynchronous work share the rounds, synchronous first within one', async () => {
     deps = createTestDeps({ start: false })
     const a = client('a')
     const id = await interview()
     v4(a, 'async')
+    v3sync(a, 'sync')
     roomRun(id, 'room')
-    acceptSubmission(deps, a, { api: 'v3', lang: 'C', source: 's', input: 'sync' })
-    expect(drain()).toEqual(['sync', 'room', 'async'])
+    expect(drain()).toEqual(['room', 'sync', 'async'])
+  })
+
+  test("one client's flood of synchronous requests does not hold back another client's asynchronous job, nor a room run", async () => {
+    deps = createTestDeps({ start: false })
+    const a = client('a')
+    const b = client('b')
+    const id = await interview()
+    for (let i = 0; i < 20; i++) v3sync(a, `a${i}`)
+    v4(b, 'b0')
+    roomRun(id, 'room')
+    // with synchronous requests in a class of their own, b0 came 21st and the room run after all 20
+    expect(drain().slice(0, 3)).toEqual(['room', 'a0', 'b0'])
+  })
+
+  test("a client's synchronous request is not held behind its own asynchronous backlog, and each kind takes one row a round", () => {
+    deps = createTestDeps({ start: false })
+    const a = client('a')
+    const b = client('b')
+    for (let i = 0; i < 10; i++) v4(a, `a${i}`)
+    for (let i = 0; i < 10; i++) v4(b, `b${i}`)
+    v3sync(a, 'a-sync')
+    v3sync(a, 'a-sync2')
+    expect(drain().slice(0, 7)).toEqual(['a-sync', 'a0', 'b0', 'a-sync2', 'a1', 'b1', 'a2'])
   })
 
   test("the sandbox hosts' claim (limited to languages) takes the same order", () => {

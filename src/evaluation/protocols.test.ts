@@ -55,14 +55,14 @@ describe('the protocol registry', () => {
     expect(deps.db.select().from(outboxTable).all().map((r) => r.body).sort()).toEqual(['a', 'b'])
   })
 
-  test('a protocol marked asynchronous queues behind synchronous requests; the others are synchronous unless asked', () => {
+  test('a protocol marked asynchronous queues its rows as asynchronous; the others are synchronous unless asked', () => {
     const sync = recorder('sync', false)
     const asyncP = recorder('later', false, { asynchronous: true })
     deps = createTestDeps({ protocols: protocolRegistry([sync.p, asyncP.p]), start: false })
     const client = findClientBySecret(deps.db, addClient(deps))!
-    expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's' })).toMatchObject({ async: false, priority: 0 })
-    expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's', async: true })).toMatchObject({ async: true, priority: 2 })
-    expect(acceptSubmission(deps, client, { api: 'later', lang: 'C', source: 's' })).toMatchObject({ async: true, priority: 2 })
+    expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's' })).toMatchObject({ async: false, priority: 1 })
+    expect(acceptSubmission(deps, client, { api: 'sync', lang: 'C', source: 's', async: true })).toMatchObject({ async: true, priority: 1 })
+    expect(acceptSubmission(deps, client, { api: 'later', lang: 'C', source: 's' })).toMatchObject({ async: true, priority: 1 })
   })
 
   test('protocol data and the job spec are stored with the row and reach the job; the raw steps are stored at completion', async () => {

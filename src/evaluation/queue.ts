@@ -40,8 +40,8 @@ export function requeueAbandoned(db: Deps['db']): number {
 
 /**
  * The claim: one UPDATE … RETURNING of the next queued row — by class (PRIORITY), then fair round,
- * then age — optionally only in some languages, bumping its claim token; one statement, so two claimers
- * can never take the same row. The sandbox hosts' claims (languages given) use it too.
+ * synchronous first within a round, then age — optionally only in some languages, bumping its claim
+ * token; one statement, so two claimers can never take the same row. The sandbox hosts' claims (languages given) use it too.
  */
 function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet<string>) {
   const queued = eq(submissions.state, 'queued')
@@ -49,7 +49,7 @@ function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet
     .select({ id: submissions.id })
     .from(submissions)
     .where(languages ? and(queued, inArray(submissions.language, [...languages])) : queued)
-    .orderBy(asc(submissions.priority), asc(submissions.fairRound), asc(submissions.id))
+    .orderBy(asc(submissions.priority), asc(submissions.fairRound), asc(submissions.async), asc(submissions.id))
     .limit(1)
   return db
     .update(submissions)

@@ -1,7 +1,7 @@
 // A run from an interview room as a queued submission: no protocol (api 'room'), owned by the room client
-// of the interview's company, in its own class (PRIORITY.room: after synchronous requests, before the
-// rest), never counted against a quota or the queued cap, and invisible to the APIs (their reads are by
-// the asking client, which is never a room client). It takes the same claim as every other job, so it
+// of the interview's company, in its own class (PRIORITY.room: claimed before every API's submissions),
+// never counted against a quota or the queued cap, and invisible to the APIs (their reads are by the
+// asking client, which is never a room client). It takes the same claim as every other job, so it
 // runs wherever the queue sends jobs: a local slot or a sandbox host.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
@@ -46,7 +46,7 @@ export function queueRoomRun(deps: Pick<Deps, 'db' | 'now' | 'dispatcher'>, run:
         async: true,
         priority: PRIORITY.room,
         // round-robin between companies; no cap: each room has at most one run at a time
-        fairRound: fairRound(db, client.id, PRIORITY.room, 0),
+        fairRound: fairRound(db, client.id, PRIORITY.room, true, 0),
         language: run.language,
         langRequested: run.language,
         source: run.source,

@@ -26,7 +26,7 @@ describe('acceptSubmission', () => {
   test('stores a queued row with the canonical code and the code as sent', () => {
     const { client } = setup()
     const row = acceptSubmission(deps, client, v4({ lang: ' c++ ' }))
-    expect(row).toMatchObject({ state: 'queued', language: 'CPP', langRequested: ' c++ ', api: 'v4', async: true, priority: 2 })
+    expect(row).toMatchObject({ state: 'queued', language: 'CPP', langRequested: ' c++ ', api: 'v4', async: true, priority: 1 })
     expect(row.heId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(row.codeId).toMatch(/^[0-9a-f]{32}$/)
   })
@@ -115,11 +115,11 @@ describe('acceptSubmission', () => {
     expect(acceptSubmission(deps, client, { ...v4({ callback: 'https://a/b' }), api: 'v3', async: true }).callbackUrl).toBe('https://a/b')
   })
 
-  test('v3 synchronous requests are claimed first', () => {
+  test("a v3 synchronous request is claimed before its client's asynchronous backlog", () => {
     const { client } = setup()
     const a = acceptSubmission(deps, client, v4())
     const b = acceptSubmission(deps, client, { ...v4(), api: 'v3' })
-    expect(b.priority).toBe(0)
+    expect([a.priority, b.priority, a.async, b.async]).toEqual([1, 1, true, false])
     expect(claimNext(deps.db, new Date())!.id).toBe(b.id)
     expect(claimNext(deps.db, new Date())!.id).toBe(a.id)
     expect(claimNext(deps.db, new Date())).toBeUndefined()

@@ -139,11 +139,10 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
       throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
   }
 
-  // a synchronous v3 request has an HTTP client waiting on it: it goes first
-  const priority = async ? PRIORITY.async : PRIORITY.sync
+  const priority = PRIORITY.api
   const row = db.transaction(() => {
     // refused while too many of this client's rows wait (429), before the quota counts it
-    const round = fairRound(db, client.id, priority, config.evaluation.max_queued_per_client)
+    const round = fairRound(db, client.id, priority, async, config.evaluation.max_queued_per_client)
     countAgainstQuota(db, client, config.evaluation.default_quota)
     const inserted = stmts(db).insert.get({
       heId: randomUUID(),

@@ -14,7 +14,7 @@ const row = (over: Partial<Submission> = {}): Submission => ({
   api: 'v4',
   compileOnly: false,
   async: true,
-  priority: 2,
+  priority: 1,
   fairRound: 0,
   interviewId: null,
   language: 'PYTHON3',
@@ -130,7 +130,7 @@ describe('v4Reply', () => {
 })
 
 describe('v3Reply', () => {
-  const v3 = (over: Partial<Submission> = {}) => row({ api: 'v3', async: false, priority: 0, ...over })
+  const v3 = (over: Partial<Submission> = {}) => row({ api: 'v3', async: false, priority: 1, ...over })
 
   test('pending async reply: Compiling..., run_status {status NA, time_limit, memory_limit, async}', () => {
     const r = v3Reply(v3({ async: true, requestIdJson: JSON.stringify('req-7'), timeLimitSec: 1.5, memoryLimitKb: 1024 }), links)

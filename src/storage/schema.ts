@@ -61,11 +61,12 @@ export const submissions = sqliteTable(
     compileOnly: integer({ mode: 'boolean' }).notNull().default(false),
     /** v3 async=1; v4 is always asynchronous. */
     async: integer({ mode: 'boolean' }).notNull().default(false),
-    /** Claim order between classes (evaluation/queue.ts PRIORITY, set by every insert): 0 a v3 synchronous request, 1 a room run, 2 the rest. */
+    /** Claim order between classes (evaluation/fair-share.ts PRIORITY, set by every insert): 0 a room run, 1 the APIs' submissions. */
     priority: integer().notNull().default(1),
     /**
-     * Fair share within a class: the client's turn (queue.ts fairRound). Claims take the lowest round
-     * first, so a client's 500 queued rows take rounds n…n+499 while another's one row takes the current one.
+     * Fair share within a class: the client's turn (fair-share.ts fairRound). Claims take the lowest round
+     * first (within a round a synchronous row before an asynchronous one), so a client's 500 queued rows
+     * take rounds n…n+499 while another's one row takes the current one.
      */
     fairRound: integer().notNull().default(0),
     /** Canonical language code and the code as the client sent it. */
@@ -113,9 +114,9 @@ export const submissions = sqliteTable(
     problemId: text(),
   },
   (t) => [
-    index('submissions_claim').on(t.state, t.priority, t.fairRound, t.id),
+    index('submissions_claim').on(t.state, t.priority, t.fairRound, t.async, t.id),
     // a client's queued rows: counted for the cap and their last round read, at each accept
-    index('submissions_client').on(t.clientId, t.state, t.priority, t.fairRound),
+    index('submissions_client').on(t.clientId, t.state, t.priority, t.async, t.fairRound),
     // an interview's room runs, deleted with it (interviews/retention.ts)
     index('submissions_interview').on(t.interviewId),
     index('submissions_problem').on(t.clientId, t.problemId),
