@@ -25,6 +25,12 @@ export const ConfigSchema = z
           .array(z.string())
           .default(['*'])
           .describe('Origins allowed to call the v4 API from a browser ("*" = any).'),
+        trusted_proxies: z
+          .array(z.union([z.ipv4(), z.ipv6()]))
+          .default(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+          .describe(
+            'Addresses of reverse proxies in front of the server: a request from one of them is counted against the address its X-Forwarded-For names (the nearest one not in this list), e.g. for the admin sign-in throttle. [] = never read X-Forwarded-For.'
+          ),
       },
       'The HTTP server.'
     ),

@@ -27,8 +27,11 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields).toString(),
 })
 
-async function signIn(t = token): Promise<Response> {
-  return app.request('/admin/login', form({ token: t }))
+/** A sign-in over a connection from `peer` (the node server's socket), optionally with X-Forwarded-For. */
+async function signIn(t = token, peer?: string, forwardedFor?: string): Promise<Response> {
+  const init = form({ token: t })
+  if (forwardedFor) init.headers = { ...init.headers, 'x-forwarded-for': forwardedFor }
+  return app.request('/admin/login', init, peer ? { incoming: { socket: { remoteAddress: peer, remoteFamily: 'IPv4', remotePort: 40000 } } } : undefined)
 }
 
 async function cookieOf(res: Response): Promise<string> {
@@ -95,6 +98,24 @@ describe('sign-in throttling', () => {
     expect(right.headers.get('set-cookie')).toBeNull()
     clock = new Date(clock.getTime() + 61_000)
     expect((await signIn()).status).toBe(303)
+  })
+
+  it('per address: one address locked out leaves another signing in', async () => {
+    for (let i = 0; i < 4; i++) await signIn('adm_wrong', '203.0.113.7')
+    expect((await signIn(token, '203.0.113.7')).status).toBe(429)
+    expect((await signIn(token, '198.51.100.2')).status).toBe(303)
+  })
+
+  it('behind a trusted proxy (server.trusted_proxies): per client address from X-Forwarded-For, which a client cannot forge', async () => {
+    // every request comes from the proxy on loopback; an attacker behind it locks out only itself
+    for (let i = 0; i < 4; i++) await signIn('adm_wrong', '127.0.0.1', '203.0.113.7')
+    expect((await signIn(token, '127.0.0.1', '203.0.113.7')).status).toBe(429)
+    expect((await signIn(token, '127.0.0.1', '198.51.100.2')).status).toBe(303)
+    // writing another address to the left changes nothing: the proxy appended the real one
+    expect((await signIn(token, '127.0.0.1', '198.51.100.2, 203.0.113.7')).status).toBe(429)
+    // a direct client's own X-Forwarded-For is not read
+    for (let i = 0; i < 4; i++) await signIn('adm_wrong', '192.0.2.9', '198.51.100.3')
+    expect((await signIn(token, '127.0.0.1', '198.51.100.3')).status).toBe(303)
   })
 
   it('successful sign-ins are not counted', async () => {

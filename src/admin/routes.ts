@@ -5,11 +5,11 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
-import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Deps } from '../deps.ts'
 import { createClient, revokeClient } from '../clients/clients.ts'
 import { AppError } from '../errors.ts'
 import { readBody } from '../http/body.ts'
+import { requestAddress } from '../http/client-address.ts'
 import { consumeRate, rateRefusal, type RateLimits } from '../http/rate-limit.ts'
 import { retryFailed } from '../jobs/outbox.ts'
 import { activeAdmin, findAdminByToken, type Admin } from './admins.ts'
@@ -52,13 +52,7 @@ export function adminRoutes(deps: Deps): Hono {
 
   // failed sign-ins per client address (admin.sign_in_failures_*), counted in SQLite so a restart gives no fresh allowance
   const signInLimits = (): RateLimits => ({ perMinute: deps.config.admin.sign_in_failures_per_minute, perDay: deps.config.admin.sign_in_failures_per_day })
-  const addressOf = (c: Context) => {
-    try {
-      return getConnInfo(c).remote.address ?? 'unknown'
-    } catch {
-      return 'unknown' // app.request() in tests has no socket
-    }
-  }
+  const addressOf = (c: Context) => requestAddress(c, new Set(deps.config.server.trusted_proxies))
   const throttled = (c: Context, retryAfterSec: number) =>
     page(c, signInPage(`Too many failed sign-ins from this address: try again in ${retryAfterSec} s.`), 429, { 'retry-after': String(retryAfterSec) })
 
