@@ -149,8 +149,8 @@ const basePaths = values.baseline ? buildBaseline(values.baseline) : null
 const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${process.pid}-${i}`)) : []
 const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.paths.supervisor, `bench-bare-${process.pid}-${i}`))
 
-// jailed runs use the root's mounted image, as jobs do; the baseline (from before issue 9) and bare
-// runs use its folder, as jobs did then
+// jailed runs use the root's mounted image, as jobs do; the baseline (a revision before the root
+// image) and bare runs use its folder, as jobs did then
 const imageRoot = (sb: Sandbox) => sb.root('trixie', rootImagePath(config.paths.toolchains, 'trixie'))
 const folderRoot = async () => root
 

@@ -1,4 +1,4 @@
-// Benchmark of sandbox hosts through Redis (issue 12), one run, real servers, jail and Redis on loopback:
+// Benchmark of sandbox hosts through Redis, one run, real servers, jail and Redis on loopback:
 //   1. Dispatch cost per job: the same sequential v3 synchronous runs (a C program from the compile
 //      cache) against a server with its own pool and against an API host (pool.size = 0) with one
 //      sandbox host; the difference of the medians is what going through Redis costs a job.

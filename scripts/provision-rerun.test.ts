@@ -22,7 +22,7 @@ import {
 } from './provision.ts'
 
 const HERE = join(import.meta.dirname, '..')
-/** What the issue asks of a re-run; a sanity bound, not a benchmark. */
+/** How long a re-run with nothing to do may take (each step skips what is done); a sanity bound, not a benchmark. */
 const RERUN_BOUND_MS = 60_000
 const run = promisify(execFile)
 

@@ -6,7 +6,7 @@
 # enabled and (re)started; without systemd (a container, CI) the same two processes in the foreground
 # under scripts/run-service.sh. Pass --no-start to set up without starting. Re-running it is quick
 # (each step skips what is done) and is also how an upgrade is applied.
-# --worker: a sandbox host instead (README: Outgrowing one machine): the same jail and toolchains, then
+# --worker: a sandbox host instead (docs/admin/sandbox-hosts.md): the same jail and toolchains, then
 # arbiter-worker.service (`cli worker`, root) taking jobs from ARBITER_REDIS_URL (kept in
 # /etc/arbiter/worker.env, 0600); no server, no database.
 set -euo pipefail

@@ -120,7 +120,7 @@ describe.each(langs.map((l) => [l.code, l] as const))(`%s (${backend.name})`, (c
   })
 })
 
-// ---------- JVM specifics of issue 3 ----------
+// ---------- JVM languages: Kotlin and Scala entry points, memory limits the JVM is sized to ----------
 
 const kotlinObject = `object Foo {
     @JvmStatic

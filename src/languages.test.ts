@@ -91,7 +91,7 @@ describe('the shipped manifest', () => {
     }
   )
 
-  // issue 3: "Haskell, Rust, Swift, Pascal, Objective-C … compile with optimisation"
+  // the compiled languages whose compilers default to no optimisation are compiled with it
   it.each([
     ['HASKELL', '-O2'],
     ['RUST', '-O'],

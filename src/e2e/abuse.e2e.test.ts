@@ -1,4 +1,4 @@
-// Abusive requests against the real server (issue 9's HTTP findings): nesting that cannot be echoed,
+// Abusive requests against the real server: nesting that cannot be echoed,
 // uploads cut off mid-body, limits that would round to "no limit", and the headers every reply carries.
 // None may answer 500 or log an internal error with a stack.
 import { connect } from 'node:net'

@@ -1,4 +1,4 @@
-// The compile cache end to end (issue 10): a resubmission of the same source skips the compile and
+// The compile cache end to end: a resubmission of the same source skips the compile and
 // says so; another source, a compile error or a cache too small for the program does not; the least
 // recently used programs are evicted. Real server, real jail, a cache folder of its own.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'

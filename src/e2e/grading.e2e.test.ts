@@ -1,4 +1,4 @@
-// Graded v4 submissions end to end (issue 10): the real server and jail; compile once, one fresh jail
+// Graded v4 submissions end to end: the real server and jail; compile once, one fresh jail
 // per test, judged by the checkers; poll and callback; stop_on_first_failure; the web_link table; a
 // request without the new fields unchanged; refusals of bad test sets.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'

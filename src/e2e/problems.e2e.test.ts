@@ -1,4 +1,4 @@
-// Problems end to end (issue 10): both upload forms, every refusal, ownership, deletion with the
+// Problems end to end: both upload forms, every refusal, ownership, deletion with the
 // content-addressed files, graded submissions by problem_id, and the CLI. Real server and jail.
 import { execFileSync } from 'node:child_process'
 import { execa } from 'execa'

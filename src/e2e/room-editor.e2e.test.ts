@@ -1,4 +1,4 @@
-// The room's collaborative editor in real headless Chromium (issue 13): two browser contexts type at
+// The room's collaborative editor in real headless Chromium: two browser contexts type at
 // the same time in different places and both edits survive, the same on both sides within 1 s; the
 // other's cursor shows with their name; a reload and a server restart keep the document; the language
 // modes highlight C++, Java and Python; the candidate still cannot reach interviewer actions; an

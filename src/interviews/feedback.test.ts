@@ -10,7 +10,7 @@ describe('the scale', () => {
     }
   })
 
-  it('CODE_QUALITY reads as the issue says', () => {
+  it("CODE_QUALITY's five labels, worst to best", () => {
     expect([1, 2, 3, 4, 5].map((n) => ratingMessage('CODE_QUALITY', n, false))).toEqual([
       'Poor',
       'Unformatted code',

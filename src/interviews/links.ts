@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Deps } from '../deps.ts'
 import { interviewParticipants, interviews } from '../storage/schema.ts'
 
-/** Where the links point; the room pages (next issue) are served here. */
+/** Where the links point: the interview room's landing page (src/room/routes.ts) is served here. */
 export const LINK_PATH = '/interviews/join/'
 
 /** 256 random bits, URL-safe. */

@@ -1,4 +1,4 @@
-// Compile limits per language, "overridable in the config" (issue 3): languages.compile_overrides is
+// Compile limits per language, overridable in the config: languages.compile_overrides is
 // read from config.toml, handed to the worker by workerSettings, and replaces the manifest's limit of
 // that code (and only that code, and only the keys it names) when the compiler runs in the real jail.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

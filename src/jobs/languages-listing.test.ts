@@ -1,4 +1,4 @@
-// The languages listing (`npm run -s cli -- languages`, issue 3): every code of the spec's v3 and v4
+// The languages listing (`npm run -s cli -- languages`): every code of the spec's v3 and v4
 // lists, with the real version of its compiler or interpreter as provisioning recorded it, whether it is
 // provisioned, and a note wherever the code is not literally what it names (none is a silent alias).
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Every language code, in the real jail: a program that loops forever ends TLE (issue 3, point c).
+// Every language code, in the real jail: a program that loops forever ends TLE.
 // The echo and syntax-error checks of each code are in src/languages.provisioned.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'

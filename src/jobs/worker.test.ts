@@ -156,7 +156,7 @@ const JAVA_CASES: Case[] = [
 // the C programs are C++ too, but for malloc's void* (C++ wants a cast)
 const cpp = (c: Case): Case => ({ ...c, source: c.source.replace('#include <stdio.h>', '#include <cstdio>').replace('=malloc(n)', '=(char*)malloc(n)') })
 const CPP_CASES = C_CASES.map(cpp)
-// every language of issue 2 gets every row its language has
+// every language code gets every row of its language's table
 const TABLE: Record<string, Case[]> = {
   C: C_CASES,
   CPP: CPP_CASES,
@@ -461,7 +461,7 @@ int main(void){
   })
 })
 
-// ── hostile system calls (issue 9): what the seccomp allow-list, the init and the rlimits refuse ──
+// ── hostile system calls: what the seccomp allow-list, the init and the rlimits refuse ──
 
 const errnoName = (n: number) => Object.entries(constants.errno).find(([, v]) => v === n)?.[0] ?? `E${n}`
 /** Parses "name OK" / "name <errno>" lines into name -> 'OK' | 'EPERM' | ... */
@@ -659,7 +659,7 @@ describe('the jail contains what /proc tells about the host', () => {
   })
 })
 
-// ── host quotas (issue 9, point 4): a run may hold only a bounded share of what the kernel counts to root ──
+// ── host quotas: a run may hold only a bounded share of what the kernel counts to root ──
 
 describe('the jail contains quota grabs charged to the host', () => {
   let helper = ''
