@@ -57,6 +57,16 @@ describe('the documentation', () => {
     expect(broken).toEqual([])
   })
 
+  it('the layout page names every folder and every top-level source file of src/', () => {
+    const layout = readFileSync(join(top, 'docs', 'development', 'layout.md'), 'utf8')
+    const src = join(top, 'src')
+    const missing = readdirSync(src, { withFileTypes: true })
+      .filter((e) => (e.isDirectory() ? true : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')))
+      .map((e) => `src/${e.name}${e.isDirectory() ? '/' : ''}`)
+      .filter((name) => !layout.includes(name))
+    expect(missing).toEqual([])
+  })
+
   it('no page talks about how the project was managed', () => {
     const found: string[] = []
     for (const page of [...pages, ...managementScanned]) {
