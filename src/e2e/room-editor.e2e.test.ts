@@ -4,9 +4,11 @@
 // modes highlight C++, Java and Python; the candidate still cannot reach interviewer actions; an
 // update that would make the code larger than room.max_code_bytes is refused; a Run clicked right after a
 // paste runs the pasted program; hostile posts from one page (an embed, a cursor entry with the other's
-// name and CSS in its colour) leave the other page working and labelled by the server.
+// name and CSS in its colour, the other's client id, malformed entries) leave the other page working and
+// labelled by the server.
 import type { Browser, Page } from 'playwright-core'
-import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness'
+import * as encoding from 'lib0/encoding'
+import { applyAwarenessUpdate, Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness'
 import * as Y from 'yjs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { editorText, launchBrowser } from '../testing/browser.ts'
@@ -250,6 +252,59 @@ describe('the collaborative editor', () => {
     await toEndOfLine(ivan, 1)
     await ivan.keyboard.type(' # still live')
     await waitUntil(async () => (await codeOf(cand)).includes('# still live'), 10_000, "the interviewer's edit at the candidate")
+  })
+
+  test("the candidate's page can neither take over the interviewer's cursor entry nor break the peers' cursors with a malformed one", { timeout: 60_000 }, async () => {
+    const post = (path: string, update: string) =>
+      cand.evaluate(
+        async ([p, u]) => {
+          const boot = JSON.parse(document.getElementById('boot')!.textContent!)
+          const res = await fetch(boot.base + p, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': boot.csrf }, body: JSON.stringify({ update: u }) })
+          return res.status
+        },
+        [path, update] as const
+      )
+    // the interviewer's editor client id, from its own next awareness post (a cursor move)
+    const ivanPost = ivan.waitForRequest((r) => r.url().endsWith('/awareness') && r.method() === 'POST')
+    await toEndOfLine(ivan, 1)
+    const seen = new Awareness(new Y.Doc())
+    applyAwarenessUpdate(seen, Buffer.from(JSON.parse((await ivanPost).postData()!).update, 'base64'), 'test')
+    const ivanId = [...seen.getStates().keys()].find((id) => id !== seen.clientID)!
+    expect(ivanId).toBeGreaterThan(0)
+    const labels = (page: Page) => page.locator('#code .cm-ySelectionInfo').allInnerTexts()
+    await waitUntil(async () => (await labels(cand)).includes('Ivan Interviewer'), 10_000, "the interviewer's cursor at the candidate")
+    const candBefore = await labels(cand)
+    const ivanBefore = await labels(ivan)
+
+    // 1. the interviewer's client id with a newer clock: its entry replaced by the candidate's (removed cursor)
+    const forged = encoding.createEncoder()
+    encoding.writeVarUint(forged, 1)
+    encoding.writeVarUint(forged, ivanId)
+    encoding.writeVarUint(forged, 1_000_000)
+    encoding.writeVarString(forged, JSON.stringify({ cursor: null }))
+    expect(await post('/awareness', Buffer.from(encoding.toUint8Array(forged)).toString('base64'))).toBe(403)
+    // 2. malformed entries that would throw in every peer's cursor plugin (a position in another type, junk)
+    const bad = (state: string) => {
+      const e = encoding.createEncoder()
+      encoding.writeVarUint(e, 1)
+      encoding.writeVarUint(e, 424242)
+      encoding.writeVarUint(e, 1)
+      encoding.writeVarString(e, state)
+      return Buffer.from(encoding.toUint8Array(e)).toString('base64')
+    }
+    const evil = { type: null, tname: 'evil', item: null, assoc: 0 }
+    expect(await post('/awareness', bad(JSON.stringify({ cursor: { anchor: evil, head: evil } })))).toBe(400)
+    expect(await post('/awareness', bad(JSON.stringify({ cursor: { anchor: 'here', head: 7 } })))).toBe(400)
+    expect(await post('/awareness', bad('{"cursor":'))).toBe(400)
+
+    // the interviewer's cursor is still theirs at the candidate, and both pages still show and edit together
+    await ivan.keyboard.type(' # after the forgeries')
+    await waitUntil(async () => (await codeOf(cand)).includes('# after the forgeries'), 10_000, "the interviewer's edit at the candidate")
+    expect(await labels(cand)).toEqual(candBefore)
+    expect((await labels(ivan)).sort()).toEqual(ivanBefore.sort())
+    await toEndOfLine(cand, 1)
+    await cand.keyboard.type(' # candidate too')
+    await waitUntil(async () => (await codeOf(ivan)).includes('# candidate too'), 10_000, "the candidate's edit at the interviewer")
   })
 
   test('a stored document that breaks the rules is rebuilt from its text at a restart, and open pages start again from it', { timeout: 120_000 }, async () => {

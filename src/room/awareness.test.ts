@@ -5,6 +5,7 @@ import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protoc
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import { PALETTE } from './awareness.ts'
+import { IDS_PER_SESSION } from './client-ids.ts'
 import { edit, roomSetup } from '../testing/room.ts'
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64')
@@ -95,6 +96,31 @@ describe('awareness', () => {
     expect((await t.ivan.post('awareness', { update: ivanTab.update(3) })).status).toBe(200)
     const e = await t.watch.next('awareness')
     expect(statesOf([e!.data.update]).get(ivanTab.doc.clientID)!.user.name).toBe('Ivan Interviewer')
+  })
+
+  it('an id stays its owner\'s across a restart (before, the first to use it after one took it), and goes with its session', async () => {
+    const t = await room()
+    const ivanTab = tab({ name: 'Ivan Interviewer' })
+    expect((await t.ivan.post('awareness', { update: ivanTab.update(0) })).status).toBe(200)
+    t.restart()
+    const forged = raw([[ivanTab.doc.clientID, 99, JSON.stringify({ cursor: null })]])
+    expect((await t.cand.post('awareness', { update: forged })).status).toBe(403)
+    expect((await t.ivan.post('awareness', { update: ivanTab.update(2) })).status).toBe(200)
+    // the interviewer's session ends (expiry, revocation): its ids are free again
+    const sql = t.deps.db.$client
+    const { session_id } = sql.prepare('select session_id from room_client_ids where client_id = ?').get(ivanTab.doc.clientID) as { session_id: number }
+    sql.prepare('delete from room_sessions where id = ?').run(session_id)
+    expect((await t.cand.post('awareness', { update: forged })).status).toBe(200)
+  })
+
+  it(`a session holds at most ${IDS_PER_SESSION} ids (a tab that reloads takes a new one): its oldest is released`, async () => {
+    const t = await room()
+    const ids = Array.from({ length: IDS_PER_SESSION + 1 }, (_, i) => 5000 + i)
+    for (const id of ids) expect((await t.cand.post('awareness', { update: raw([[id, 1, JSON.stringify({ cursor: null })]]) })).status).toBe(200)
+    const held = t.deps.db.$client.prepare('select client_id from room_client_ids where interview_id = ? and client_id between 5000 and 5999 order by client_id').pluck().all(t.id)
+    expect(held).toEqual(ids.slice(1))
+    expect((await t.ivan.post('awareness', { update: raw([[ids[0]!, 2, JSON.stringify({ cursor: null })]]) })).status).toBe(200)
+    expect((await t.ivan.post('awareness', { update: raw([[ids[1]!, 2, JSON.stringify({ cursor: null })]]) })).status).toBe(403)
   })
 
   it('refuses a malformed entry instead of relaying it to everyone', async () => {

@@ -65,7 +65,7 @@ const streamBuffer = (deps: Pick<Deps, 'config'>) => Math.max(deps.config.room.s
 
 export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(streamLimits(deps)), docs: RoomDocs = createRoomDocs(deps)): Hono {
   const app = new Hono()
-  const clientIds = createClientIds()
+  const clientIds = createClientIds(deps)
   const cookiePath = (id: string) => roomPath(id)
   const secure = deps.config.server.public_url.startsWith('https:')
 

@@ -413,6 +413,22 @@ export const roomSessions = sqliteTable(
   (t) => [index('room_sessions_expiry').on(t.expiresAt)]
 )
 
+/**
+ * Which room session owns which Yjs client id (room/client-ids.ts): the first session to write under an
+ * id owns it, across restarts; it goes with its session.
+ */
+export const roomClientIds = sqliteTable(
+  'room_client_ids',
+  {
+    interviewId: text().notNull(),
+    clientId: integer().notNull(),
+    sessionId: integer()
+      .notNull()
+      .references(() => roomSessions.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.interviewId, t.clientId] }), index('room_client_ids_session').on(t.sessionId)]
+)
+
 /** The shared editor of an interview: what every participant sees, kept across restarts. */
 export const roomStates = sqliteTable('room_states', {
   interviewId: text()

@@ -19,8 +19,13 @@ export async function roomSetup(room: Partial<Config['room']> = {}, start = new 
   Object.assign(deps.config.room, room)
   const seed = seedCompany(deps)
   const { call } = testApp(deps)
-  const hub = createRoomHub(streamLimits(deps))
-  const app = roomRoutes(deps, hub)
+  let hub = createRoomHub(streamLimits(deps))
+  let app = roomRoutes(deps, hub)
+  /** A server restart: the room's routes made anew over the same database (open streams are not carried over). */
+  const restart = () => {
+    hub = createRoomHub(streamLimits(deps))
+    app = roomRoutes(deps, hub)
+  }
   const created = await call('POST', `${P}/`, createBody(seed.admin, start))
   expect(created.status).toBe(201)
   const id: string = created.json.interview_id
@@ -82,7 +87,21 @@ export async function roomSetup(room: Partial<Config['room']> = {}, start = new 
     }
     return { cookie, csrf, post, stream }
   }
-  return { deps, seed, call, app, hub, id, links, join }
+  return {
+    deps,
+    seed,
+    call,
+    get app() {
+      return app
+    },
+    get hub() {
+      return hub
+    },
+    id,
+    links,
+    join,
+    restart,
+  }
 }
 
 /** An editor's update: what `edit` does to `doc` (a Y.Doc playing a browser tab), base64. */
