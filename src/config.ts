@@ -329,7 +329,12 @@ export const ConfigSchema = z
     ),
     similarity: section(
       {
-        max_submissions: z.number().int().min(2).default(5000).describe('Most submissions one similarity report may compare (a larger set is refused).'),
+        max_submissions: z
+          .number()
+          .int()
+          .min(2)
+          .default(1500)
+          .describe('Most submissions one similarity report may compare (a larger set is refused). The analysis needs about 0.4 MB per submission of 60 lines (2,000: 843 MB; 5,000: 2 GB): raise memory_mb with it.'),
         default_min_similarity: z
           .number()
           .min(0)

@@ -85,6 +85,11 @@ def check(x):
 main()
 `
 
+// the original with its comments reworded and a blank line dropped: a near-identical copy
+const RETOUCHED = ORIGINAL.replace('# Sum of all primes below n.\n', '# adds up the primes under n\n')
+  .replace('"""Trial division up to the square root."""', '"""Checks divisors up to sqrt(n)."""')
+  .replace('\n\n\ndef main', '\n\ndef main')
+
 const SIEVE = `import sys
 
 n = int(sys.stdin.readline())
@@ -227,6 +232,7 @@ beforeAll(async () => {
   bobProblem = (await post(PROBLEMS, bob, { name: 'bob primes', test_cases: tests })).body.problem_id
   for (const [name, source] of Object.entries({ ORIGINAL, DISGUISED, SIEVE, FUNCTIONAL, RECURSIVE })) he[name] = await submit(alice, 'PYTHON3', source, { problem_id: problemId })
   he.JAVA = await submit(alice, 'JAVA', JAVA, { problem_id: problemId })
+  he.RETOUCHED = await submit(alice, 'PYTHON3', RETOUCHED)
   he.TEMPLATE_A = await submit(alice, 'PYTHON3', TEMPLATE_A)
   he.TEMPLATE_B = await submit(alice, 'PYTHON3', TEMPLATE_B)
   he.BOB = await submit(bob, 'PYTHON3', ORIGINAL, { problem_id: bobProblem })
@@ -361,6 +367,26 @@ describe('similarity reports', () => {
       const original = (await page.locator('#left h2').textContent()) === he.ORIGINAL ? '#left' : '#right'
       expect(await page.locator(`${original} .src`).textContent()).toContain('# <b>the answer</b>')
       expect(await page.locator(`${original} .src b`).count()).toBe(0)
+      // a report listing several pairs (three copies of one program, two solutions sharing the
+      // template): in rank order, most similar first, the retouched copy on top; the histogram counts
+      // every pair (6 submissions → 15), its bars' titles say how many
+      const many = await post(SIMILARITY, alice, { he_ids: [he.ORIGINAL, he.DISGUISED, he.RETOUCHED, he.TEMPLATE_A, he.TEMPLATE_B, he.SIEVE], min_similarity: 0 })
+      const all = await finished(alice, many.body.report_id)
+      expect(all.pairs.length, JSON.stringify(all.pairs)).toBeGreaterThanOrEqual(4)
+      const listed = all.pairs.map((p: { left: string; right: string }) => key(p.left, p.right))
+      for (const [a, b] of [['ORIGINAL', 'RETOUCHED'], ['ORIGINAL', 'DISGUISED'], ['DISGUISED', 'RETOUCHED'], ['TEMPLATE_A', 'TEMPLATE_B']] as const) expect(listed).toContain(key(he[a]!, he[b]!))
+      await page.goto(many.body.web_link)
+      await expect.poll(() => page.locator('#pairs tr').count()).toBe(all.pairs.length + 1)
+      expect(await page.locator('#pairs tr td:first-child').allTextContents()).toEqual(all.pairs.map((_: unknown, i: number) => String(i + 1)))
+      const shown = (await page.locator('#pairs td.sim').allTextContents()).map((t) => Number.parseFloat(t))
+      expect(shown).toEqual(all.pairs.map((p: { similarity: number }) => Number((p.similarity * 100).toFixed(1))))
+      expect(shown).toEqual([...shown].sort((a, b) => b - a))
+      expect(shown[0]).toBeGreaterThan(shown.at(-1)!)
+      const first = await page.locator('#pairs tr:nth-child(2) td').allTextContents()
+      expect(key(first[1]!, first[2]!)).toBe(key(he.ORIGINAL!, he.RETOUCHED!))
+      const counts = (await page.locator('#histogram rect title').allTextContents()).map((t) => Number(/: (\d+) pairs$/.exec(t)![1]))
+      expect(counts).toEqual(all.histogram)
+      expect(counts.reduce((a, b) => a + b, 0)).toBe(15)
       expect(requests.every((u) => u.startsWith(server.url))).toBe(true)
       expect(violations).toEqual([])
     } finally {
@@ -392,6 +418,18 @@ describe('similarity reports', () => {
     expect(text.stdout).toMatch(/\/similarity\/[0-9a-f]{32}$/)
     // no terminal: no progress lines mixed into stderr
     expect(text.stderr).toBe('')
+    // on a terminal (a pseudo-terminal from util-linux script): the progress, each line overwriting the
+    // last, then cleared before the table
+    const tty = await execa('script', ['-qec', `${process.execPath} --import tsx src/cli.ts similarity --client alice --problem ${problemId} --language python`, '/dev/null'], {
+      cwd: ROOT,
+      env,
+      stdin: 'ignore',
+      reject: false,
+    })
+    expect(tty.exitCode, tty.stdout).toBe(0)
+    const progress = [...tty.stdout.matchAll(/\r\x1b\[K(\w+) (\d+) %/g)].map((m) => `${m[1]} ${m[2]} %`)
+    expect(progress, JSON.stringify(tty.stdout)).toEqual(expect.arrayContaining(['fingerprinting 60 %', 'comparing 70 %', 'fragments 85 %']))
+    expect(tty.stdout).toMatch(/\r\x1b\[Kcompleted · python · 5 submissions · 1 pairs at or above 50 %/)
     const js = await cli(['--client', 'alice', '--he-ids', `${he.ORIGINAL},${he.DISGUISED},${he.SIEVE}`, '--min', '0', '--json'])
     expect(js.exitCode, js.stderr).toBe(0)
     const out = JSON.parse(js.stdout)

@@ -1,5 +1,5 @@
 // The similarity queue with a real database and the real analysis child: a queued report runs to the
-// end, its progress recorded; reports left running are requeued at start; a failing analysis fails the
+// end; while it runs, pollers read its progress (between 0 and 1) and each stage; reports left running are requeued at start; a failing analysis fails the
 // report (no retry loop) and still calls back.
 import { afterEach, describe, expect, test } from 'vitest'
 import { findClientBySecret } from '../clients/clients.ts'
@@ -7,7 +7,7 @@ import { acceptSubmission } from '../evaluation/submissions.ts'
 import { addClient, createTestDeps, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 import { similarityReports } from '../storage/schema.ts'
 import { generateSubmissions } from '../testing/similarity-submissions.ts'
-import { createSimilarityQueue } from './queue.ts'
+import { createSimilarityQueue, runReport } from './queue.ts'
 import { getReport, reportReply, requestReport } from './reports.ts'
 
 let deps: TestDeps | undefined
@@ -43,6 +43,31 @@ describe('similarity queue', () => {
     await until(() => deps.sent.length === 1)
     expect(deps.sent[0]!.subjectId).toBe(`similarity:${row.publicId}`)
     expect(JSON.parse(deps.sent[0]!.body)).toMatchObject({ report_id: row.publicId, status: 'completed' })
+  })
+
+  test('while it runs, a poller reads its progress strictly between 0 and 1 and each stage in order', { timeout: 150_000 }, async () => {
+    const { deps, client, ids } = setUp()
+    const row = requestReport(deps, client, { he_ids: [...ids.values()] }, 'running')
+    // the hook runs after each progress event is stored: what it reads is what a GET would answer then
+    const seen: { status: string; progress: number; stage: string | null }[] = []
+    await runReport(deps, row, undefined, () => {
+      const r = reportReply(deps, getReport(deps, client, row.publicId))
+      seen.push({ status: r.status, progress: r.progress, stage: r.stage })
+    })
+    const midway = seen.filter((s) => s.status === 'running' && s.progress > 0 && s.progress < 1)
+    expect(midway.length, JSON.stringify(seen)).toBeGreaterThan(0)
+    // every stage is stored as it starts, whatever the throttle (tokenizing is reported only when it lasts)
+    const stages = [...new Set(midway.map((s) => s.stage))].filter((s) => s !== 'tokenizing')
+    expect(stages, JSON.stringify(seen)).toEqual(['fingerprinting', 'comparing', 'fragments'])
+    expect(midway.find((s) => s.stage === 'fingerprinting')!.progress).toBe(0.6)
+    expect(midway.find((s) => s.stage === 'comparing')!.progress).toBe(0.7)
+    expect(midway.find((s) => s.stage === 'fragments')!.progress).toBe(0.85)
+    // it never goes back, and never says 1 while still running
+    const progress = seen.filter((s) => s.status === 'running').map((s) => s.progress)
+    expect(progress).toEqual([...progress].sort((a, b) => a - b))
+    expect(progress.every((p) => p < 1)).toBe(true)
+    const done = reportReply(deps, getReport(deps, client, row.publicId))
+    expect(done).toMatchObject({ status: 'completed', progress: 1, stage: null })
   })
 
   test('a report queued after the start (nothing waited then) runs when the queue is woken', { timeout: 150_000 }, async () => {

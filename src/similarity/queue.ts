@@ -3,8 +3,8 @@
 // back to the queue and run again from the start; a report whose analysis keeps killing its process is
 // failed after MAX_ATTEMPTS instead of being retried for ever.
 import type { Deps } from '../deps.ts'
-import { AnalysisFailed, runAnalysis } from './runner.ts'
-import { claimNext, completeReport, recordProgress, requeueRunning, sourcesOf, type ReportRow } from './reports.ts'
+import { AnalysisFailed, runAnalysis, SOURCE_BATCH_BYTES } from './runner.ts'
+import { claimNext, completeReport, recordProgress, requeueRunning, sourceBatches, storedOf, type ReportRow } from './reports.ts'
 
 export interface SimilarityQueue {
   start(): void
@@ -25,17 +25,19 @@ export async function runReport(deps: QueueDeps, row: ReportRow, signal?: AbortS
     completeReport(deps, row, { failure: `the analysis was interrupted ${MAX_ATTEMPTS} times` })
     return
   }
-  const files = sourcesOf(deps, row)
-  if (files.length < 2) {
+  const stored = storedOf(deps, row)
+  if (stored.length < 2) {
     completeReport(deps, row, { failure: 'fewer than two of its submissions are still stored' })
     return
   }
   let lastWrite = 0
+  let lastStage = ''
   try {
     const outcome = await runAnalysis(
       {
         language: row.language,
-        files,
+        // read from the database as they are sent: the server holds one batch of sources, not all of them
+        batches: sourceBatches(deps, row, stored, SOURCE_BATCH_BYTES),
         ...(row.template && { template: row.template }),
         minSimilarity: row.minSimilarity,
         maxPairs: cfg.max_pairs,
@@ -43,18 +45,20 @@ export async function runReport(deps: QueueDeps, row: ReportRow, signal?: AbortS
       },
       { timeSec: cfg.time_limit_sec, memoryMb: cfg.memory_mb },
       (fraction, stage) => {
-        onProgress?.(fraction, stage)
-        // a few writes a second at most: pollers need no more
+        // a few writes a second at most (pollers need no more), and each new stage; the end is completeReport's
         const now = Date.now()
-        if (now - lastWrite > 250) {
+        if (fraction < 1 && (stage !== lastStage || now - lastWrite > 250)) {
           lastWrite = now
+          lastStage = stage
           recordProgress(deps, row, fraction, stage)
         }
+        // after the write: what the hook is told is what a poller reads
+        onProgress?.(fraction, stage)
       },
       signal
     )
     completeReport(deps, row, outcome)
-    deps.log.info('similarity report completed', { report: row.publicId, submissions: files.length, ms: outcome.ms, max_rss_kb: outcome.maxRssKb })
+    deps.log.info('similarity report completed', { report: row.publicId, submissions: stored.length, ms: outcome.ms, max_rss_kb: outcome.maxRssKb })
   } catch (err) {
     if (signal?.aborted) return // stopping: left running, requeued at the next start
     const failure = err instanceof AnalysisFailed ? err.message : 'the analysis failed on our side'

@@ -2,7 +2,7 @@
 // store it queued), read it back (the client's own only), and record its outcome (pairs, histogram,
 // the callback it owes) in one transaction guarded by the claim token.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { and, asc, desc, eq, inArray } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Client } from '../clients/clients.ts'
@@ -208,19 +208,44 @@ export function reportReply(deps: Pick<Deps, 'config' | 'db'>, row: ReportRow): 
 
 // ── running ───────────────────────────────────────────────────────────────────────────────────────
 
-/** The sources of a report's submissions, in its order (a submission removed since is left out). */
-export function sourcesOf(deps: Pick<Deps, 'db'>, row: ReportRow): { id: string; source: string }[] {
+/** A report's submissions still stored (one removed since is left out), in its order, with each source's size in bytes. */
+export function storedOf(deps: Pick<Deps, 'db'>, row: ReportRow): { id: string; bytes: number }[] {
   const ids = submissionsOf(row).map((s) => s.he_id)
-  const byId = new Map<string, string>()
+  const bytes = new Map<string, number>()
   for (let i = 0; i < ids.length; i += 500) {
     for (const r of deps.db
-      .select({ heId: submissions.heId, source: submissions.source })
+      .select({ heId: submissions.heId, bytes: sql<number>`length(cast(${submissions.source} as blob))` })
       .from(submissions)
       .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.heId, ids.slice(i, i + 500))))
       .all())
-      byId.set(r.heId, r.source)
+      bytes.set(r.heId, r.bytes)
   }
-  return ids.filter((id) => byId.has(id)).map((id) => ({ id, source: byId.get(id)! }))
+  return ids.filter((id) => bytes.has(id)).map((id) => ({ id, bytes: bytes.get(id)! }))
+}
+
+/**
+ * Their sources, read from the database a batch at a time (at most maxBytes each, a larger source
+ * alone): whoever iterates holds one batch, not the whole report (5,000 sources of up to
+ * limits.source_max_bytes would otherwise sit in the server's memory).
+ */
+export function* sourceBatches(deps: Pick<Deps, 'db'>, row: Pick<ReportRow, 'clientId'>, stored: { id: string; bytes: number }[], maxBytes: number): Generator<{ id: string; source: string }[]> {
+  for (let start = 0; start < stored.length; ) {
+    let end = start
+    let bytes = 0
+    while (end < stored.length && end - start < 500 && (end === start || bytes + stored[end]!.bytes <= maxBytes)) bytes += stored[end++]!.bytes
+    const ids = stored.slice(start, end).map((s) => s.id)
+    const byId = new Map(
+      deps.db
+        .select({ heId: submissions.heId, source: submissions.source })
+        .from(submissions)
+        .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.heId, ids)))
+        .all()
+        .map((r) => [r.heId, r.source])
+    )
+    // one removed between the two reads is left out, as one removed before
+    yield ids.filter((id) => byId.has(id)).map((id) => ({ id, source: byId.get(id)! }))
+    start = end
+  }
 }
 
 const claimed = (row: Pick<ReportRow, 'id' | 'attempt'>) =>

@@ -1,12 +1,41 @@
 // Runs one analysis in a child process (analyse-child.ts), off the server's event loop and below the
 // sandbox's jobs: niced to 19 (jails run at 0, so they always get the CPU first), its heap capped with
 // --max-old-space-size, its resident memory watched (killed beyond the cap: tree-sitter's native memory
-// is outside the heap), and killed at its deadline.
+// is outside the heap), and killed at its deadline. The sources go to the child in batches, each sent
+// once the previous one is written to the pipe: the server holds one batch at a time, not the report.
 import { fork, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import type { AnalysisInput, AnalysisResult } from './analyse.ts'
-import type { ChildMessage } from './analyse-child.ts'
+import type { ChildMessage, ParentMessage } from './analyse-child.ts'
+
+type SourceFile = AnalysisInput['files'][number]
+
+/** Sources per IPC message: bounds what the server holds of a report's sources at any moment. */
+export const SOURCE_BATCH_BYTES = 4 * 1024 * 1024
+
+/** What runAnalysis sends: the analysis' settings, and its sources as batches read one at a time. */
+export interface RunInput extends Omit<AnalysisInput, 'files'> {
+  /** Batches of sources, in order; a generator lets the caller read each from storage when it is sent. */
+  batches: Iterable<SourceFile[]>
+}
+
+/** An array of sources as batches of at most maxBytes (UTF-8) each; a larger source is a batch alone. */
+export function* inBatches(files: SourceFile[], maxBytes = SOURCE_BATCH_BYTES): Generator<SourceFile[]> {
+  let batch: SourceFile[] = []
+  let bytes = 0
+  for (const f of files) {
+    const b = Buffer.byteLength(f.source)
+    if (batch.length && bytes + b > maxBytes) {
+      yield batch
+      batch = []
+      bytes = 0
+    }
+    batch.push(f)
+    bytes += b
+  }
+  if (batch.length) yield batch
+}
 
 export interface RunLimits {
   /** Wall-clock deadline of the whole analysis. */
@@ -40,7 +69,7 @@ function rssKb(pid: number): number | undefined {
   }
 }
 
-export function runAnalysis(input: AnalysisInput, limits: RunLimits, onProgress: (fraction: number, stage: string) => void = () => {}, signal?: AbortSignal): Promise<RunOutcome> {
+export function runAnalysis(input: RunInput, limits: RunLimits, onProgress: (fraction: number, stage: string) => void = () => {}, signal?: AbortSignal): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = fork(childFile.url, [], {
       execArgv: [...childFile.execArgv, `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb * 0.75))}`],
@@ -80,6 +109,19 @@ export function runAnalysis(input: AnalysisInput, limits: RunLimits, onProgress:
       const heap = /heap out of memory/i.test(stderr) ? `the analysis needed more than ${limits.memoryMb} MB` : undefined
       reject(new AnalysisFailed(failure ?? heap ?? `the analysis stopped (${sig ?? `exit ${code}`})`))
     })
-    child.send(input)
+    const send = (m: ParentMessage) =>
+      new Promise<boolean>((done) => {
+        try {
+          child.send(m, undefined, undefined, (err) => done(!err))
+        } catch {
+          done(false) // the channel is closed: the child is gone, its exit says why
+        }
+      })
+    const { batches, ...settings } = input
+    void (async () => {
+      // one batch in flight: the next is read (from storage, when batches is a generator) once this one is written
+      for (const files of batches) if (failure || !(await send({ type: 'files', files }))) return
+      if (!failure) await send({ type: 'start', input: settings })
+    })().catch((err: Error) => kill(`the sources could not be read: ${err.message}`))
   })
 }
