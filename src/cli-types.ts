@@ -7,7 +7,7 @@ import type { Db } from './storage/db.ts'
 export interface CliContext {
   /** data/config.toml with the environment's overrides, loaded once per command. */
   config(): Config
-  /** Runs fn against the installation's database (ARBITER_DATA/arbiter.db), closed afterwards. */
+  /** Runs fn against the installation's database (ARBITER_DATA/arbiter.db), closed afterwards (when fn is async: once its promise settles). */
   withDb<T>(fn: (db: Db, config: Config) => T): T
 }
 

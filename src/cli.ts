@@ -19,9 +19,6 @@ import { storageCommands } from './storage/cli-commands.ts'
 import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
 import { similarityCommands } from './similarity/cli-commands.ts'
 
-// the areas' commands import these from here
-export type { CliCommand, CliCommands } from './cli-types.ts'
-
 const commands: CliCommands = {
   ...jobCommands,
   ...interviewCommands,
@@ -44,11 +41,17 @@ function cliContext(): CliContext {
     withDb(fn) {
       const c = ctx.config()
       const db = openDb(join(c.dataDir, 'arbiter.db'))
+      let out
       try {
-        return fn(db, c)
-      } finally {
+        out = fn(db, c)
+      } catch (err) {
         db.$client.close()
+        throw err
       }
+      // an async fn: closed once its promise settles, not while it still uses the database
+      if (out instanceof Promise) return out.finally(() => db.$client.close()) as typeof out
+      db.$client.close()
+      return out
     },
   }
   return ctx

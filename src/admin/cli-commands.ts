@@ -1,5 +1,5 @@
 // CLI of the dashboard's admins: admin create | list | revoke. The token is printed once, at creation.
-import type { CliCommands } from '../cli.ts'
+import type { CliCommands } from '../cli-types.ts'
 import { createAdmin, listAdmins, revokeAdmin, type Admin } from './admins.ts'
 
 const adminJson = (a: Admin) => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString(), revoked_at: a.revokedAt?.toISOString() ?? null })

@@ -1,6 +1,5 @@
 // CLI of the code-evaluation API: clients create | list | revoke. The secret is printed once, at creation.
-import type { CliCommands } from '../cli.ts'
-import { JSON_FLAG } from '../cli-types.ts'
+import { type CliCommands, JSON_FLAG } from '../cli-types.ts'
 import { createClient, listClients, revokeClient, type Client } from '../clients/clients.ts'
 
 

@@ -1,6 +1,6 @@
 // `cli run`: compile and run one source file in the jail, printing the spec's run_status fields.
 import { readFileSync } from 'node:fs'
-import type { CliCommands } from '../cli.ts'
+import type { CliCommands } from '../cli-types.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import { createJobRunner } from '../jobs/worker.ts'
 import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'

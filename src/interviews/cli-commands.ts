@@ -1,6 +1,5 @@
 // CLI of the interview accounts: companies (credits, feature switch) and their API users.
-import type { CliCommands } from '../cli.ts'
-import { type CliContext, JSON_FLAG } from '../cli-types.ts'
+import { type CliCommands, type CliContext, JSON_FLAG } from '../cli-types.ts'
 import { addCredits, createCompany, createUser, listCompanies, listUsers, revokeUser, setInterviewsEnabled, webhookSecret } from './accounts.ts'
 
 

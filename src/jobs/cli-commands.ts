@@ -2,7 +2,7 @@
 // provisioned language pass its self-test; exit code 1 when not) and `languages` (every code, its real version).
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CliCommands } from '../cli.ts'
+import type { CliCommands } from '../cli-types.ts'
 import { isProvisioned, loadLanguages, recordedVersions, resolveLanguage, type Language } from '../languages.ts'
 import { detectCgroups } from '../sandbox/cgroups.ts'
 import { workerSettings } from './pool.ts'

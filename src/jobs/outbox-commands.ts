@@ -2,7 +2,7 @@
 // attempt, and put failed ones back in the queue. Without an SMTP server configured, this is where the
 // e-mails wait, readable.
 import { and, asc, desc, eq } from 'drizzle-orm'
-import type { CliCommands } from '../cli.ts'
+import type { CliCommands } from '../cli-types.ts'
 import { OUTBOX_KINDS, isOutboxKind } from '../storage/outbox-kinds.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { retryFailed } from './outbox.ts'

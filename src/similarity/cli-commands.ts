@@ -1,14 +1,12 @@
 // `cli similarity`: a report computed right here (the same niced child process the server uses), stored
 // like one asked for over the API (its page link works once the server runs), top pairs printed.
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { CliExit, type CliCommands } from '../cli-types.ts'
-import { loadConfig } from '../config.ts'
 import { isAppError } from '../errors.ts'
 import { listClients, type Client } from '../clients/clients.ts'
 import type { Outbox } from '../jobs/outbox.ts'
 import { createLog } from '../log.ts'
-import { openDb, type Db } from '../storage/db.ts'
+import type { Db } from '../storage/db.ts'
 import { runReport } from './queue.ts'
 import { getReport, reportReply, requestReport } from './reports.ts'
 import type { SimilarityReport } from './schemas.ts'
@@ -42,20 +40,19 @@ export const similarityCommands: CliCommands = {
       top: { type: 'string' },
       json: { type: 'boolean' },
     },
-    async run({ values }) {
+    async run({ values }, ctx) {
       if (typeof values.client !== 'string') throw new Error('--client is required')
       if ((typeof values.problem === 'string') === (typeof values['he-ids'] === 'string')) throw new Error('give one of --problem ID and --he-ids a,b,…')
       const min = values.min === undefined ? undefined : Number(values.min)
       if (min !== undefined && !(min >= 0 && min <= 1)) throw new Error('--min must be a number from 0 to 1')
       const top = values.top === undefined ? 20 : Number(values.top)
       if (!Number.isInteger(top) || top < 1) throw new Error('--top must be a whole number >= 1')
-      const config = loadConfig()
-      const db = openDb(join(config.dataDir, 'arbiter.db'))
-      try {
+      // the database stays open until the report is stored (withDb closes it once the promise settles)
+      return ctx.withDb(async (db, config) => {
         // deliveries it queues (a callback) are sent by the server's outbox; nothing to wake here
         const outbox: Outbox = { start() {}, wake() {}, stop: async () => {}, inFlight: 0 }
         const deps = { config, db, now: () => new Date(), outbox, log: createLog({ svc: 'cli' }, 'warn') }
-        const client = clientNamed(db, values.client)
+        const client = clientNamed(db, values.client as string)
         let row
         try {
           row = requestReport(
@@ -74,6 +71,7 @@ export const similarityCommands: CliCommands = {
           if (isAppError(err)) throw new Error(err.detail || err.code)
           throw err
         }
+        // progress only on a terminal: a pipe or a log file gets the result alone
         const tty = process.stderr.isTTY
         await runReport(deps, row, undefined, (fraction, stage) => {
           if (tty) process.stderr.write(`\r\x1b[K${stage} ${Math.floor(fraction * 100)} %`)
@@ -86,9 +84,7 @@ export const similarityCommands: CliCommands = {
           process.stdout.write(formatReport(reply, top))
         }
         return new CliExit(reply.status === 'completed' ? 0 : 1)
-      } finally {
-        db.$client.close()
-      }
+      })
     },
   },
 }

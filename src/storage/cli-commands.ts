@@ -1,8 +1,10 @@
 // CLI commands for the admin's data: `backup --to FILE` (safe while the server runs) and
 // `restore --from FILE` (only while it is stopped).
-import type { CliCommands } from '../cli.ts'
+import type { CliCommands } from '../cli-types.ts'
 import { dataDirFromEnv } from '../config.ts'
 import { backupDataDir, restoreDataDir } from './backup.ts'
+
+// dataDirFromEnv(), not ctx.config(), on purpose: a restore must work when config.toml is absent or does not load.
 
 export const storageCommands: CliCommands = {
   backup: {
