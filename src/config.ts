@@ -423,7 +423,7 @@ export const ConfigSchema = z
           .int()
           .positive()
           .default(65536)
-          .describe('Largest code, and largest input, the room keeps and runs; also the largest the shared document may grow, encoded with its editing history.'),
+          .describe('Largest code, and largest input, the room keeps and runs; also the largest the shared document may grow, encoded with its editing history (past it, a code of at most half this size starts the document again from its text).'),
         max_streams_per_session: z
           .number()
           .int()

@@ -30,8 +30,8 @@ const form = (fields: Record<string, string>) => ({
 /** A sign-in over a connection from `peer` (the node server's socket), optionally with X-Forwarded-For. */
 async function signIn(t = token, peer?: string, forwardedFor?: string): Promise<Response> {
   const init = form({ token: t })
-  if (forwardedFor) init.headers = { ...init.headers, 'x-forwarded-for': forwardedFor }
-  return app.request('/admin/login', init, peer ? { incoming: { socket: { remoteAddress: peer, remoteFamily: 'IPv4', remotePort: 40000 } } } : undefined)
+  const headers: Record<string, string> = { ...init.headers, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }
+  return app.request('/admin/login', { ...init, headers }, peer ? { incoming: { socket: { remoteAddress: peer, remoteFamily: 'IPv4', remotePort: 40000 } } } : undefined)
 }
 
 async function cookieOf(res: Response): Promise<string> {

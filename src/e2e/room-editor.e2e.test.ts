@@ -335,4 +335,32 @@ describe('the collaborative editor', () => {
     await ivan.keyboard.type(' # after the repair')
     await waitUntil(async () => (await codeOf(cand)).includes('# after the repair'), 10_000, "the interviewer's edit at the candidate")
   })
+
+  test('an editing history that reaches room.max_code_bytes starts the document again from its text: both pages reload to it and edit on', { timeout: 120_000 }, async () => {
+    let replaced = false
+    cand.on('response', async (r) => {
+      if (r.url().endsWith('/doc') && r.request().method() === 'POST' && r.ok() && (await r.json().catch(() => ({}))).replaced) replaced = true
+    })
+    const reloaded = [ivan.waitForEvent('load', { timeout: 100_000 }), cand.waitForEvent('load', { timeout: 100_000 })]
+    // type and delete at the start of line 1, over and over: the code grows by a letter a turn, the history by more
+    for (let i = 0; i < 1500 && !replaced; i++) {
+      await toEndOfLine(cand, 1)
+      await cand.keyboard.press('Home')
+      await cand.keyboard.type('qz')
+      await cand.keyboard.press('Backspace')
+    }
+    // before, every edit from here on was refused (413) for the rest of the interview
+    expect(replaced, 'the server started the document again').toBe(true)
+    await Promise.all(reloaded)
+    for (const page of [ivan, cand]) {
+      await page.locator('#conn', { hasText: 'live' }).waitFor()
+      await page.locator('#code .cm-content[contenteditable=true]').waitFor()
+    }
+    const stored = s.sql<{ code: string }>('select code from room_states where interview_id = ?', links.id)[0].code
+    await waitUntil(async () => (await codeOf(ivan)) === stored && (await codeOf(cand)) === stored, 10_000, 'both pages on the stored text')
+    expect(stored).toMatch(/^q{10,}/)
+    await toEndOfLine(ivan, 1)
+    await ivan.keyboard.type(' # after the fresh start')
+    await waitUntil(async () => (await codeOf(cand)).includes('# after the fresh start'), 10_000, "the interviewer's edit at the candidate")
+  })
 })

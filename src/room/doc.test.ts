@@ -1,7 +1,8 @@
 // The shared document accepts only what the editor makes: plain text in the one Y.Text, nothing pending
 // past a small bound, no other root type, no embed or formatting in the text, the whole encoded document
-// within room.max_code_bytes, structs only under the poster's own client ids. A stored document that
-// breaks these (stored before them) is rebuilt from its text when loaded.
+// within room.max_code_bytes (a history past it with a short code starts the document again from its
+// text), structs only under the poster's own client ids. A stored document that breaks these (stored
+// before them) is rebuilt from its text when loaded.
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import { roomStates } from '../storage/schema.ts'
@@ -94,25 +95,58 @@ describe('the document accepts only what the editor makes', () => {
     expect(row?.doc_state.length ?? 0).toBeLessThan(MAX_PENDING_BYTES + 200)
   })
 
-  it('counts the whole encoded document against room.max_code_bytes, not just its text', async () => {
+  /** Types and deletes at spread-out places: the text stays short while the history grows. */
+  const churn = (round: number) => (x: Y.Text) => {
+    for (let i = 0; i < 20; i++) {
+      const at = (round * 7 + i * 13) % (x.length + 1)
+      x.insert(at, 'yz')
+      x.delete((at + 3) % x.length, 1)
+    }
+  }
+
+  it('a long editing history past room.max_code_bytes (the code short) starts the document again from its text, and every page is sent it whole', async () => {
     const t = await room(4096)
-    // type and delete at spread-out places: the text stays short, the history grows
+    const ivan = await t.join(t.links.interviewer)
+    const stream = await ivan.stream()
+    expect((await stream.next('doc'))!.data.init).toBe(true)
+    let replaced: { status: number; json: any } | undefined
+    let round = 0
+    for (; round < 400 && !replaced; round++) {
+      const r = await t.cand.post('doc', { update: edit(t.tab, churn(round)) })
+      expect(r.status, JSON.stringify(r.json)).toBe(200)
+      if (r.json.replaced) replaced = r
+      else expect((await stream.next('doc'))!.data.init).toBeUndefined()
+    }
+    // before, the history reached the cap and every later edit was refused (413) for the rest of the interview
+    expect(replaced, 'the document was started again').toBeDefined()
+    const text = t.tab.getText('code').toString()
+    expect(t.row()!.code).toBe(text) // the update that crossed the cap is in it
+    expect(t.row()!.doc_state.length).toBeLessThan(Buffer.byteLength(text) + 100)
+    // the open stream gets the new document whole, as at a connect: a page holding the old one sees it is not its own
+    const whole = (await stream.next('doc'))!.data
+    expect(whole.init).toBe(true)
+    const d = new Y.Doc()
+    Y.applyUpdate(d, Buffer.from(whole.update, 'base64'))
+    expect(d.getText('code').toString()).toBe(text)
+    expect(Y.decodeStateVector(Y.encodeStateVector(d)).has(t.tab.clientID)).toBe(false)
+    // a page that loaded it edits on
+    const next = new Y.Doc()
+    Y.applyUpdate(next, Buffer.from(whole.update, 'base64'))
+    expect((await t.cand.post('doc', { update: edit(next, (x) => x.insert(0, '#')) })).status).toBe(200)
+    expect(t.row()!.code).toBe(`#${text}`)
+  })
+
+  it('a code over half of room.max_code_bytes whose history passes the cap is refused (starting again would not leave room)', async () => {
+    const t = await room(4096)
+    expect((await t.cand.post('doc', { update: edit(t.tab, (x) => x.insert(0, 'x'.repeat(2200))) })).status).toBe(200)
     let refused: { status: number; json: any } | undefined
-    for (let round = 0; round < 200 && !refused; round++) {
-      const r = await t.cand.post('doc', {
-        update: edit(t.tab, (x) => {
-          for (let i = 0; i < 20; i++) {
-            const at = (round * 7 + i * 13) % (x.length + 1)
-            x.insert(at, 'yz')
-            x.delete((at + 3) % x.length, 1)
-          }
-        }),
-      })
+    for (let round = 0; round < 400 && !refused; round++) {
+      const r = await t.cand.post('doc', { update: edit(t.tab, churn(round)) })
       if (r.status !== 200) refused = r
+      else expect(r.json.replaced).toBeUndefined()
     }
     expect(refused?.status).toBe(413)
     expect(refused?.json.message).toMatch(/shared document \(the code and its editing history\) would be larger than 4096 bytes/)
-    expect(Buffer.byteLength(t.row()!.code)).toBeLessThan(2048)
     expect(t.row()!.doc_state.length).toBeLessThanOrEqual(4096)
   })
 
@@ -148,6 +182,6 @@ describe('the document accepts only what the editor makes', () => {
     const s = t.stored()
     expect([...s.share.keys()].filter((k) => k !== 'code')).toEqual([])
     expect(s.getText('code').toString()).toBe('print(1)')
-    expect(docs.apply(t.id, Buffer.from(edit(d, (x) => x.insert(8, '!')), 'base64'), () => true)).toBe('print(1)!')
+    expect(docs.apply(t.id, Buffer.from(edit(d, (x) => x.insert(8, '!')), 'base64'), () => true)).toEqual({ text: 'print(1)!', replaced: false })
   })
 })

@@ -7,8 +7,11 @@
 // code within room.max_code_bytes — and the whole encoded document too, editing history and anything
 // pending included, since that is what is stored, re-encoded on every change and sent to every new
 // stream. It is tried on a copy first (a second document kept in step), so a refused update never
-// touches the shared one. A stored document that breaks the rules (stored before they existed) is
-// rebuilt from its text when loaded.
+// touches the shared one. When the history alone takes the document past the cap while the code is at
+// most half of it (a long interview: each keystroke leaves a few bytes), the document is started again
+// from its text, update included, and the open pages reload from it; a code over half the cap with its
+// history over the whole is refused. A stored document that breaks the rules (stored before they
+// existed) is rebuilt from its text when loaded.
 import { eq, sql } from 'drizzle-orm'
 import * as Y from 'yjs'
 import { AppError } from '../errors.ts'
@@ -20,10 +23,12 @@ export interface RoomDocs {
   /** The whole document, as one update (what a participant gets when its event stream opens). */
   state(interviewId: string): Uint8Array
   /**
-   * Applies a participant's update; returns the code's new text. `mayWrite` says whether a Yjs client id
-   * that wrote structs in it belongs to the poster. Refused when too large, malformed or not the editor's.
+   * Applies a participant's update; returns the code's new text, and whether the document was started
+   * again from it (`replaced`: its history had reached the cap; every page must load it anew). `mayWrite`
+   * says whether a Yjs client id that wrote structs in it belongs to the poster. Refused when too large,
+   * malformed or not the editor's.
    */
-  apply(interviewId: string, update: Uint8Array, mayWrite: (clientId: number) => boolean): string
+  apply(interviewId: string, update: Uint8Array, mayWrite: (clientId: number) => boolean): { text: string; replaced: boolean }
   text(interviewId: string): string
 }
 
@@ -115,7 +120,7 @@ export function createRoomDocs(deps: RoomDeps & { log?: { warn(msg: string, data
         checkDocument(room.probe)
         if (bytes(room.probe.getText(TEXT).toString()) > max) throw new AppError('RoomTooLarge', `the code would be larger than ${max} bytes`)
         encoded = Y.encodeStateAsUpdate(room.probe)
-        if (encoded.length > max) {
+        if (encoded.length > max && bytes(room.probe.getText(TEXT).toString()) > max / 2) {
           throw new AppError('RoomTooLarge', `the shared document (the code and its editing history) would be larger than ${max} bytes (room.max_code_bytes)`)
         }
       } catch (e) {
@@ -123,9 +128,17 @@ export function createRoomDocs(deps: RoomDeps & { log?: { warn(msg: string, data
         room.probe = copyOf(room.encoded)
         throw e
       }
+      if (encoded.length > max) {
+        // the history, not the code, is over the cap: the code alone, with the update, starts a new document
+        const doc = fromText(room.probe.getText(TEXT).toString())
+        const fresh = Y.encodeStateAsUpdate(doc)
+        deps.log?.warn('room document started again from its text: its editing history reached room.max_code_bytes', { interviewId: id, bytes: encoded.length })
+        docs.set(id, { doc, probe: copyOf(fresh), encoded: fresh })
+        return { text: save(id, doc, fresh), replaced: true }
+      }
       Y.applyUpdate(room.doc, update)
       room.encoded = encoded
-      return save(id, room.doc, encoded)
+      return { text: save(id, room.doc, encoded), replaced: false }
     },
   }
 }

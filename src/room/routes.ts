@@ -189,9 +189,12 @@ export function roomRoutes(deps: Deps, hub: RoomHub = createRoomHub(streamLimits
     const s = actor(c)
     const { update, cid } = parse(DocUpdate, c.var.body)
     refuseEnded(s.interviewId)
-    docs.apply(s.interviewId, Buffer.from(update, 'base64'), (client) => clientIds.claim(s.interviewId, s.id, client))
-    hub.publish(s.interviewId, { type: 'doc', data: { update, cid } })
-    return c.json({ saved: true })
+    const { replaced } = docs.apply(s.interviewId, Buffer.from(update, 'base64'), (client) => clientIds.claim(s.interviewId, s.id, client))
+    // a document started again from its text goes to every page whole, the poster's too: each sees it is not
+    // the one it has and reloads from it (client.ts applyRemote)
+    if (replaced) hub.publish(s.interviewId, { type: 'doc', data: { update: Buffer.from(docs.state(s.interviewId)).toString('base64'), init: true } })
+    else hub.publish(s.interviewId, { type: 'doc', data: { update, cid } })
+    return c.json({ saved: true, ...(replaced ? { replaced: true } : {}) })
   })
 
   // POST /interviews/room/<interview_id>/awareness  (where a participant's cursor and selection are; not stored)
