@@ -64,6 +64,10 @@ async def rspy_calls(spec):
                 executor = executor.set_run_timeout(call["run_timeout"])
             if "run_memory_limit" in call:
                 executor = executor.set_run_memory_limit(call["run_memory_limit"])
+            if "compile_timeout" in call:
+                executor = executor.set_compile_timeout(call["compile_timeout"])
+            if "compile_memory_limit" in call:
+                executor = executor.set_compile_memory_limit(call["compile_memory_limit"])
             r = await client.execute(executor)
             return {"language": r.language, "version": r.version, "status": r.status, "is_ok": r.is_ok(), "run": result(r.run), "compile": result(r.compile)}
         except RuntimeError as e:

@@ -89,6 +89,33 @@ describe('piston-client (npm), documented calls with only `server` changed', () 
   })
 })
 
+describe('a base64 file through the clients that send `encoding`', () => {
+  const bytes = Buffer.from([0xff, 0x00, 0x41, 0x0a, 0x80])
+  const reader = 'import sys\ndata = open("data.bin", "rb").read()\nprint(list(data), sys.argv[1:])'
+
+  test('piston-client: files with encoding base64 beside the program', async () => {
+    const client = (await import(PISTON_CLIENT)).default({ server: `${base}/${secret}` })
+    const r = await client.execute({ language: 'python', files: [{ name: 'main.py', content: reader }, { name: 'data.bin', content: bytes.toString('base64'), encoding: 'base64' }], args: ['b64'] })
+    expect(r.run).toMatchObject({ stdout: `${JSON.stringify([...bytes]).replace(/,/g, ', ')} ['b64']\n`, code: 0 })
+  })
+
+  test("piston_rspy: File(encoding='base64') and hex; a base64 file that is not base64 is Piston's 400", async () => {
+    const [b64, hex, bad] = await drive('rspy', {
+      base: `${base}/${secret}/api/v2`,
+      calls: [
+        { op: 'execute', language: 'python', files: [{ name: 'main.py', content: reader }, { name: 'data.bin', content: bytes.toString('base64'), encoding: 'base64' }] },
+        { op: 'execute', language: 'python', files: [{ name: 'main.py', content: reader }, { name: 'data.bin', content: bytes.toString('hex'), encoding: 'hex' }] },
+        { op: 'execute', language: 'python', files: [{ name: 'main.py', content: reader }, { name: 'data.bin', content: '%%%', encoding: 'base64' }] },
+      ],
+    })
+    const printed = `${JSON.stringify([...bytes]).replace(/,/g, ', ')} []\n`
+    expect(b64).toMatchObject({ status: 200, is_ok: true, run: { stdout: printed } })
+    expect(hex.run.stdout).toBe(printed)
+    expect(bad).toMatchObject({ status: 400, is_ok: false })
+    expect(bad.run.stderr).toBe('400 Bad Request: {"message":"files[1].content is not valid base64"}')
+  })
+})
+
 describe('aiopyston (PyPI), documented calls with only base_url and api_key changed', () => {
   test('runtimes, languages, execute on several languages, with the key as the Authorization header', async () => {
     const out = await drive('aiopyston', {
@@ -301,6 +328,15 @@ describe('POST /api/v2/execute: fields', () => {
     expect(flood.body.run).toMatchObject({ status: 'OL', signal: 'SIGKILL' })
   })
 
+  test("run limits at the server's floors are applied as given (16 MiB, 100 ms), not raised", async () => {
+    const mem = await execute(py('x = bytearray(40 << 20); print(len(x))', { run_memory_limit: 16 << 20 }))
+    expect(mem.body.run).toMatchObject({ status: 'SG', message: 'Memory limit exceeded', signal: 'SIGKILL' })
+    expect(mem.body.run.memory).toBeLessThanOrEqual(16 << 20)
+    const cpu = await execute({ language: 'c', version: '*', files: [{ content: '#include <time.h>\nint main(void){ while ((double)clock() / CLOCKS_PER_SEC < 1) ; return 0; }' }], run_cpu_time: 100, run_timeout: 3000 })
+    expect(cpu.body.run).toMatchObject({ status: 'TO', message: 'Time limit exceeded' })
+    expect(cpu.body.run.cpu_time).toBeLessThan(250)
+  })
+
   test('a signal and a version range pick', async () => {
     const seg = await execute(py('import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'))
     expect(seg.body.run).toMatchObject({ status: 'SG', signal: 'SIGSEGV', message: 'Caught fatal signal 11', code: null })
@@ -308,6 +344,66 @@ describe('POST /api/v2/execute: fields', () => {
     expect(two.body).toMatchObject({ version: '2.7.18', run: { stdout: '(2, 7)\n' } })
     const alias = await execute({ language: 'python3.9', version: '3.9.x', files: [{ content: 'import sys; print(sys.version_info[:2])' }] })
     expect(alias.body.run.stdout).toBe('(3, 9)\n')
+  })
+})
+
+describe('compile limits: compile_cpu_time, compile_timeout and compile_memory_limit stop a heavy compile', () => {
+  // a distinct comment per request: a compile served from the compile cache would run nothing
+  const fresh = () => `// ${Math.random()}\n`
+  // constant evaluation of ~800 000 loop steps: about a second of g++ CPU
+  const constexprSpin = () =>
+    `${fresh()}constexpr long spin(long n) { long s = 0; for (long i = 0; i < n; i++) for (long j = 0; j < n; j++) s += (i ^ j) & 7; return s; }\n` +
+    'constexpr long V = spin(900);\n#include <cstdio>\nint main() { std::printf("%ld\\n", V); }\n'
+  const iostream = () => `${fresh()}#include <iostream>\nint main() { std::cout << "io" << std::endl; }\n`
+  const cpp = (content: string, limits: Record<string, number> = {}) => ({ language: 'c++', version: '*', files: [{ name: 'main.cpp', content }], ...limits })
+
+  test('the same sources compile without them (the controls)', async () => {
+    const spun = await execute(cpp(constexprSpin()))
+    expect(spun.body.compile).toMatchObject({ code: 0, status: null })
+    expect(spun.body.compile.cpu_time).toBeGreaterThan(300)
+    expect(spun.body.run.stdout).toBe('2834968\n')
+    const io = await execute(cpp(iostream()))
+    expect(io.body.compile).toMatchObject({ code: 0, status: null })
+    expect(io.body.compile.memory).toBeGreaterThan(24 << 20)
+    expect(io.body.run.stdout).toBe('io\n')
+  })
+
+  test('compile_cpu_time 200 and compile_timeout 300: the compile is stopped, TO, and run is a copy of compile (as Piston replies)', async () => {
+    const byCpu = await execute(cpp(constexprSpin(), { compile_cpu_time: 200 }))
+    expect(byCpu.status).toBe(200)
+    expect(byCpu.body.compile).toMatchObject({ status: 'TO', message: 'Time limit exceeded', signal: 'SIGKILL', code: null, stdout: '' })
+    expect(byCpu.body.compile.cpu_time).toBeLessThan(400)
+    expect(byCpu.body.run).toEqual(byCpu.body.compile)
+    const byTimeout = await execute(cpp(constexprSpin(), { compile_timeout: 300 }))
+    expect(byTimeout.body.compile).toMatchObject({ status: 'TO', signal: 'SIGKILL', code: null })
+    expect(byTimeout.body.compile.wall_time).toBeLessThan(1500)
+    expect(byTimeout.body.run).toEqual(byTimeout.body.compile)
+  })
+
+  test("compile_memory_limit 16 MiB (the floor): cc1plus is killed, SG 'Memory limit exceeded', g++'s own words in stderr", async () => {
+    const r = await execute(cpp(iostream(), { compile_memory_limit: 16 << 20 }))
+    expect(r.status).toBe(200)
+    expect(r.body.compile).toMatchObject({ status: 'SG', message: 'Memory limit exceeded', signal: 'SIGKILL', code: null })
+    expect(r.body.compile.stderr).toMatch(/Killed signal terminated program cc1plus/)
+    expect(r.body.compile.memory).toBeLessThanOrEqual(16 << 20)
+    expect(r.body.run).toEqual(r.body.compile)
+  })
+
+  test('through piston_rspy (set_compile_timeout, set_compile_memory_limit): what the client sees', async () => {
+    const [slow, big, ok] = await drive('rspy', {
+      base: `${base}/${secret}/api/v2`,
+      calls: [
+        { op: 'execute', language: 'c++', files: [{ name: 'main.cpp', content: constexprSpin() }], compile_timeout: 200 },
+        { op: 'execute', language: 'c++', files: [{ name: 'main.cpp', content: iostream() }], compile_memory_limit: 16 << 20 },
+        { op: 'execute', language: 'c++', files: [{ name: 'main.cpp', content: iostream() }], compile_timeout: 20000, compile_memory_limit: -1 },
+      ],
+    })
+    // the response is fine (is_ok is its HTTP status); the compile stage is not
+    expect(slow).toMatchObject({ status: 200, is_ok: true, compile: { signal: 'SIGKILL', code: null, ok: false } })
+    expect(slow.run).toEqual(slow.compile)
+    expect(big).toMatchObject({ status: 200, compile: { signal: 'SIGKILL', code: null } })
+    expect(big.compile.stderr).toMatch(/cc1plus/)
+    expect(ok).toMatchObject({ is_ok: true, compile: { code: 0 }, run: { stdout: 'io\n' } })
   })
 })
 
@@ -324,6 +420,13 @@ describe('POST /api/v2/execute: refusals with Piston’s texts, nothing stored',
     [{ language: 'python', version: '*', files: [{ content: 'x' }], run_timeout: 'slow' }, 'If specified, run_timeout must be a number'],
     [{ language: 'python', version: '*', files: [{ content: 'x' }], run_memory_limit: 1 << 30 }, 'run_memory_limit cannot exceed the configured limit of 268435456'],
     [{ language: 'python', version: '*', files: [{ content: 'x' }], compile_timeout: -3 }, 'compile_timeout must be non-negative'],
+    // under the server's floors, which the core would otherwise raise to without a word
+    [{ language: 'python', version: '*', files: [{ content: 'x' }], run_memory_limit: 1 << 20 }, 'run_memory_limit cannot be less than the configured minimum of 16777216'],
+    [{ language: 'c', version: '*', files: [{ content: 'int main(){}' }], compile_memory_limit: (16 << 20) - 1 }, 'compile_memory_limit cannot be less than the configured minimum of 16777216'],
+    [{ language: 'python', version: '*', files: [{ content: 'x' }], run_cpu_time: 50 }, 'run_cpu_time cannot be less than the configured minimum of 100'],
+    [{ language: 'c', version: '*', files: [{ content: 'int main(){}' }], compile_cpu_time: 99 }, 'compile_cpu_time cannot be less than the configured minimum of 100'],
+    [{ language: 'c', version: '*', files: [{ content: 'int main(){}' }], compile_timeout: 10 }, 'compile_timeout cannot be less than the configured minimum of 100'],
+    [{ language: 'python', version: '*', files: [{ content: 'x' }], run_timeout: 20 }, 'run_timeout cannot be less than the configured minimum of 50'],
     [{ language: 'python', version: '*', files: [{ name: '../evil.py', content: 'x' }] }, "files[0].name must be a plain file name (letters, digits and _+=@,.- and space; no '/', no '..', not starting with '.'; at most 255 characters)"],
     [{ language: 'python', version: '*', files: [{ content: 'x' }, { name: 'sub/dir.txt', content: 'x' }] }, "files[1].name must be a plain file name (letters, digits and _+=@,.- and space; no '/', no '..', not starting with '.'; at most 255 characters)"],
     [{ language: 'python', version: '*', files: [{ content: 'x', encoding: 'latin1' }] }, 'files[0].encoding must be one of utf8, base64, hex'],

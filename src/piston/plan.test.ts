@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { testConfig, thrownAppError } from '../testing/evaluation.ts'
 import { loadLanguages } from '../languages.ts'
-import { configuredLimits, planExecution, runWithArgs } from './plan.ts'
+import { normaliseJobSpec } from '../evaluation/job-spec.ts'
+import { configuredLimits, configuredMinima, planExecution, runWithArgs } from './plan.ts'
 import type { Runtime } from './runtimes.ts'
 import { parseExecuteRequest } from './schemas.ts'
 
@@ -52,7 +53,29 @@ describe('limits', () => {
     [{ run_timeout: -5 }, 'run_timeout must be non-negative'],
     // Piston's order: memory limits before timeouts, compile before run
     [{ run_timeout: -5, compile_memory_limit: -2 }, 'compile_memory_limit must be non-negative'],
+    // under the server's floors (which the core would raise to silently): refused in Piston's words
+    [{ run_memory_limit: (16 << 20) - 1 }, 'run_memory_limit cannot be less than the configured minimum of 16777216'],
+    [{ run_memory_limit: 1 }, 'run_memory_limit cannot be less than the configured minimum of 16777216'],
+    [{ compile_memory_limit: 1 << 20 }, 'compile_memory_limit cannot be less than the configured minimum of 16777216'],
+    [{ run_cpu_time: 99 }, 'run_cpu_time cannot be less than the configured minimum of 100'],
+    [{ compile_cpu_time: 50 }, 'compile_cpu_time cannot be less than the configured minimum of 100'],
+    [{ compile_timeout: 99 }, 'compile_timeout cannot be less than the configured minimum of 100'],
+    [{ run_timeout: 49 }, 'run_timeout cannot be less than the configured minimum of 50'],
   ])('%j → %s', (extra, message) => expect(refusal(extra)).toBe(message))
+
+  it('at the floors: taken as given, and the core keeps them as they are (no silent raise)', () => {
+    const p = plan({ run_memory_limit: 16 << 20, compile_memory_limit: 16 << 20, run_cpu_time: 100, compile_cpu_time: 100, run_timeout: 50 }, c)
+    expect(p).toMatchObject({ memoryLimit: 16384, compileMemoryKb: 16384, timeLimit: 0.1, compileTimeSec: 0.1, wallTimeSec: 0.05 })
+    // the floors are the core's own: one step under each is raised by the core, each floor is kept
+    const min = configuredMinima(config)
+    const kept = normaliseJobSpec(config, { wallTimeSec: min.run_timeout / 1000, compileTimeSec: min.compile_cpu_time / 1000, compileMemoryKb: min.compile_memory_limit / 1024 })
+    expect(kept).toEqual({ wallTimeSec: 0.05, compileTimeSec: 0.1, compileMemoryKb: 16384 })
+    const raised = normaliseJobSpec(config, { wallTimeSec: (min.run_timeout - 1) / 1000, compileTimeSec: (min.compile_cpu_time - 1) / 1000, compileMemoryKb: min.compile_memory_limit / 1024 - 1 })
+    expect(raised).toEqual(kept)
+    expect([min.run_cpu_time / 1000, min.run_memory_limit / 1024]).toEqual([config.limits.min_time_sec, config.limits.min_memory_kb])
+    // a server with other floors
+    expect(configuredMinima(testConfig({ limits: { min_time_sec: 0.25, min_memory_kb: 32768 } }))).toMatchObject({ run_cpu_time: 250, run_memory_limit: 32 << 20 })
+  })
 })
 
 describe('files', () => {

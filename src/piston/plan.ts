@@ -44,10 +44,30 @@ export function configuredLimits(config: Config, langs: Map<string, Language>, l
 }
 
 /**
- * Each given limit checked in Piston's order (memory_limit, timeout, cpu_time × compile, run):
- * -1 = the configured limit; over it or another negative value → Piston's 400 text.
+ * The smallest value of each constraint the core takes as it is, in Piston's units: below it the core
+ * would raise the limit without a word (limits.min_time_sec and limits.min_memory_kb for the run; the
+ * floors of evaluation/job-spec.ts normaliseJobSpec for the wall clock and the compile step), so it is
+ * refused here instead. Piston itself has no floor; this server's jail does.
  */
-export function resolveLimits(req: PistonExecuteRequest, max: Record<LimitName, number>): Partial<Record<LimitName, number>> {
+export function configuredMinima(config: Config): Record<LimitName, number> {
+  const l = config.limits
+  return {
+    compile_timeout: 100,
+    compile_cpu_time: 100,
+    compile_memory_limit: 16384 * 1024,
+    run_timeout: 50,
+    // whole milliseconds at or above the floor (0.1 s → 100)
+    run_cpu_time: Math.ceil(l.min_time_sec * 1000 - 1e-9),
+    run_memory_limit: l.min_memory_kb * 1024,
+  }
+}
+
+/**
+ * Each given limit checked in Piston's order (memory_limit, timeout, cpu_time × compile, run):
+ * -1 = the configured limit; over it or another negative value → Piston's 400 text; under the server's
+ * floor (which Piston does not have) → a 400 in the same words, never silently raised.
+ */
+export function resolveLimits(req: PistonExecuteRequest, max: Record<LimitName, number>, min: Record<LimitName, number>): Partial<Record<LimitName, number>> {
   const out: Partial<Record<LimitName, number>> = {}
   for (const constraint of ['memory_limit', 'timeout', 'cpu_time'] as const) {
     for (const type of ['compile', 'run'] as const) {
@@ -57,6 +77,7 @@ export function resolveLimits(req: PistonExecuteRequest, max: Record<LimitName, 
       if (value === -1) out[name] = max[name]
       else if (value > max[name]) throw new AppError('InvalidArgumentError', `${name} cannot exceed the configured limit of ${max[name]}`, { field: name })
       else if (value < 0) throw new AppError('InvalidArgumentError', `${name} must be non-negative`, { field: name })
+      else if (value < min[name]) throw new AppError('InvalidArgumentError', `${name} cannot be less than the configured minimum of ${min[name]}`, { field: name })
       else out[name] = value
     }
   }
@@ -100,7 +121,7 @@ export function planExecution(config: Config, langs: Map<string, Language>, rt: 
   // Piston: the code files are the utf8 ones; the first of them is the program, the others compile with it
   const code = files.filter((f) => f.encoding === 'utf8')
   if (!code.length) throw new AppError('InvalidArgumentError', 'files must include at least one utf8 encoded file', { field: 'files' })
-  const limits = resolveLimits(req, configuredLimits(config, langs, lang))
+  const limits = resolveLimits(req, configuredLimits(config, langs, lang), configuredMinima(config))
 
   const program = code[0]
   // the program keeps its own name where the manifest's argv names the source file, so the language

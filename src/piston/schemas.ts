@@ -8,7 +8,7 @@ import { isPlainName } from '../evaluation/job-spec.ts'
 /** Piston skips a limit that is falsy (`if (!constraint_value) continue`): 0, null, false, '' = not given. */
 const Limit = (unit: string) =>
   z.preprocess((v) => (v === 0 || v === null || v === false || v === '' ? undefined : v), z.number().finite().optional()).meta({
-    description: `${unit}; -1 = the server's maximum; absent or 0 = the default.`,
+    description: `${unit}; -1 = the server's maximum; absent or 0 = the default; below the server's smallest (docs/api/piston.md), refused.`,
   })
 
 /** A plain file name, the core's rule (jobs/job-files.ts): letters, digits, `_+=@,.- `, no '..', not hidden, at most 255. */
