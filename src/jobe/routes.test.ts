@@ -38,7 +38,8 @@ function setup(opts: { quota?: number; config?: Record<string, Record<string, un
     app.request(`${JOBE_PREFIX}/${path}`, { method, headers, ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
   const run = async (spec: Record<string, unknown>, headers?: Record<string, string>) => {
     const r = await req('POST', 'runs', { run_spec: spec }, headers)
-    return { status: r.status, body: await r.json() }
+    const retryAfter = r.headers.get('retry-after')
+    return { status: r.status, body: await r.json(), ...(retryAfter !== null && { retryAfter }) }
   }
   const put = (id: string, text: string, k = key) => req('PUT', `files/${id}`, { file_contents: Buffer.from(text).toString('base64') }, { 'X-API-KEY': k, 'Content-Type': 'application/json' })
   return { app, key, req, run, put }
@@ -271,7 +272,7 @@ describe('Jobe routes', () => {
     expect(deps.db.select().from(submissions).where(eq(submissions.source, 'second')).get()).toMatchObject({ state: 'completed', failure: expect.stringMatching(/withdrawn/) })
   })
 
-  test("a client whose queue is full (evaluation.max_queued_per_client) gets Jobe's overload, outcome 21, and nothing is stored", async () => {
+  test("a client whose queue is full (evaluation.max_queued_per_client) gets Jobe's overload, outcome 21, with Retry-After, and nothing is stored", async () => {
     const pool = createFakePool({ size: 1, behave })
     const { run } = setup({ pool, config: { pool: { size: 1 }, evaluation: { max_queued_per_client: 1 }, jobe: { wait_timeout_sec: 5 } } })
     pool.hold()
@@ -280,7 +281,8 @@ describe('Jobe routes', () => {
     const second = run(c('second', { input: '2' })) // queued: the client's one
     await until(() => deps.db.select().from(submissions).where(eq(submissions.source, 'second')).get() !== undefined)
     const third = await run(c('third'))
-    expect(third).toEqual({ status: 200, body: { run_id: null, outcome: 21, cmpinfo: '', stdout: '', stderr: '' } })
+    // Retry-After too: CodeRunner ignores it, but a client that honours it waits as the other APIs say
+    expect(third).toEqual({ status: 200, body: { run_id: null, outcome: 21, cmpinfo: '', stdout: '', stderr: '' }, retryAfter: '5' })
     expect(deps.db.select().from(submissions).where(eq(submissions.source, 'third')).get()).toBeUndefined()
     pool.release()
     expect((await first).body).toMatchObject({ outcome: 15 })

@@ -150,8 +150,9 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
       evaluated = await evaluateWithin(deps, client, submissionOf(deps, run, files), config.jobe.wait_timeout_sec * 1000)
     } catch (err) {
       // this client's queue is full (evaluation.max_queued_per_client): Jobe's own word for it is
-      // outcome 21, server overload, which CodeRunner shows as "try again later"
-      if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, CORS)
+      // outcome 21, server overload, which CodeRunner shows as "try again later" (a 429 would read to it
+      // as a broken server); Retry-After says when, as the other APIs' 429s do
+      if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
       throw err
     }
     return c.json(evaluated.withdrawn ? overloadResult() : jobeResult(evaluated.row), 200, CORS)
