@@ -29,7 +29,7 @@ afterAll(async () => {
 
 async function scenario(name: string, token = secret): Promise<any> {
   const r = await execa(VENV_PYTHON, [DRIVER, name], {
-    env: { ARBITER_JUDGE0: `${server.url}/judge0`, ARBITER_SECRET: token, ARBITER_CALLBACK: `${receiver.url}/sdk-cb`, JUDGE0_SUPPRESS_PREVIEW_WARNING: '1' },
+    env: { ARBITER_JUDGE0: `${server.url}/judge0`, ARBITER_SECRET: token, ARBITER_CALLBACK: `${receiver.url}/sdk-cb`, ARBITER_RECEIVER: receiver.url, JUDGE0_SUPPRESS_PREVIEW_WARNING: '1' },
     reject: false,
     timeout: 150_000,
   })
@@ -38,6 +38,15 @@ async function scenario(name: string, token = secret): Promise<any> {
 }
 
 const ACCEPTED = 3
+
+/** What a client's callback delivered to the receiver at path: one PUT, the submission's JSON. */
+async function calledBack(path: string): Promise<any> {
+  await waitUntil(() => receiver.received.some((x) => x.path === path), 30_000, `the callback at ${path}`)
+  const got = receiver.received.filter((x) => x.path === path)
+  expect(got).toHaveLength(1)
+  expect(got[0]!.method).toBe('PUT')
+  return JSON.parse(got[0]!.body)
+}
 
 describe('the official SDK (judge0 0.0.8)', () => {
   test('its client reads languages, config and about: Judge0 aliases resolve to offered ids', { timeout: 60_000 }, async () => {
@@ -101,6 +110,26 @@ describe('the official SDK (judge0 0.0.8)', () => {
     expect(await scenario('official_implicit_client')).toMatchObject({ stdout: 'implicit\n', status: ACCEPTED })
   })
 
+  test("its errors: a refused attribute is httpx's HTTPStatusError carrying Judge0's 422 body (the server's floors included)", { timeout: 60_000 }, async () => {
+    const r = await scenario('official_errors')
+    expect(r.memory_floor).toEqual({ status: 422, body: { memory_limit: ['must be greater than or equal to 16384'] } })
+    expect(r.cpu_floor).toEqual({ status: 422, body: { cpu_time_limit: ['must be greater than or equal to 0.1'] } })
+    expect(r.network).toEqual({ status: 422, body: { enable_network: ['enabling network is not allowed'] } })
+    expect(r.too_many_runs).toEqual({ status: 422, body: { number_of_runs: ['must be less than or equal to 20'] } })
+    // a batch with one refused item: the server answers as Judge0 (201, the error in its place); the SDK
+    // 0.0.8 itself then fails on the item without a token (its own limitation, the same against Judge0)
+    expect(r.batch).toMatchObject({ type: 'TypeError' })
+  })
+
+  test('callback_url from its Submission: one PUT with the submission, and its wait still sees it done', { timeout: 60_000 }, async () => {
+    const r = await scenario('official_callback')
+    expect(r).toMatchObject({ stdout: 'sdk called back\n', status: ACCEPTED })
+    const body = await calledBack('/official-cb')
+    expect(body.token).toBe(r.token)
+    expect(Buffer.from(body.stdout, 'base64').toString()).toBe('sdk called back\n')
+    expect(body.status).toEqual({ id: 3, description: 'Accepted' })
+  })
+
   test('a wrong token: the client refuses to start (its authentication error)', { timeout: 60_000 }, async () => {
     const r = await scenario('official_bad_token')
     expect(r.error).toMatch(/^Authentication failed/)
@@ -120,11 +149,12 @@ describe('judge0-client 0.4.0 (async)', () => {
     expect(r.workers[0]).toMatchObject({ queue: '1.13.1', paused: 0 })
   })
 
-  test('its errors: language 89, enable_network, a CPU limit out of range, an unknown token, a wrong token', { timeout: 60_000 }, async () => {
+  test('its errors: language 89, enable_network, a CPU limit out of range, a memory limit under the floor, an unknown token, a wrong token', { timeout: 60_000 }, async () => {
     const r = await scenario('client_errors')
     expect(r.multi_file).toMatch(/^HTTP 422: .*language with id 89 doesn't exist/)
     expect(r.network).toMatch(/^HTTP 422: .*enabling network is not allowed/)
     expect(r.cpu_limit).toMatch(/^HTTP 422: .*must be less than or equal to/)
+    expect(r.memory_floor).toMatch(/^HTTP 422: .*must be greater than or equal to 16384/)
     expect(r.unknown_token).toMatch(/^HTTP 404/)
     expect(r.bad_token).toMatch(/^HTTP 401/)
   })
@@ -140,6 +170,15 @@ describe('judge0-client 0.4.0 (async)', () => {
   })
 })
 
+describe('judge0-client 0.4.0: get_isolate() and get_license()', () => {
+  test("Judge0's /isolate and /license as text: what runs programs here (nsjail, no isolate) and whose software this is", { timeout: 60_000 }, async () => {
+    const r = await scenario('client_info')
+    expect(r.isolate).toMatch(/^Arbiter jail \(no isolate here\): programs run in nsjail/)
+    expect(r.license).toMatch(/^Arbiter: /)
+    expect(r.license).toMatch(/not Judge0/)
+  })
+})
+
 describe('judge0api 0.1.20', () => {
   test('authenticate, submit with wait, Wrong Answer, submit without wait and load', { timeout: 90_000 }, async () => {
     const r = await scenario('api_run')
@@ -151,5 +190,23 @@ describe('judge0api 0.1.20', () => {
 
   test('a wrong token: /authenticate answers 401', { timeout: 60_000 }, async () => {
     expect(await scenario('api_bad_token')).toEqual({ status: 401 })
+  })
+
+  test("its errors: requests' HTTPError with Judge0's 422 body (a floor, a ceiling, number_of_runs 0, an unknown language)", { timeout: 60_000 }, async () => {
+    const r = await scenario('api_errors')
+    expect(r.memory_floor).toEqual({ status: 422, body: { memory_limit: ['must be greater than or equal to 16384'] } })
+    expect(r.cpu_ceiling).toEqual({ status: 422, body: { cpu_time_limit: ['must be less than or equal to 5.0'] } })
+    expect(r.runs).toEqual({ status: 422, body: { number_of_runs: ['must be greater than 0'] } })
+    expect(r.language).toEqual({ status: 422, body: { language_id: ["language with id 99999 doesn't exist"] } })
+  })
+
+  test('callback_url: judge0api 0.1.20 keeps it on its object but never sends it (submit sends a fixed list of fields), so no PUT arrives', { timeout: 60_000 }, async () => {
+    const r = await scenario('api_callback')
+    expect(r).toMatchObject({ stdout: 'api called back\n', status: { id: 3 }, kept_locally: `${receiver.url}/api-cb` })
+    // the server got no callback_url: none stored, none sent (a callback would be out within this wait)
+    const shown: any = await (await fetch(`${server.url}/judge0/submissions/${r.token}?fields=callback_url`, { headers: { 'X-Auth-Token': secret } })).json()
+    expect(shown).toEqual({ callback_url: null })
+    await new Promise((res) => setTimeout(res, 1500))
+    expect(receiver.received.filter((x) => x.path === '/api-cb')).toEqual([])
   })
 })

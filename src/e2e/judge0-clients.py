@@ -2,7 +2,8 @@
 # running Arbiter, each exactly as its documentation shows, with nothing changed but the base URL and
 # the token. `python judge0-clients.py SCENARIO` prints one JSON object; judge0-clients.e2e.test.ts
 # starts the server, runs each scenario as a subprocess and checks what the clients saw.
-# Environment: ARBITER_JUDGE0 (base URL, …/judge0), ARBITER_SECRET, ARBITER_CALLBACK (a receiver URL).
+# Environment: ARBITER_JUDGE0 (base URL, …/judge0), ARBITER_SECRET, ARBITER_CALLBACK (a receiver URL),
+# ARBITER_RECEIVER (the receiver's base URL, for scenarios that name their own callback path).
 import asyncio
 import base64
 import json
@@ -11,6 +12,7 @@ import sys
 
 BASE = os.environ["ARBITER_JUDGE0"]
 SECRET = os.environ["ARBITER_SECRET"]
+RECEIVER = os.environ.get("ARBITER_RECEIVER", "")
 
 C_HELLO = """
 #include <stdio.h>
@@ -172,6 +174,43 @@ def official_bad_token():
     return {"error": None}
 
 
+def official_errors():
+    # a refused attribute reaches the SDK's caller as httpx's HTTPStatusError, the 422 body on its response
+    import httpx
+    import judge0
+
+    client = sdk_client()
+    out = {}
+    for name, kwargs in [
+        ("memory_floor", {"memory_limit": 8192}),
+        ("cpu_floor", {"cpu_time_limit": 0.05}),
+        ("network", {"enable_network": True}),
+        ("too_many_runs", {"number_of_runs": 21}),
+    ]:
+        try:
+            judge0.run(client=client, source_code="print(1)", language=judge0.PYTHON, **kwargs)
+            out[name] = None
+        except httpx.HTTPStatusError as e:
+            out[name] = {"status": e.response.status_code, "body": e.response.json()}
+    # a batch with one refused submission: the SDK's own check of each reply
+    try:
+        judge0.run(client=client, submissions=[judge0.Submission(source_code="print(2)", language=judge0.PYTHON), judge0.Submission(source_code="print(3)", language=judge0.PYTHON, memory_limit=100)])
+        out["batch"] = None
+    except Exception as e:  # whatever the SDK raises for it
+        out["batch"] = {"type": type(e).__name__, "message": str(e)[:300]}
+    return out
+
+
+def official_callback():
+    # the SDK's Submission.callback_url: async_run, then its documented wait
+    import judge0
+
+    client = sdk_client()
+    created = judge0.async_run(client=client, source_code="print('sdk called back')", language=judge0.PYTHON, callback_url=f"{RECEIVER}/official-cb")
+    done = judge0.wait(client=client, submissions=created)
+    return sub(done)
+
+
 # ── judge0-client (async) ─────────────────────────────────────────────────────────────────────────
 
 
@@ -221,6 +260,7 @@ async def _client_errors():
             ("multi_file", MultiFileSubmission(additional_files={"run": "python main.py\n", "main.py": "print(1)\n"})),
             ("network", SingleFileSubmission(language_id=71, source_code="print(1)", enable_network=True)),
             ("cpu_limit", SingleFileSubmission(language_id=71, source_code="print(1)", cpu_time_limit=1000)),
+            ("memory_floor", SingleFileSubmission(language_id=71, source_code="print(1)", memory_limit=8192)),
         ]:
             try:
                 await client.create_submission(req)
@@ -258,6 +298,18 @@ def client_callback():
     return asyncio.run(_client_callback())
 
 
+async def _client_info():
+    # its documented get_isolate() and get_license(): Judge0's /isolate and /license, text
+    from judge0_client import Judge0Client
+
+    async with Judge0Client(base_url=BASE, auth_token=SECRET) as client:
+        return {"isolate": await client.get_isolate(), "license": await client.get_license()}
+
+
+def client_info():
+    return asyncio.run(_client_info())
+
+
 # ── judge0api ─────────────────────────────────────────────────────────────────────────────────────
 
 
@@ -283,6 +335,37 @@ def api_run():
     return out
 
 
+def api_errors():
+    # a refused attribute: requests' HTTPError from its raise_for_status, Judge0's 422 body on the response
+    import judge0api as api
+    import requests
+
+    client = api.Client(BASE, auth_token=SECRET)
+    out = {}
+    for name, kwargs in [("memory_floor", {"memory_limit": 8192}), ("cpu_ceiling", {"cpu_time_limit": 1000}), ("runs", {"number_of_runs": 0})]:
+        try:
+            api.submission.submit(client, b"print(1)", 71, **kwargs)
+            out[name] = None
+        except requests.HTTPError as e:
+            out[name] = {"status": e.response.status_code, "body": e.response.json()}
+    try:
+        api.submission.submit(client, b"print(1)", 99999)
+        out["language"] = None
+    except requests.HTTPError as e:
+        out["language"] = {"status": e.response.status_code, "body": e.response.json()}
+    return out
+
+
+def api_callback():
+    # submit's **kwargs are "any other extra arguments to be sent to the judge", but it sends only its
+    # fixed list of fields: callback_url never leaves the client
+    import judge0api as api
+
+    client = api.Client(BASE, auth_token=SECRET)
+    s = api.submission.submit(client, b"print('api called back')", 71, callback_url=f"{RECEIVER}/api-cb")
+    return {"token": s.token, "stdout": s["stdout"], "status": s.status, "kept_locally": getattr(s, "callback_url", None)}
+
+
 def api_bad_token():
     import judge0api as api
     import requests
@@ -294,7 +377,15 @@ def api_bad_token():
     return {"status": None}
 
 
-SCENARIOS = {f.__name__: f for f in [official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token, client_run, client_errors, client_callback, api_run, api_bad_token]}
+SCENARIOS = {
+    f.__name__: f
+    for f in [
+        official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token,
+        official_errors, official_callback,
+        client_run, client_errors, client_callback, client_info,
+        api_run, api_bad_token, api_errors, api_callback,
+    ]
+}
 
 if __name__ == "__main__":
     print(json.dumps(SCENARIOS[sys.argv[1]](), default=str))

@@ -160,6 +160,45 @@ describe('limits Judge0 applies beyond CPU and memory', () => {
     expect(thrice.ms - once.ms).toBeGreaterThan(2 * 290)
   })
 
+  test('wall_time_limit stops a program that sleeps: status 5 on the wall clock, at the limit, little CPU', { timeout: 60_000 }, async () => {
+    const t = Date.now()
+    const slept = await run({ language_id: 71, source_code: 'import time\nprint("start", flush=True)\ntime.sleep(10)\nprint("never")', wall_time_limit: 1.5 })
+    const took = Date.now() - t
+    expect(slept).toMatchObject({ status: { id: 5, description: 'Time Limit Exceeded' }, message: 'Time limit exceeded (wall clock)', wall_time_limit: '1.5', stdout: 'start\n' })
+    expect(Number(slept.wall_time)).toBeGreaterThanOrEqual(1.4)
+    expect(Number(slept.wall_time)).toBeLessThan(2.5)
+    expect(Number(slept.time)).toBeLessThan(0.5)
+    expect(took).toBeLessThan(8000)
+    // the same program within a larger wall limit is not stopped early
+    const waited = await run({ language_id: 71, source_code: 'import time\ntime.sleep(1)\nprint("woke")', wall_time_limit: 4 })
+    expect(waited).toMatchObject({ status: { id: 3 }, stdout: 'woke\n' })
+  })
+
+  // forks (or starts threads) until the kernel refuses, each child or thread held alive; prints how many it got
+  const forkCount =
+    '#include <stdio.h>\n#include <signal.h>\n#include <unistd.h>\n' +
+    'int main(void) { int n = 0; pid_t kids[1000]; for (; n < 1000; n++) { pid_t p = fork(); if (p < 0) break; if (p == 0) { pause(); _exit(0); } kids[n] = p; }\n' +
+    '  printf("%d\\n", n); fflush(stdout); for (int i = 0; i < n; i++) kill(kids[i], SIGKILL); return 0; }\n'
+  const threadCount =
+    '#include <stdio.h>\n#include <pthread.h>\n#include <unistd.h>\nstatic void *hold(void *a) { (void)a; pause(); return 0; }\n' +
+    'int main(void) { int n = 0; pthread_attr_t at; pthread_attr_init(&at); pthread_attr_setstacksize(&at, 65536); for (; n < 1000; n++) { pthread_t t; if (pthread_create(&t, &at, hold, 0) != 0) break; } printf("%d\\n", n); fflush(stdout); _exit(0); }\n'
+
+  test('max_processes_and_or_threads bounds a fork bomb and a thread bomb: the kernel refuses past it', { timeout: 90_000 }, async () => {
+    const forks = async (limit: number) => await run({ language_id: 50, source_code: forkCount, max_processes_and_or_threads: limit })
+    const threads = async (limit: number) => await run({ language_id: 50, source_code: threadCount, max_processes_and_or_threads: limit })
+    const [f5, f40, t5, t40] = [await forks(5), await forks(40), await threads(5), await threads(40)]
+    for (const r of [f5, f40, t5, t40]) expect(r.status.id, JSON.stringify(r)).toBe(3)
+    // the program and the jail's init count too: a few fewer than the limit, and the limit is what moves the bound
+    for (const [r, limit] of [[f5, 5], [f40, 40], [t5, 5], [t40, 40]] as const) {
+      expect(Number(r.stdout), `${limit}: ${r.stdout}`).toBeLessThanOrEqual(limit - 1)
+      expect(Number(r.stdout), `${limit}: ${r.stdout}`).toBeGreaterThanOrEqual(limit - 3)
+    }
+    // a bomb that never stops forking: bounded, ended by its time limit, and the next run is unaffected
+    const bomb = await run({ language_id: 50, source_code: '#include <unistd.h>\nint main(void) { for (;;) fork(); }\n', max_processes_and_or_threads: 8, cpu_time_limit: 1, wall_time_limit: 2 })
+    expect(bomb.status.id).toBe(5)
+    expect(await run({ language_id: 71, source_code: 'print("after")' })).toMatchObject({ status: { id: 3 }, stdout: 'after\n' })
+  })
+
   test('wait=true past judge0.wait_max_sec: 201 with the token and status (Processing), and it finishes as usual', { timeout: 120_000 }, async () => {
     const capped = await startServer({ configToml: '[judge0]\nwait_max_sec = 1\n' })
     try {
@@ -193,7 +232,8 @@ describe('refusals and auth', () => {
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
       wall_time_limit: [expect.stringMatching(/^must be less than or equal to /)],
-      memory_limit: ['must be greater than or equal to 2048'],
+      // Judge0's 2048, raised to the server's limits.min_memory_kb (16384 by default)
+      memory_limit: ['must be greater than or equal to 16384'],
       enable_network: ['enabling network is not allowed'],
     })
     expect((await call('POST', '/submissions', { source_code: 'x', language_id: 89 })).body).toEqual({ language_id: ["language with id 89 doesn't exist"] })
@@ -214,6 +254,24 @@ describe('refusals and auth', () => {
     expect([batch.status, batch.body]).toEqual([422, [{ source_code: ["can't be blank"] }]])
   })
 
+  test("under the server's floors (limits.min_memory_kb, min_time_sec): 422, never raised; at them, run as given", { timeout: 60_000 }, async () => {
+    const stored = () => server.query<{ n: number }>("select count(*) n from submissions where api = 'judge0'")[0]!.n
+    const before = stored()
+    // between Judge0's 2048 and the server's 16384: Judge0 would take it, the core would raise it
+    const low = await call('POST', '/submissions', { source_code: 'print(1)', language_id: 71, memory_limit: 8192, cpu_time_limit: 0.05 })
+    expect([low.status, low.body]).toEqual([422, { cpu_time_limit: ['must be greater than or equal to 0.1'], memory_limit: ['must be greater than or equal to 16384'] }])
+    const batch = await call('POST', '/submissions/batch', { submissions: [{ source_code: 'print(1)', language_id: 71, memory_limit: 16383 }] })
+    expect([batch.status, batch.body]).toEqual([422, [{ memory_limit: ['must be greater than or equal to 16384'] }]])
+    expect(stored()).toBe(before)
+    // at the floors: what was asked is what runs and what is shown
+    const at = await run({ source_code: 'print("floor")', language_id: 71, memory_limit: 16384, cpu_time_limit: 0.1, wall_time_limit: 2 })
+    expect(at).toMatchObject({ memory_limit: 16384, cpu_time_limit: '0.1' })
+    expect([3, 5, 12]).toContain(at.status.id)
+    expect(server.query('select memory_limit_kb m, time_limit_sec t from submissions where he_id = ?', at.token)[0]).toEqual({ m: 16384, t: 0.1 })
+    // 0 stays Judge0's "no CPU limit" (the largest allowed)
+    expect((await run({ source_code: 'print("zero")', language_id: 71, cpu_time_limit: 0 })).stdout).toBe('zero\n')
+  })
+
   test('401 without or with a wrong X-Auth-Token; another client\'s token is 404', { timeout: 60_000 }, async () => {
     expect((await call('GET', '/languages', undefined, '')).status).toBe(401)
     expect((await call('GET', '/languages', undefined, 'wrong')).status).toBe(401)
@@ -223,6 +281,70 @@ describe('refusals and auth', () => {
     await finished(body.token)
     expect((await call('GET', `/submissions/${body.token}`, undefined, other)).status).toBe(404)
     expect((await call('GET', `/submissions/batch?tokens=${body.token}`, undefined, other)).body).toEqual({ submissions: [null] })
+  })
+})
+
+describe('the token as a query parameter, /authorize, and the information routes', () => {
+  const raw = (method: string, path: string, headers: Record<string, string> = {}) => fetch(`${server.url}/judge0${path}`, { method, headers })
+
+  test('?X-Auth-Token= works where the header does (GET and POST); a wrong one is 401; the header is read first, as Judge0 reads it', { timeout: 60_000 }, async () => {
+    const q = `X-Auth-Token=${encodeURIComponent(secret)}`
+    expect((await raw('GET', `/languages?${q}`)).status).toBe(200)
+    expect((await raw('POST', `/authenticate?${q}`)).status).toBe(200)
+    const created = await fetch(`${server.url}/judge0/submissions?wait=true&${q}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ language_id: 71, source_code: 'print("by query")' }) })
+    expect(created.status).toBe(201)
+    const body: any = await created.json()
+    expect(body.stdout).toBe('by query\n')
+    expect(((await (await raw('GET', `/submissions/${body.token}?${q}`)).json()) as any).stdout).toBe('by query\n')
+    for (const r of [await raw('GET', '/languages?X-Auth-Token=wrong'), await raw('POST', '/authenticate?X-Auth-Token=wrong')]) {
+      expect(r.status).toBe(401)
+      expect(await r.text()).toBe('')
+    }
+    // Judge0: request.headers[name] || params[name]
+    expect((await raw('GET', `/languages?${q}`, { 'X-Auth-Token': 'wrong' })).status).toBe(401)
+    expect((await raw('GET', '/languages?X-Auth-Token=wrong', { 'X-Auth-Token': secret })).status).toBe(200)
+  })
+
+  test('/authorize: 403 (no administrator token here) after a valid token, header or query; 401 before', { timeout: 60_000 }, async () => {
+    for (const r of [await raw('POST', '/authorize', { 'X-Auth-Token': secret }), await raw('POST', `/authorize?X-Auth-Token=${encodeURIComponent(secret)}`), await raw('POST', '/authorize', { 'X-Auth-Token': secret, 'X-Auth-User': 'admin' })]) {
+      expect(r.status).toBe(403)
+      expect(await r.text()).toBe('')
+    }
+    expect((await raw('POST', '/authorize')).status).toBe(401)
+    expect((await raw('POST', '/authorize', { 'X-Auth-Token': 'wrong' })).status).toBe(401)
+  })
+
+  test('/languages/all: every offered language with is_archived false, the same ids as /languages', async () => {
+    const all = await call('GET', '/languages/all')
+    const listed = await call('GET', '/languages')
+    expect(all.status).toBe(200)
+    expect(all.body.map((l: any) => Object.keys(l))).toEqual(all.body.map(() => ['id', 'name', 'is_archived']))
+    expect(all.body.every((l: any) => l.is_archived === false)).toBe(true)
+    expect(all.body.map((l: any) => ({ id: l.id, name: l.name }))).toEqual(listed.body)
+    expect(all.body.map((l: any) => l.id)).toEqual(expect.arrayContaining([50, 54, 62, 63, 71]))
+    expect((await call('GET', '/languages/all', undefined, 'wrong')).status).toBe(401)
+  })
+
+  test("/system_info: this host's processors and memory in Judge0's shape", async () => {
+    const { cpus, arch } = await import('node:os')
+    const r = await call('GET', '/system_info')
+    expect(r.status).toBe(200)
+    expect(Object.keys(r.body)).toEqual(['Architecture', 'CPU(s)', 'Model name', 'Mem', 'Mem free'])
+    expect(r.body['CPU(s)']).toBe(String(cpus().length))
+    expect(r.body.Architecture).toBe(arch() === 'x64' ? 'x86_64' : arch())
+    expect(r.body.Mem).toMatch(/^\d+\.\dGi$/)
+    expect((await call('GET', '/system_info', undefined, '')).status).toBe(401)
+  })
+
+  test("/isolate and /license: text, as Judge0 serves them, saying what runs programs here and whose software this is", async () => {
+    for (const path of ['/isolate', '/license']) {
+      const r = await raw('GET', path, { 'X-Auth-Token': secret })
+      expect(r.status, path).toBe(200)
+      expect(r.headers.get('content-type')).toMatch(/^text\/plain/)
+      const text = await r.text()
+      expect(text, path).toMatch(path === '/isolate' ? /nsjail/ : /^Arbiter/)
+      expect((await raw('GET', path)).status).toBe(401)
+    }
   })
 })
 

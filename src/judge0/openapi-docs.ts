@@ -17,11 +17,13 @@ const doc = (summary: string, responses: RouteDoc['responses'], extra: Partial<R
 const query = (shape: Record<string, z.ZodType>) => z.object(shape)
 const base64Param = z.enum(['true', 'false']).optional().meta({ description: 'true: text attributes are Base64 (Ruby encode64 line breaks in replies).' })
 const fieldsParam = z.string().optional().meta({ description: 'Comma-separated attributes, or * for all 35; default: token, time, memory, stdout, stderr, compile_output, message, status.' })
-// documentation only: the ranges shown are Judge0's defaults; GET /config_info gives this server's
+// documentation only: the ranges shown are Judge0's defaults within Arbiter's default floors; GET /config_info gives this server's maxima
 const RequestDoc = submissionRequest({
+  minCpuTimeLimit: 0.1,
   maxCpuTimeLimit: 15,
   maxCpuExtraTime: 5,
   maxWallTimeLimit: 20,
+  minMemoryLimit: 16384,
   maxMemoryLimit: 512000,
   maxStackLimit: 128000,
   maxMaxProcessesAndOrThreads: 120,
@@ -87,6 +89,8 @@ export const judge0Docs = {
   statuses: doc('Statuses 1–14.', { 200: { description: '[{id, description}]', content: json(z.array(Judge0StatusReply)) } }),
   about: doc('Version (1.13.1: the API served) and where to read more.', { 200: { description: '{version, homepage, source_code, maintainer}' } }),
   version: doc('The version, as text.', { 200: { description: '1.13.1' } }),
+  isolate: doc("Judge0's `isolate --version` text: here, what programs run in instead (nsjail; there is no isolate).", { 200: { description: 'text/plain' } }),
+  license: doc("Judge0's license text: here, a short statement of whose software this server is (not Judge0's; its GPL does not apply).", { 200: { description: 'text/plain' } }),
   configInfo: doc('The defaults and maxima requests are checked against (Judge0 names).', { 200: { description: 'Judge0 configuration attributes.' } }),
   systemInfo: doc("This host's processors and memory, in Judge0's lscpu/free shape.", { 200: { description: 'name → value' } }),
   workers: doc('The queue: waiting submissions and the pool\'s slots.', { 200: { description: '[{queue, size, available, idle, working, paused, failed}]' } }),

@@ -4,7 +4,9 @@ import { addClient, createTestDeps, json, testConfig, until, type TestDeps } fro
 
 import type { OutboxRow } from '../jobs/outbox.ts'
 import { createFakePool, okRun } from '../testing/fake-pool.ts'
+import { submissions } from '../storage/schema.ts'
 import { decode64 } from './replies.ts'
+import { ISOLATE_TEXT, LICENSE_TEXT } from './routes.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -299,10 +301,35 @@ describe('Judge0 information routes', () => {
     expect((await get(app, '/nothing-here', secret)).status).toBe(404)
   })
 
+  test('/isolate and /license answer text as Judge0 does, saying what this server is (not isolate, not Judge0\'s GPL)', async () => {
+    const { app, secret } = setup()
+    for (const [path, text] of [['/isolate', ISOLATE_TEXT], ['/license', LICENSE_TEXT]] as const) {
+      const r = await get(app, path, secret)
+      expect(r.status, path).toBe(200)
+      expect(r.headers.get('content-type')).toMatch(/^text\/plain/)
+      expect(await r.text()).toBe(text)
+      expect((await app.request(`/judge0${path}`)).status).toBe(401)
+    }
+    expect(ISOLATE_TEXT).toMatch(/nsjail/)
+    expect(LICENSE_TEXT).toMatch(/^Arbiter/)
+    expect(LICENSE_TEXT).not.toMatch(/GNU GENERAL PUBLIC LICENSE/)
+  })
+
+  test('a memory_limit or cpu_time_limit under the server\'s floor is a 422, nothing stored', async () => {
+    const { app, secret } = setup({ config: testConfig({ limits: { min_memory_kb: 32768, min_time_sec: 0.25 } }) })
+    const r = await post(app, '/submissions', secret, { source_code: 'print(1)', language_id: 71, memory_limit: 20000, cpu_time_limit: 0.2 })
+    expect(r.status).toBe(422)
+    expect(await json(r)).toEqual({ cpu_time_limit: ['must be greater than or equal to 0.25'], memory_limit: ['must be greater than or equal to 32768'] })
+    expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+    const ok = await post(app, '/submissions?wait=true&fields=memory_limit,cpu_time_limit', secret, { source_code: 'print(1)', language_id: 71, memory_limit: 32768, cpu_time_limit: 0.25 })
+    expect([ok.status, await json(ok)]).toEqual([201, { cpu_time_limit: '0.25', memory_limit: 32768 }])
+    expect(deps.db.select().from(submissions).get()).toMatchObject({ memoryLimitKb: 32768, timeLimitSec: 0.25 })
+  })
+
   test('/openapi.json lists the Judge0 routes', async () => {
     const { app } = setup()
     const doc = await json(await app.request('/openapi.json'))
-    for (const p of ['/judge0/submissions', '/judge0/submissions/{token}', '/judge0/submissions/batch', '/judge0/languages', '/judge0/languages/{id}', '/judge0/statuses', '/judge0/about', '/judge0/config_info', '/judge0/workers', '/judge0/system_info', '/judge0/authenticate', '/judge0/authorize'])
+    for (const p of ['/judge0/submissions', '/judge0/submissions/{token}', '/judge0/submissions/batch', '/judge0/languages', '/judge0/languages/{id}', '/judge0/statuses', '/judge0/about', '/judge0/config_info', '/judge0/workers', '/judge0/system_info', '/judge0/authenticate', '/judge0/authorize', '/judge0/isolate', '/judge0/license'])
       expect(Object.keys(doc.paths)).toContain(p)
   })
 })

@@ -21,6 +21,27 @@ import { checkSubmission, defaultsFor } from './validate.ts'
 export const JUDGE0_VERSION = '1.13.1'
 export const MAX_BATCH = 20
 
+/**
+ * GET /isolate: Judge0 answers `isolate --version` as text. Programs here never run in isolate, so the
+ * text says what they run in instead (a client that shows it tells the truth).
+ */
+export const ISOLATE_TEXT = [
+  'Arbiter jail (no isolate here): programs run in nsjail under a privilege-separated supervisor',
+  'Sandbox: Linux namespaces, cgroup limits (memory, pids), CPU and wall time kept by the supervisor, a seccomp allow-list, no network',
+  'Limits: per program (enable_per_process_and_thread_* are refused); GET /config_info shows the ranges',
+  '',
+].join('\n')
+
+/** GET /license: Judge0 answers its own license as text. This server is not Judge0, so it says whose it is. */
+export const LICENSE_TEXT = [
+  'Arbiter: a self-hosted code evaluation appliance serving the Judge0 CE 1.13.1 API under /judge0.',
+  '',
+  "Arbiter is its own software, not Judge0: it contains none of Judge0's code, so Judge0's license",
+  '(GNU GPL v3, which covers Judge0 itself) does not apply to this server. Arbiter is not published',
+  "under an open-source license; for its terms, ask the operator of this server.",
+  '',
+].join('\n')
+
 function auth(deps: Pick<Deps, 'db'>): MiddlewareHandler {
   return async (c, next) => {
     const secret = (c.req.header('x-auth-token') ?? c.req.query('X-Auth-Token') ?? '').trim()
@@ -157,6 +178,11 @@ export function judge0Routes(deps: Deps): Hono {
   }))
   // GET /judge0/version
   app.get('/version', documented(judge0Docs.version, (c) => c.text(JUDGE0_VERSION)))
+
+  // GET /judge0/isolate
+  app.get('/isolate', documented(judge0Docs.isolate, (c) => c.text(ISOLATE_TEXT)))
+  // GET /judge0/license
+  app.get('/license', documented(judge0Docs.license, (c) => c.text(LICENSE_TEXT)))
 
   // GET /judge0/config_info
   app.get('/config_info', documented(judge0Docs.configInfo, (c) => c.json(configInfo(deps))))

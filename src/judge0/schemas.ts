@@ -7,9 +7,13 @@ import { z } from 'zod'
 
 /** The ranges a request is checked against (GET /config_info shows the same values). */
 export interface Judge0Ranges {
+  /** The smallest cpu_time_limit other than 0 (0 is Judge0's "no CPU limit": the largest allowed). */
+  minCpuTimeLimit: number
   maxCpuTimeLimit: number
   maxCpuExtraTime: number
   maxWallTimeLimit: number
+  /** Judge0's 2048, or the server's limits.min_memory_kb when larger: below it the core would raise the limit. */
+  minMemoryLimit: number
   maxMemoryLimit: number
   maxStackLimit: number
   maxMaxProcessesAndOrThreads: number
@@ -31,19 +35,21 @@ function numberLike(v: unknown): unknown {
 interface Bound {
   gt?: number
   gte?: number
+  /** 0 is accepted besides [gte, lte] (cpu_time_limit's "no limit"). */
+  zero?: boolean
   lte: number
   float: boolean
 }
 
 /** Rails' numericality messages: the first failing check's, one per field. */
-const numeric = ({ gt, gte, lte, float }: Bound) =>
+const numeric = ({ gt, gte, zero, lte, float }: Bound) =>
   z.preprocess(
     (v) => (blank(v) ? undefined : numberLike(v)),
     z
       .number({ error: 'is not a number' })
       .refine((n) => Number.isFinite(n), 'is not a number')
       .refine((n) => gt === undefined || n > gt, `must be greater than ${rubyNumber(gt ?? 0, float)}`)
-      .refine((n) => gte === undefined || n >= gte, `must be greater than or equal to ${rubyNumber(gte ?? 0, float)}`)
+      .refine((n) => gte === undefined || n >= gte || (zero === true && n === 0), `must be greater than or equal to ${rubyNumber(gte ?? 0, float)}`)
       .refine((n) => n <= lte, `must be less than or equal to ${rubyNumber(lte, float)}`)
       .optional()
   )
@@ -95,10 +101,14 @@ function buildRequest(r: Judge0Ranges) {
       command_line_arguments: limitedText(512).meta({ description: "The program's arguments, split into argv items the same way." }),
       stdin: Text.meta({ description: 'Input for the program (Base64 when base64_encoded=true).' }),
       expected_output: Text.meta({ description: 'Compared with stdout, trailing whitespace of each line and trailing blank lines ignored: 3 Accepted or 4 Wrong Answer.' }),
-      cpu_time_limit: numeric({ gte: 0, lte: r.maxCpuTimeLimit, float: true }).meta({ description: 'CPU seconds.' }),
+      // a value the core would raise to its limits.min_time_sec is refused instead (0 stays Judge0's "no limit")
+      cpu_time_limit: numeric({ gte: Math.max(0, r.minCpuTimeLimit), zero: true, lte: r.maxCpuTimeLimit, float: true }).meta({
+        description: 'CPU seconds: 0 (the largest allowed) or from the server\'s smallest (GET /config_info shows the largest).',
+      }),
       cpu_extra_time: numeric({ gte: 0, lte: r.maxCpuExtraTime, float: true }).meta({ description: 'Seconds a program past its CPU limit may run on before it is stopped; it is judged Time Limit Exceeded all the same, and its real time is reported.' }),
       wall_time_limit: numeric({ gte: 1, lte: r.maxWallTimeLimit, float: true }).meta({ description: 'Wall-clock seconds.' }),
-      memory_limit: numeric({ gte: 2048, lte: r.maxMemoryLimit, float: false }).meta({ description: 'KB.' }),
+      // Judge0's 2048, or the server's limits.min_memory_kb when larger: refused below it, never raised
+      memory_limit: numeric({ gte: Math.max(2048, r.minMemoryLimit), lte: r.maxMemoryLimit, float: false }).meta({ description: "KB, from the larger of 2048 and the server's limits.min_memory_kb." }),
       stack_limit: numeric({ gte: 0, lte: r.maxStackLimit, float: false }).meta({ description: 'KB: the stack limit (whole MB, rounded up); 0 = as large as memory_limit.' }),
       max_processes_and_or_threads: numeric({ gt: 0, lte: r.maxMaxProcessesAndOrThreads, float: false }).meta({ description: 'Processes and threads alive at once.' }),
       enable_per_process_and_thread_time_limit: Bool.meta({ description: 'Only false: limits apply to the whole program.' }),

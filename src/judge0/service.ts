@@ -18,16 +18,21 @@ import type { CheckContext, Judge0Input } from './validate.ts'
 export const JUDGE0 = 'judge0'
 
 /**
- * Judge0 CE's default maxima (judge0.conf), each lowered to the admin's cap where that is lower: a
- * request past them is refused (422) as Judge0 refuses it, never silently clamped.
+ * Judge0 CE's default maxima (judge0.conf), each lowered to the admin's cap where that is lower, and its
+ * minima, each raised to the admin's floor where that is higher: a request outside them is refused (422)
+ * as Judge0 refuses it, never silently clamped or raised.
  */
 export function judge0Ranges(config: Config): Judge0Ranges {
   const l = config.limits
   return {
+    // Judge0's smallest is 0; the core raises anything under limits.min_time_sec, so that is refused instead
+    minCpuTimeLimit: l.min_time_sec,
     maxCpuTimeLimit: Math.min(15, l.max_time_sec),
     // the core grants at most limits.max_time_sec of extra CPU time
     maxCpuExtraTime: Math.min(5, l.max_time_sec),
     maxWallTimeLimit: Math.min(20, l.max_time_sec * 2 + l.wall_extra_sec),
+    // Judge0's smallest is 2048; the core raises anything under limits.min_memory_kb
+    minMemoryLimit: Math.max(2048, l.min_memory_kb),
     maxMemoryLimit: Math.min(512000, l.max_memory_kb),
     maxStackLimit: 128000,
     maxMaxProcessesAndOrThreads: Math.min(120, l.processes),

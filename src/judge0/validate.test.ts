@@ -2,6 +2,8 @@ import { deflateRawSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import type { Language } from '../languages.ts'
 import { entryById } from './languages.ts'
+import { testConfig } from '../testing/evaluation.ts'
+import { judge0Ranges } from './service.ts'
 import { checkSubmission, type CheckContext } from './validate.ts'
 
 const lang = (code: string, over: Partial<Language> = {}): Language => ({
@@ -30,9 +32,11 @@ const langs: Record<number, Language> = {
 }
 const ctx: CheckContext = {
   ranges: {
+    minCpuTimeLimit: 0.1,
     maxCpuTimeLimit: 15,
     maxCpuExtraTime: 5,
     maxWallTimeLimit: 20,
+    minMemoryLimit: 2048,
     maxMemoryLimit: 512000,
     maxStackLimit: 128000,
     maxMaxProcessesAndOrThreads: 120,
@@ -120,6 +124,33 @@ describe('checkSubmission', () => {
       compiler_options: ['is too long (maximum is 512 characters)'],
       language_id: ["language with id 150000 doesn't exist"],
     })
+  })
+
+  it("refuses a memory_limit or cpu_time_limit under the server's floor (which the core would raise), never raises it", async () => {
+    // limits.min_memory_kb 16384 and min_time_sec 0.1 (the defaults), through the ranges built from a config
+    const floors = { ...ctx, ranges: judge0Ranges(testConfig()) }
+    expect(floors.ranges).toMatchObject({ minMemoryLimit: 16384, minCpuTimeLimit: 0.1 })
+    const low = await checkSubmission({ source_code: 'x', language_id: 71, memory_limit: 16383, cpu_time_limit: 0.05 }, false, floors)
+    if (low.ok) throw new Error('taken')
+    expect(low.errors).toEqual({ cpu_time_limit: ['must be greater than or equal to 0.1'], memory_limit: ['must be greater than or equal to 16384'] })
+    // Judge0's own floor still answers below 2048
+    const tiny = await checkSubmission({ source_code: 'x', language_id: 71, memory_limit: 100 }, false, floors)
+    expect(tiny.ok ? null : tiny.errors).toEqual({ memory_limit: ['must be greater than or equal to 16384'] })
+    // at the floors: taken as given; 0 stays Judge0's "no CPU limit"
+    const at = await checkSubmission({ source_code: 'x', language_id: 71, memory_limit: '16384', cpu_time_limit: '0.1' }, false, floors)
+    if (!at.ok) throw new Error(JSON.stringify(at.errors))
+    expect([at.input.memoryLimit, at.input.cpuTimeLimit]).toEqual([16384, 0.1])
+    const zero = await checkSubmission({ source_code: 'x', language_id: 71, cpu_time_limit: 0 }, false, floors)
+    expect(zero.ok && zero.input.cpuTimeLimit).toBe(0)
+    // a server whose floor is under Judge0's: Judge0's 2048 applies
+    const loose = judge0Ranges(testConfig({ limits: { min_memory_kb: 1024, min_time_sec: 0.01 } }))
+    expect(loose).toMatchObject({ minMemoryLimit: 2048, minCpuTimeLimit: 0.01 })
+    const r = await checkSubmission({ source_code: 'x', language_id: 71, memory_limit: 2047, cpu_time_limit: 0.005 }, false, { ...ctx, ranges: loose })
+    expect(r.ok ? null : r.errors).toEqual({ cpu_time_limit: ['must be greater than or equal to 0.01'], memory_limit: ['must be greater than or equal to 2048'] })
+    // a floor above Judge0's defaults raises the defaults, so the record shows what runs
+    const high = judge0Ranges(testConfig({ limits: { min_memory_kb: 200000, min_time_sec: 6, max_time_sec: 10, default_time_sec: 6 } }))
+    const d = await checkSubmission({ source_code: 'x', language_id: 71 }, false, { ...ctx, ranges: high })
+    expect(d.ok && [d.input.memoryLimit, d.input.cpuTimeLimit]).toEqual([200000, 6])
   })
 
   it('refuses the network, per-process limits, language 89 and compiler options of an interpreter', async () => {

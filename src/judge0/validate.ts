@@ -64,13 +64,14 @@ const rubyBlank = (s: string | undefined | null) => s === undefined || s === nul
 /** Ruby's Base64.decode64 then the bytes as text (invalid UTF-8 sequences replaced). */
 const fromBase64 = (s: string | undefined) => (s === undefined ? undefined : decode64(s).toString('utf8'))
 
+/** Judge0's defaults within this server's ranges (a server floor above a default raises it: what runs is what is shown). */
 export function defaultsFor(ranges: Judge0Ranges) {
   const d = JUDGE0_DEFAULTS
   return {
-    cpuTimeLimit: Math.min(d.cpuTimeLimit, ranges.maxCpuTimeLimit),
+    cpuTimeLimit: Math.max(ranges.minCpuTimeLimit, Math.min(d.cpuTimeLimit, ranges.maxCpuTimeLimit)),
     cpuExtraTime: Math.min(d.cpuExtraTime, ranges.maxCpuExtraTime),
     wallTimeLimit: Math.min(d.wallTimeLimit, ranges.maxWallTimeLimit),
-    memoryLimit: Math.min(d.memoryLimit, ranges.maxMemoryLimit),
+    memoryLimit: Math.max(ranges.minMemoryLimit, Math.min(d.memoryLimit, ranges.maxMemoryLimit)),
     stackLimit: Math.min(d.stackLimit, ranges.maxStackLimit),
     maxProcessesAndOrThreads: Math.min(d.maxProcessesAndOrThreads, ranges.maxMaxProcessesAndOrThreads),
     maxFileSize: Math.min(d.maxFileSize, ranges.maxMaxFileSize),
