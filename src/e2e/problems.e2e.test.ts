@@ -44,6 +44,60 @@ const postJson = async (secret: string, body: unknown) => {
   const r = await http.post(PROBLEMS, JSON.stringify(body), { 'client-secret': secret, 'content-type': 'application/json' })
   return { status: r.status, body: await json(r) }
 }
+const postRaw = async (secret: string, body: string) => {
+  const r = await http.post(PROBLEMS, body, { 'client-secret': secret, 'content-type': 'application/json' })
+  return { status: r.status, body: await json(r) }
+}
+/**
+ * POSTs head, then piece `times` times, then tail to base's problems, chunked (no Content-Length), and
+ * stops sending once the server answers: the answer and how many bytes had been sent by then.
+ */
+const streamUpload = (base: string, secret: string, head: string, piece: Buffer, times: number, tail: string) =>
+  new Promise<{ status: number; body: string; sentBytes: number; fullBytes: number }>((resolve, reject) => {
+    let sent = head.length
+    let answered = false
+    const req = request(`${base}${PROBLEMS}`, { method: 'POST', headers: { 'client-secret': secret, 'content-type': 'application/json' } }, (res) => {
+      answered = true
+      let body = ''
+      res.on('data', (d) => (body += d))
+      res.on('end', () => {
+        resolve({ status: res.statusCode!, body, sentBytes: sent, fullBytes: head.length + piece.length * times + tail.length })
+        req.destroy()
+      })
+    })
+    req.on('error', (err) => answered || reject(err))
+    req.write(head)
+    let n = 0
+    const more = () => {
+      if (answered || req.destroyed) return
+      if (n >= times) return req.end(tail)
+      n++
+      sent += piece.length
+      if (req.write(piece)) setImmediate(more)
+      else req.once('drain', more)
+    }
+    more()
+  })
+/** /health's answer times, every 20 ms while `during` runs; during's result and the times. */
+async function healthDuring<T>(base: string, during: () => Promise<T>): Promise<{ result: T; times: number[] }> {
+  await fetch(`${base}/health`) // a connection to reuse: the times are the server's, not a first connect's
+  const times: number[] = []
+  let busy = true
+  const probe = (async () => {
+    while (busy) {
+      const t = performance.now()
+      expect((await fetch(`${base}/health`)).status).toBe(200)
+      times.push(performance.now() - t)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  try {
+    return { result: await during(), times }
+  } finally {
+    busy = false
+    await probe
+  }
+}
 const postZip = async (secret: string, data: Buffer, fields: Record<string, string> = { name: 'zipped' }) => {
   const form = new FormData()
   for (const [k, v] of Object.entries(fields)) form.set(k, v)
@@ -113,6 +167,9 @@ describe('problems', () => {
       ['not a zip', () => postZip(alice, Buffer.from('hello')), 400, /does not open/],
       ['a name twice in the zip', () => postZip(alice, zip([['1.in', 'a'], ['1.out', 'b'], ['1.out', 'forged']])), 400, /1.out: appears twice/],
       ['a file that is no test', () => postZip(alice, zip([['1.in', 'a'], ['1.out', 'b'], ['notes.txt', 'c']])), 400, /notes.txt is not a test file/],
+      ['two tests of one name (two layouts)', () => postZip(alice, zip([['1.in', 'a'], ['1.out', 'b'], ['1', 'c'], ['1.a', 'd']])), 400, /two tests are named 1: 1.in \+ 1.out and 1 \+ 1.a/],
+      ['test_cases twice (JSON.parse keeps the last)', () => postRaw(alice, '{"name":"x","test_cases":[{"input":"","expected_output":""}],"test\\u005fcases":[]}'), 400, /test_cases is given twice/],
+      ['over the count under an escaped key', () => postRaw(alice, `{"name":"x","test\\u005fcases":[${Array(21).fill('{"input":"","expected_output":""}').join(',')}]}`), 413, /more than 20 tests/],
       ['no secret', async () => { const r = await http.post(PROBLEMS, '{}', { 'content-type': 'application/json' }); return { status: r.status, body: await json(r) } }, 401, /Client does not exist/],
     ]
     for (const [what, call, status, message] of cases) {
@@ -168,6 +225,57 @@ describe('problems', () => {
     expect(healthTimes.length).toBeGreaterThan(0)
     // before the streaming count each such request held the event loop 2.8-6.6 s
     expect(Math.max(...healthTimes)).toBeLessThan(1000)
+  })
+
+  test('over-size JSON uploads are refused while they stream in, at the cap they break, and /health stays quick', { timeout: 180_000 }, async () => {
+    // a server with the default caps (100 tests, 2 MiB a file, 128 MiB in all): a JSON body may be
+    // ~130 MiB, so every body below would have been read whole and parsed before being refused (or
+    // stored: the junk field and the whitespace are valid JSON around a valid problem)
+    const big = await startServer()
+    try {
+      const secret = await big.createClient('carol')
+      const MiB = 1 << 20
+      const fill = (text: string) => Buffer.from(text.repeat(Math.ceil(65536 / text.length)))
+      const one = '{"input":"1","expected_output":"1"}'
+      const uploads: [what: string, head: string, piece: Buffer, times: number, tail: string, message: RegExp][] = [
+        ['a 100 MiB input', '{"name":"big","test_cases":[{"input":"', fill('a'), 1600, '","expected_output":""}]}', /test 1: input is larger than 2097152 bytes/],
+        ['a 100 MiB expected output of escapes', `{"name":"big","test_cases":[${one},{"input":"","expected_output":"`, fill('\\n'), 1600, '"}]}', /test 2: expected_output is larger than 2097152 bytes/],
+        ['100 MiB in a field that is no test', `{"name":"junk","test_cases":[${one}],"description":"`, fill('d'), 1600, '"}', /besides the tests' inputs and expected outputs/],
+        ['100 MiB of whitespace', `{"name":"spaces","test_cases":[${one}]`, fill(' '), 1600, '}', /besides the tests' inputs and expected outputs/],
+        ['20 MiB of small values', `{"name":"values","test_cases":[${one}],"pad":[`, fill('0,'), 320, '0]}', /more than \d+ JSON values/],
+        ['20 MiB of empty tests under an escaped key', '{"name":"flood","test\\u005fcases":[', fill('{"input":"","expected_output":""},'), 320, '{}]}', /more than 100 tests/],
+      ]
+      const { result: replies, times } = await healthDuring(big.url, () => Promise.all(uploads.map(([, head, piece, n, tail]) => streamUpload(big.url, secret, head, piece, n, tail))))
+      uploads.forEach(([what, , , , , message], k) => {
+        const r = replies[k]
+        expect(r.status, `${what}: ${r.body}`).toBe(413)
+        expect(JSON.parse(r.body).message, what).toMatch(message)
+        // answered a few MiB in (the client's socket buffers hold some more), long before the end
+        expect(r.sentBytes, what).toBeLessThan(Math.min(24 * MiB, r.fullBytes / 2))
+      })
+      expect(times.length).toBeGreaterThan(0)
+      expect(Math.max(...times)).toBeLessThan(1000)
+      expect((await json(await api(big.url).get(PROBLEMS, { 'client-secret': secret }))).problems).toEqual([])
+    } finally {
+      await big.stop()
+      big.cleanup()
+    }
+  })
+
+  test('a graded submission with more test cases than allowed is refused by their count, before each is validated', async () => {
+    // the 21st test case of 20 allowed is refused as such, even though an earlier one is invalid: the
+    // count comes first (a 2 MiB body holds ~60,000 test cases, each validated before, one by one)
+    const tests = Array.from({ length: 21 }, (_, i) => ({ input: i === 0 ? 5 : '', expected_output: '' }))
+    const r = await http.post(SUBMISSIONS, JSON.stringify({ lang: 'PYTHON3', source: 'print(1)', test_cases: tests }), { 'client-secret': alice, 'content-type': 'application/json' })
+    const body = await json(r)
+    expect(r.status, JSON.stringify(body)).toBe(413)
+    expect(body.message).toMatch(/more than 20 test cases/)
+    const many = Array.from({ length: 60_000 }, () => ({ input: '', expected_output: '' }))
+    const t = performance.now()
+    const flood = await http.post(SUBMISSIONS, JSON.stringify({ lang: 'PYTHON3', source: 'print(1)', test_cases: many }), { 'client-secret': alice, 'content-type': 'application/json' })
+    expect(flood.status).toBe(413)
+    expect((await json(flood)).message).toMatch(/more than 20 test cases/)
+    expect(performance.now() - t).toBeLessThan(2000)
   })
 
   test('a test whose name needs escaping has a working output URL', async () => {

@@ -24,6 +24,15 @@ export interface TestCaseInput {
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
 
+/**
+ * Refuses more test cases than grading.max_tests by their count alone: a request's test_cases are
+ * counted with this before anything validates them one by one (a 2 MiB body holds ~60,000 empty ones).
+ */
+export function checkTestCount(config: Deps['config'], tests: unknown): void {
+  const max = config.grading.max_tests
+  if (Array.isArray(tests) && tests.length > max) throw new AppError('PayloadTooLargeError', `more than ${max} test cases`, { max_tests: max, test_count: tests.length })
+}
+
 /** Checks the tests against grading.* and clamps their time limits; the rows to insert (without the submission id). */
 export function testRows(
   config: Deps['config'],
@@ -32,8 +41,7 @@ export function testRows(
 ): Omit<typeof submissionTests.$inferInsert, 'submissionId'>[] {
   const g = config.grading
   if (tests.length === 0) throw new AppError('InvalidArgumentError', 'test_cases is empty', { test_cases: [] })
-  if (tests.length > g.max_tests)
-    throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} test cases`, { max_tests: g.max_tests, test_count: tests.length })
+  checkTestCount(config, tests)
   let total = 0
   return tests.map((t, position) => {
     for (const field of ['input', 'expected_output'] as const) {

@@ -1,6 +1,6 @@
 // Test cases as graders and judges lay them out: NAME.in + NAME.out, input/inputNN.txt +
 // output/outputNN.txt, or NN + NN.a (Codeforces/Polygon). Ordered naturally (2 before 10). A file
-// without its pair is an error, not a silently dropped test. pairTestFiles works on a list of paths
+// without its pair is an error, not a silently dropped test; so are two tests of one name. pairTestFiles works on a list of paths
 // (a folder's or a zip's); readTestDir reads a folder.
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -52,6 +52,14 @@ export function pairTestFiles(paths: string[], opts: { strict?: boolean } = {}):
     }
     const unpaired = paths.find((p) => !p.includes('/') && (p.endsWith('.out') || /^\d+\.a$/.test(p)) && !used.has(p))
     if (unpaired) throw new Error(`${unpaired} has no input`)
+  }
+  // two layouts can give one name (1.in + 1.out and 1 + 1.a): two tests of one name could not be told
+  // apart in a reply or an output URL
+  const byName = new Map<string, TestPair>()
+  for (const pair of pairs) {
+    const twin = byName.get(pair[0])
+    if (twin) throw new Error(`two tests are named ${pair[0]}: ${twin[1]} + ${twin[2]} and ${pair[1]} + ${pair[2]}`)
+    byName.set(pair[0], pair)
   }
   if (!pairs.length) throw new Error('no tests found (NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a)')
   const stray = opts.strict ? paths.find((p) => !used.has(p)) : undefined

@@ -1,6 +1,6 @@
 // /v4/partner/code-evaluation/problems/: POST (JSON, or multipart with a `tests` zip), GET list, GET one,
 // DELETE. The client-secret header (or client_secret in the query) is checked before a byte of the
-// upload is read, and the upload is capped by grading.total_max_bytes.
+// upload is read, and the upload is capped by grading.* while it streams in.
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
@@ -11,7 +11,7 @@ import { problemDocs } from './problem-docs.ts'
 import { createProblem, deleteProblem, getProblem, listProblems, problemReply, type ProblemInput } from '../problems/problems.ts'
 import { ProblemForm, ProblemRequest } from '../problems/schemas.ts'
 import { readTestZip, ZipRefused } from '../problems/zip.ts'
-import { testCountScanner } from '../problems/test-count-scan.ts'
+import { jsonUploadCaps, uploadScanner } from '../problems/upload-scan.ts'
 import { z } from 'zod'
 
 export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
@@ -27,16 +27,13 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
   const g = deps.config.grading
   const type = c.req.header('content-type') ?? ''
   const multipart = /^multipart\/form-data/i.test(type)
-  // a JSON upload's tests are counted while it streams in: over the count it is refused at once,
-  // before the rest is read or anything is parsed (the event loop stays free for everyone else)
-  const scan = multipart ? undefined : testCountScanner()
-  const countTests = scan
-    ? (chunk: Uint8Array) => {
-        if (scan.push(chunk) > g.max_tests) throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} tests`, { max_tests: g.max_tests })
-      }
-    : undefined
-  // the zip's own overhead on top of the data it may hold
-  const raw = await rawBody(c.req.raw, g.total_max_bytes + (1 << 20), countTests)
+  // a JSON upload is checked while it streams in (its tests counted, their inputs and outputs measured,
+  // everything else bounded): past any cap it is refused at once, before the rest is read or anything
+  // is parsed, and the event loop stays free for everyone else. Its body cap is what the largest valid
+  // problem takes (docs/api/grading.md, problems); a zip may take total_max_bytes and 1 MiB of overhead.
+  const caps = multipart ? undefined : jsonUploadCaps(g, deps.config.limits.source_max_bytes)
+  const scan = caps && uploadScanner(caps)
+  const raw = await rawBody(c.req.raw, caps ? caps.bodyBytes : g.total_max_bytes + (1 << 20), scan && ((chunk) => scan.push(chunk)))
   if (multipart) {
     let form: FormData
     try {

@@ -8,7 +8,7 @@ import { clientSecret } from '../http/auth.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { evaluationDocs } from '../hackerearth/openapi-docs.ts'
-import { testsOf } from '../evaluation/graded.ts'
+import { checkTestCount, testsOf } from '../evaluation/graded.ts'
 import { linksFor, SUBMISSIONS_PATH, v4Reply, type Submission } from '../hackerearth/replies.ts'
 import { parseRequest, V4Request } from '../hackerearth/schemas.ts'
 import { acceptSubmission, getSubmission } from '../evaluation/submissions.ts'
@@ -26,6 +26,8 @@ export function v4Routes(deps: Deps): Hono {
 
   // POST /v4/partner/code-evaluation/submissions/
   app.post(SUBMISSIONS_PATH, readBody(deps.config.server.body_limit_bytes), auth, documented(evaluationDocs.v4Submit, (c: Context) => {
+    // the count first: validating each of ~60,000 test cases before refusing them would hold the loop
+    checkTestCount(deps.config, c.var.body.test_cases)
     const req = parseRequest(V4Request, c.var.body)
     const row = acceptSubmission(deps, c.var.client, {
       api: 'v4',

@@ -52,6 +52,8 @@ describe('a problem upload\'s tests zip', () => {
     ['a file in another folder', [['1.in', 'x'], ['1.out', 'y'], ['extra/2.in', 'x']], /extra\/2.in is not a test file/],
     // a second entry of one name would replace the first's data
     ['two entries with the same name', [['1.in', 'x'], ['1.out', 'y'], ['1.in', 'EVIL']], /1.in: appears twice/],
+    // two layouts giving one test name: a reply's test ids and output URLs could not tell them apart
+    ['two tests of one name from two layouts', [['1.in', 'x'], ['1.out', 'y'], ['1', 'p'], ['1.a', 'q']], /two tests are named 1: 1.in \+ 1.out and 1 \+ 1.a/],
   ] as [string, [string, string][], RegExp][])('refuses %s', async (_, entries, message) => {
     await expect(readTestZip(zip(entries), caps)).rejects.toThrow(message)
   })
