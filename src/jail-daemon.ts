@@ -6,6 +6,7 @@ import { startJailDaemon } from './jobs/jail-daemon.ts'
 import { createPool } from './jobs/pool.ts'
 import { compileOverridesByCode, loadLanguages } from './languages.ts'
 import { createLog } from './log.ts'
+import { onReload, onStop } from './process-signals.ts'
 
 async function main() {
   const log = createLog({ svc: 'arbiter-jail' })
@@ -17,34 +18,18 @@ async function main() {
     // systemd restarts a unit that exits; a restart after pool.size changes brings the pool
     log.info('pool.size is 0: every job goes to sandbox hosts (queue.redis_url); the jail daemon idles')
     const timer = setInterval(() => {}, 1 << 30)
-    const stop = () => (clearInterval(timer), process.exit(0))
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
-    process.on('SIGHUP', () => log.info('config reload: pool.size 0, nothing to run; restart to apply a new size'))
+    onReload(log, () => log.info('config reload: pool.size 0, nothing to run; restart to apply a new size'))
+    onStop(log, () => clearInterval(timer))
     return
   }
   const daemon = await startJailDaemon(config, createPool(config), log)
-
-  process.on('SIGHUP', () => {
-    try {
-      const next = loadRootOwnedConfig()
-      compileOverridesByCode(loadLanguages(), next.languages.compile_overrides)
-      daemon.reconfigure(next)
-      log.info('config reloaded')
-    } catch (err) {
-      log.error('config reload failed; keeping the running config', { err: (err as Error).message })
-    }
+  onReload(log, () => {
+    const next = loadRootOwnedConfig()
+    compileOverridesByCode(loadLanguages(), next.languages.compile_overrides)
+    daemon.reconfigure(next)
+    log.info('config reloaded')
   })
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    log.info('stopping', { signal })
-    await daemon.close()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  onStop(log, () => daemon.close())
 }
 
 main().catch((err: Error) => {

@@ -18,6 +18,7 @@ import { signedCallbackSender } from './jobs/signature.ts'
 import { compileOverridesByCode, isProvisionedCached, loadLanguages, resolveLanguage, type Language } from './languages.ts'
 import type { Config } from './config.ts'
 import { createLog } from './log.ts'
+import { onReload, onStop } from './process-signals.ts'
 import { startSchedule } from './schedule.ts'
 import { createSimilarityQueue } from './similarity/queue.ts'
 import { openDb } from './storage/db.ts'
@@ -73,22 +74,13 @@ async function main() {
   writePidFile(config.dataDir, config.server.port)
 
   // SIGHUP: re-read config.toml; live keys apply now, the others are logged as needing a restart
-  process.on('SIGHUP', () => {
-    try {
-      const report = applyLiveConfig(config, loadConfig())
-      if (report.applied.some((k) => k.startsWith('limits.') || k === 'pool.size')) pool.reconfigure?.(config)
-      log.info('config reloaded', { applied: report.applied, needs_restart: report.needsRestart })
-      if (report.needsRestart.length) log.warn('config keys changed that apply only after a restart', { keys: report.needsRestart })
-    } catch (err) {
-      log.error('config reload failed; keeping the running config', { err: (err as Error).message })
-    }
+  onReload(log, () => {
+    const report = applyLiveConfig(config, loadConfig())
+    if (report.applied.some((k) => k.startsWith('limits.') || k === 'pool.size')) pool.reconfigure?.(config)
+    log.info('config reloaded', { applied: report.applied, needs_restart: report.needsRestart })
+    if (report.needsRestart.length) log.warn('config keys changed that apply only after a restart', { keys: report.needsRestart })
   })
-
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    log.info('stopping', { signal })
+  onStop(log, async () => {
     server.close()
     await schedule.stop()
     await dispatcher.stop()
@@ -97,10 +89,7 @@ async function main() {
     await pool.close()
     db.$client.close()
     releasePidFile(config.dataDir)
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  })
 }
 
 /** Whether this machine's own pool can run a code (provisioned here). */
