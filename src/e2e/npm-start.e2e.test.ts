@@ -2,14 +2,13 @@
 // stale) through the privilege split — the server as another user with every capability set empty and
 // no_new_privs, the jail daemon as root; SIGHUP to the process npm starts applies a changed limit
 // without a restart; SIGTERM to it stops everything.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { api, json, waitUntil } from '../testing/harness.ts'
-import { healthy as isHealthy, serviceDir } from '../testing/service.ts'
+import { healthy as isHealthy, procStatusField as field, servedPid, serviceDir, startService, type ServiceProcess } from '../testing/service.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const SERVER_ID = 61_002
@@ -19,12 +18,9 @@ let base: string
 let dataDir: string
 let url: string
 let env: NodeJS.ProcessEnv
-let npm: ChildProcess
-let out = ''
+let npm: ServiceProcess
 
-const status = (pid: number) => readFileSync(`/proc/${pid}/status`, 'utf8')
-const field = (pid: number, name: string) => status(pid).match(new RegExp(`^${name}:\\s+(.*)$`, 'm'))![1].trim()
-const serverPid = () => (JSON.parse(readFileSync(join(dataDir, 'arbiter.pid'), 'utf8')) as { pid: number }).pid
+const serverPid = () => servedPid(dataDir)
 const gone = (pid: number) => {
   try {
     process.kill(pid, 0)
@@ -35,22 +31,17 @@ const gone = (pid: number) => {
 }
 const healthy = () => isHealthy(url)
 /** The process npm started for `start` (its only child). */
-const startedPid = async () => Number((await execa('pgrep', ['-P', String(npm.pid)])).stdout.trim().split('\n')[0])
+const startedPid = async () => Number((await execa('pgrep', ['-P', String(npm.child.pid)])).stdout.trim().split('\n')[0])
 
 beforeAll(async () => {
   ;({ base, dataDir, url, env } = await serviceDir(SERVER_ID, 'arbiter-npm-start-'))
-  npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  npm.stdout!.on('data', (d) => (out += d))
-  npm.stderr!.on('data', (d) => (out += d))
+  npm = startService('npm', ['start'], env)
   // the first start may build dist/ (about a minute on two cores)
   await waitUntil(healthy, 240_000, 'npm start to answer /health')
 }, 300_000)
 
 afterAll(async () => {
-  if (npm && npm.exitCode === null) {
-    npm.kill('SIGTERM')
-    await new Promise((r) => npm.once('exit', r))
-  }
+  await npm?.stop()
   rmSync(base, { recursive: true, force: true })
 })
 
@@ -84,9 +75,9 @@ test('a job runs through the jail daemon; SIGHUP to the started process applies 
   const before = serverPid()
   const config = readFileSync(join(dataDir, 'config.toml'), 'utf8')
   writeFileSync(join(dataDir, 'config.toml'), `${config}[limits]\nmax_time_sec = 2\n`)
-  const logged = out.length
+  const logged = npm.output().length
   process.kill(await startedPid(), 'SIGHUP')
-  await waitUntil(() => (out.slice(logged).match(/config reloaded/g) ?? []).length >= 2, 20_000, 'both processes to reload')
+  await waitUntil(() => (npm.output().slice(logged).match(/config reloaded/g) ?? []).length >= 2, 20_000, 'both processes to reload')
   expect(limitOf(await submit(5))).toBe(2)
   expect(serverPid()).toBe(before) // no restart
   db.close()
@@ -98,6 +89,6 @@ test('SIGTERM to the started process stops the server and the jail daemon', asyn
   const daemon = Number((await execa('pgrep', ['-f', '-P', String(started), 'jail-daemon'])).stdout.trim())
   process.kill(started, 'SIGTERM')
   await waitUntil(() => gone(server) && gone(daemon), 30_000, 'both to stop')
-  await new Promise((r) => (npm.exitCode === null ? npm.once('exit', r) : r(null)))
+  await npm.stop() // npm itself ends once its child has
   expect(await healthy()).toBe(false)
 }, 60_000)

@@ -2,7 +2,7 @@
 // uid with every capability set empty (setpriv, as scripts/run-service.sh does), real jobs through the
 // socket with their verdicts; the socket refuses another uid and any request that is not a plain job.
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 import { parseConfig } from '../config.ts'
 import { requestCap } from '../jobs/jail-protocol.ts'
+import { procStatusField } from '../testing/service.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 /** A small grading cap, so the daemon's request cap (which grows with it) is quick to exceed. */
@@ -60,8 +61,7 @@ afterAll(async () => {
 
 /** Uid and capability lines of /proc/<pid>/status. */
 function credentials(pid: number) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const field = (name: string) => status.match(new RegExp(`^${name}:[ \\t]*(.*)$`, 'm'))![1].trim()
+  const field = (name: string) => procStatusField(pid, name)
   return {
     uids: field('Uid').split(/\s+/).map(Number),
     gids: field('Gid').split(/\s+/).map(Number),

@@ -2,14 +2,13 @@
 // jail daemon as root, the server dropped to another uid; a `kill -9` of the server is survived (it is
 // started again and the job it was running completes), and so is one of the jail daemon; SIGHUP
 // reaches both; SIGTERM stops everything.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { api, json, waitUntil } from '../testing/harness.ts'
-import { healthy as isHealthy, serviceDir } from '../testing/service.ts'
+import { healthy as isHealthy, procStatusField, servedPid, serviceDir, startService, type ServiceProcess } from '../testing/service.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const SERVER_ID = 61_000
@@ -19,26 +18,20 @@ let base: string
 let dataDir: string
 let url: string
 let env: NodeJS.ProcessEnv
-let service: ChildProcess
-let out = ''
+let service: ServiceProcess
 
-const pidOf = () => (JSON.parse(readFileSync(join(dataDir, 'arbiter.pid'), 'utf8')) as { pid: number }).pid
-const uidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)![1])
+const pidOf = () => servedPid(dataDir)
+const uidOf = (pid: number) => Number(procStatusField(pid, 'Uid').split(/\s+/)[0])
 const healthy = () => isHealthy(url)
 
 beforeAll(async () => {
   ;({ base, dataDir, url, env } = await serviceDir(SERVER_ID, 'arbiter-service-'))
-  service = spawn('bash', ['scripts/run-service.sh'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  service.stdout!.on('data', (d) => (out += d))
-  service.stderr!.on('data', (d) => (out += d))
+  service = startService('bash', ['scripts/run-service.sh'], env)
   await waitUntil(healthy, 60_000, 'the service to answer /health')
 }, 120_000)
 
 afterAll(async () => {
-  if (service && service.exitCode === null) {
-    service.kill('SIGTERM')
-    await new Promise((r) => service.once('exit', r))
-  }
+  await service?.stop()
   rmSync(base, { recursive: true, force: true })
 })
 
@@ -57,7 +50,7 @@ test('kill -9 of the server: it is started again, unprivileged, and the job it w
   await waitUntil(async () => (await healthy()) && pidOf() !== first, 60_000, 'a new server')
   const second = pidOf()
   expect(uidOf(second)).toBe(SERVER_ID)
-  expect(out).toMatch(/the server exited; starting it again/)
+  expect(service.output()).toMatch(/the server exited; starting it again/)
 
   let r: { request_status: { code: string }; result: { run_status: { status: string; output: string } } }
   await waitUntil(async () => (r = await json(await http.get(`${PATH}${q.he_id}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 60_000, 'the job to complete')
@@ -75,10 +68,10 @@ test('kill -9 of the jail daemon mid-job: it is started again and the job is run
   const state = () => (db.prepare('select state from submissions where he_id = ?').get(q.he_id) as { state: string }).state
   await waitUntil(() => state() === 'running' || state() === 'compiled', 30_000, 'the job to run')
   // run-service.sh's own child (we started it): the jail daemon, as root
-  const daemonPid = Number((await execa('pgrep', ['-P', String(service.pid), '-f', 'jail-daemon'])).stdout.trim())
+  const daemonPid = Number((await execa('pgrep', ['-P', String(service.child.pid), '-f', 'jail-daemon'])).stdout.trim())
   expect(uidOf(daemonPid)).toBe(0)
   process.kill(daemonPid, 'SIGKILL')
-  await waitUntil(() => /the jail daemon exited; starting it again/.test(out), 20_000, 'the restart')
+  await waitUntil(() => /the jail daemon exited; starting it again/.test(service.output()), 20_000, 'the restart')
   let r: { request_status: { code: string }; result: { run_status: { status: string; output: string } } }
   await waitUntil(async () => (r = await json(await http.get(`${PATH}${q.he_id}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 90_000, 'the job to complete')
   expect(r!.result.run_status.status).toBe('AC')
@@ -87,14 +80,13 @@ test('kill -9 of the jail daemon mid-job: it is started again and the job is run
 })
 
 test('SIGHUP reaches the server and the jail daemon; SIGTERM stops both', { timeout: 60_000 }, async () => {
-  const before = out.length
-  service.kill('SIGHUP')
-  await waitUntil(() => (out.slice(before).match(/config reloaded/g) ?? []).length >= 2, 20_000, 'both to reload')
-  expect(out.slice(before)).toMatch(/"svc":"arbiter-jail".*"msg":"config reloaded"|"msg":"config reloaded".*"svc":"arbiter-jail"/)
+  const before = service.output().length
+  service.child.kill('SIGHUP')
+  await waitUntil(() => (service.output().slice(before).match(/config reloaded/g) ?? []).length >= 2, 20_000, 'both to reload')
+  expect(service.output().slice(before)).toMatch(/"svc":"arbiter-jail".*"msg":"config reloaded"|"msg":"config reloaded".*"svc":"arbiter-jail"/)
 
   const server = pidOf()
-  service.kill('SIGTERM')
-  await new Promise((r) => service.once('exit', r))
+  await service.stop()
   const gone = (pid: number) => {
     try {
       process.kill(pid, 0)
