@@ -2,7 +2,7 @@
 // server, under a minute); `npm test` (scripts/test.sh) runs them all, one file at a time.
 import { defineConfig } from 'vitest/config'
 
-/** Tests that run programs in the real jail (nsjail, the supervisor, provisioned toolchains) or provision. */
+/** Tests that run programs in the real jail (nsjail, the supervisor, provisioned toolchains), provision, or start the jail daemon. */
 const JAIL = [
   'scripts/provision.test.ts',
   'scripts/provision-rerun.test.ts',
@@ -22,7 +22,7 @@ const JAIL = [
   'src/jobs/jail-daemon.test.ts',
   'src/jobs/job-spec.test.ts',
   'src/jobs/jail-shaped.test.ts',
-  'src/sandbox-hosts/sandbox-host.test.ts',
+  'src/sandbox-hosts/service-units.test.ts', // starts the jail daemon (idle: pool.size 0)
 ]
 /** End-to-end tests that drive a real browser (Debian's chromium through playwright-core). */
 const BROWSER = ['src/e2e/admin.e2e.test.ts', 'src/e2e/docs.e2e.test.ts', 'src/e2e/room-editor.e2e.test.ts', 'src/e2e/room.e2e.test.ts', 'src/e2e/web-link.e2e.test.ts']
@@ -36,7 +36,8 @@ const SLOW = { testTimeout: 120_000, hookTimeout: 300_000 }
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'unit', isolate: false, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'], exclude: ['src/e2e/**', ...JAIL] } },
+      // src/testing/unit-tier-guard.ts fails a unit test that starts the jail, a server or the CLI (it belongs in a tier below)
+      { extends: true, test: { name: 'unit', isolate: false, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'], exclude: ['src/e2e/**', ...JAIL], setupFiles: ['src/testing/unit-tier-guard.ts'] } },
       { extends: true, test: { name: 'jail', include: JAIL, ...SLOW } },
       { extends: true, test: { name: 'e2e', include: ['src/e2e/**/*.test.ts'], exclude: BROWSER, ...SLOW } },
       { extends: true, test: { name: 'browser', include: BROWSER, ...SLOW } },
