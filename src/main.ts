@@ -56,8 +56,9 @@ async function main() {
     { paused: mail ? [] : ['email'], maxAttempts: { email: config.smtp.max_attempts } }
   )
   const dispatcher = createDispatcher({ ...base, outbox })
-  // similarity reports: one at a time in a niced child process, never in the sandbox's pool
-  const similarity = createSimilarityQueue({ ...base, outbox })
+  // similarity reports: one at a time in a child process, never in the sandbox's pool, stopped while this
+  // machine's own jails have work (a report never slows the queue)
+  const similarity = createSimilarityQueue({ ...base, outbox, sandboxBusy: () => (local?.busy ?? 0) > 0 })
   const deps: Deps = { ...base, dispatcher, outbox, similarity, ...(remote && { sandboxHosts: jobs as RemotePool }) }
   dispatcher.start()
   similarity.start()

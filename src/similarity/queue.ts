@@ -14,7 +14,10 @@ export interface SimilarityQueue {
   stop(): Promise<void>
 }
 
-type QueueDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'>
+type QueueDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'> & {
+  /** True while this machine's own jails have work: the analysis then waits (runner.ts yieldTo). */
+  sandboxBusy?: () => boolean
+}
 
 const MAX_ATTEMPTS = 3
 
@@ -43,7 +46,7 @@ export async function runReport(deps: QueueDeps, row: ReportRow, signal?: AbortS
         maxPairs: cfg.max_pairs,
         maxFingerprintShare: cfg.max_fingerprint_share,
       },
-      { timeSec: cfg.time_limit_sec, memoryMb: cfg.memory_mb },
+      { timeSec: cfg.time_limit_sec, memoryMb: cfg.memory_mb, ...(deps.sandboxBusy && { yieldTo: deps.sandboxBusy }) },
       (fraction, stage) => {
         // a few writes a second at most (pollers need no more), and each new stage; the end is completeReport's
         const now = Date.now()

@@ -1,8 +1,11 @@
 // The analysis child fed its sources in many batches: every source arrives, in order; a batch that
-// cannot be read fails the run with the reason.
+// cannot be read fails the run with the reason. While the sandbox has work the child is stopped, and its
+// deadline counts only the time it ran.
+import { readdirSync, readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
+import { until } from '../testing/evaluation.ts'
 import { generateSubmissions } from '../testing/similarity-submissions.ts'
-import { AnalysisFailed, inBatches, runAnalysis } from './runner.ts'
+import { AnalysisFailed, inBatches, runAnalysis, WAITING_STAGE, YIELD_IDLE_MS } from './runner.ts'
 
 const settings = { language: 'python', minSimilarity: 0, maxPairs: 100 }
 const limits = { timeSec: 120, memoryMb: 512 }
@@ -34,4 +37,45 @@ test('a batch that cannot be read fails the analysis with the reason', { timeout
   }
   await expect(runAnalysis({ ...settings, batches: broken() }, limits)).rejects.toThrow(AnalysisFailed)
   await expect(runAnalysis({ ...settings, batches: broken() }, limits)).rejects.toThrow(/the sources could not be read: disk on fire/)
+})
+
+/** The analysis children of this process and their states (R, S, T = stopped …), from /proc. */
+function analysisChildren(): { pid: number; state: string }[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8')
+        return Number(ppid) === process.pid && cmd.includes('analyse-child') ? [{ pid: Number(d), state: state! }] : []
+      } catch {
+        return []
+      }
+    })
+}
+
+test('while the sandbox has work the analysis is stopped, its deadline not running, and it goes on once the sandbox is idle', { timeout: 120_000 }, async () => {
+  const { files } = generateSubmissions({ count: 120, seed: 7, copyShare: 0.05 })
+  let busy = true
+  const stages: string[] = []
+  let releasedAt = 0
+  const run = runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 2, memoryMb: 512, yieldTo: () => busy }, (_, stage) => stages.push(stage))
+  // stopped at once, and kept stopped past its 2 s deadline (stopped time is not run time)
+  await until(() => analysisChildren().some((c) => c.state === 'T'), 5_000)
+  await new Promise((r) => setTimeout(r, 3_000))
+  expect(analysisChildren().map((c) => c.state)).toEqual(['T'])
+  expect(stages.at(-1)).toBe(WAITING_STAGE)
+  busy = false
+  releasedAt = performance.now()
+  const { result } = await run
+  // before: it ran beside the jobs (nice 19 gives them nothing when they run in cgroups of their own)
+  expect(performance.now() - releasedAt).toBeGreaterThanOrEqual(YIELD_IDLE_MS)
+  expect(result.files).toHaveLength(120)
+  expect(stages.filter((s) => s !== WAITING_STAGE).length).toBeGreaterThan(0)
+})
+
+test('an analysis that runs past its deadline is still stopped by it', { timeout: 60_000 }, async () => {
+  const { files } = generateSubmissions({ count: 600, seed: 7, copyShare: 0.05 })
+  await expect(runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 0.5, memoryMb: 512, yieldTo: () => false })).rejects.toThrow(/took longer than 0.5 s/)
 })

@@ -1,7 +1,12 @@
-// Runs one analysis in a child process (analyse-child.ts), off the server's event loop and below the
-// sandbox's jobs: niced to 19 (jails run at 0, so they always get the CPU first), its heap capped with
+// Runs one analysis in a child process (analyse-child.ts), off the server's event loop and out of the
+// sandbox's way: with `yieldTo` (the server's: "this machine's jails have work"), the child is stopped
+// (SIGSTOP) while the local sandbox has work and continued once it has been idle for YIELD_IDLE_MS, so a
+// report never takes CPU from a job — niceness alone does not do that: the jails run in cgroups (and
+// under systemd another unit) of their own, which the kernel shares the CPU with at equal weight
+// whatever a process's nice value (measured: a queue of python runs at 63% of its throughput beside a
+// report at nice 19; scripts/bench-similarity-queue.ts). Also niced to 19, its heap capped with
 // --max-old-space-size, its resident memory watched (killed beyond the cap: tree-sitter's native memory
-// is outside the heap), and killed at its deadline. The sources go to the child in batches, each sent
+// is outside the heap), and killed once it has run (stopped time not counted) longer than its deadline. The sources go to the child in batches, each sent
 // once the previous one is written to the pipe: the server holds one batch at a time, not the report.
 import { fork, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -38,13 +43,22 @@ export function* inBatches(files: SourceFile[], maxBytes = SOURCE_BATCH_BYTES): 
 }
 
 export interface RunLimits {
-  /** Wall-clock deadline of the whole analysis. */
+  /** Deadline of the whole analysis, in wall-clock time it was let run (time stopped for the sandbox not counted). */
   timeSec: number
   /** Resident memory the child may reach (and its V8 heap cap). */
   memoryMb: number
   /** Nice value of the child (19 = only idle CPU). */
   nice?: number
+  /** True while this machine's sandbox has work: the analysis is stopped until it has been idle YIELD_IDLE_MS. */
+  yieldTo?: () => boolean
 }
+
+/** How often the sandbox is looked at (a job waits at most about this long for the CPU the analysis held). */
+export const YIELD_POLL_MS = 20
+/** How long the sandbox must have been idle before the analysis continues (bursts of jobs are not split). */
+export const YIELD_IDLE_MS = 200
+/** The stage a running report shows while it is stopped for the sandbox. */
+export const WAITING_STAGE = 'waiting for the sandbox'
 
 export interface RunOutcome {
   result: AnalysisResult
@@ -89,21 +103,58 @@ export function runAnalysis(input: RunInput, limits: RunLimits, onProgress: (fra
     } catch {
       // not fatal: the analysis still runs, just at the server's own priority
     }
-    const deadline = setTimeout(() => kill(`the analysis took longer than ${limits.timeSec} s`), limits.timeSec * 1000)
+    // the deadline counts the time the child was let run
+    let ranMs = 0
+    let since = performance.now()
+    let stopped = false
+    let idleSince = 0
+    let last = { fraction: 0, stage: '' }
+    const clock = () => {
+      const now = performance.now()
+      if (!stopped) ranMs += now - since
+      since = now
+      if (ranMs > limits.timeSec * 1000) kill(`the analysis took longer than ${limits.timeSec} s`)
+    }
     const watch = setInterval(() => {
+      clock()
       const kb = child.pid ? rssKb(child.pid) : undefined
       if (kb !== undefined && kb > limits.memoryMb * 1024) kill(`the analysis needed more than ${limits.memoryMb} MB`)
     }, 250)
+    const yieldTo = limits.yieldTo
+    const gate = yieldTo
+      ? setInterval(() => {
+          if (failure || child.exitCode !== null) return
+          const now = performance.now()
+          if (yieldTo()) {
+            idleSince = 0
+            if (!stopped) {
+              clock()
+              stopped = child.kill('SIGSTOP')
+              if (stopped) onProgress(last.fraction, WAITING_STAGE)
+            }
+          } else if (stopped) {
+            idleSince ||= now
+            if (now - idleSince >= YIELD_IDLE_MS) {
+              clock()
+              stopped = !child.kill('SIGCONT')
+              if (!stopped && last.stage) onProgress(last.fraction, last.stage)
+            }
+          }
+        }, YIELD_POLL_MS)
+      : undefined
     const onAbort = () => kill('stopped')
     signal?.addEventListener('abort', onAbort, { once: true })
     child.on('message', (m: ChildMessage) => {
-      if (m.type === 'progress') onProgress(m.fraction, m.stage)
+      if (m.type === 'progress') {
+        last = { fraction: m.fraction, stage: m.stage }
+        if (!stopped) onProgress(m.fraction, m.stage) // sent before the stop: shown at the continue
+      }
       else if (m.type === 'result') outcome = { result: m.result, maxRssKb: m.maxRssKb, ms: m.ms }
       else failure ??= m.message
     })
     child.on('exit', (code, sig) => {
-      clearTimeout(deadline)
       clearInterval(watch)
+      clearInterval(gate)
       signal?.removeEventListener('abort', onAbort)
       if (outcome && !failure) return resolve(outcome)
       const heap = /heap out of memory/i.test(stderr) ? `the analysis needed more than ${limits.memoryMb} MB` : undefined
