@@ -19,6 +19,7 @@ import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './http/error-bodies.
 import { detectCgroups } from './sandbox/cgroups.ts'
 import { buildOpenApi } from './http/openapi.ts'
 import { docsRoutes } from './http/docs.ts'
+import { docsPageRoutes } from './http/docs-pages.ts'
 import { documented, internalRoutes } from './http/route-docs.ts'
 import { serverDocs } from './http/server-docs.ts'
 import { adminRoutes } from './admin/routes.ts'
@@ -103,8 +104,9 @@ export function createApp(deps: Deps): Hono {
   app.route('/', metricsRoute(deps.config, metrics))
   // ── the admin's dashboard (signed in with a token from `cli admin create`) ──
   app.route('/', internalRoutes("the admin's dashboard (HTML, session cookie + CSRF token)", adminRoutes(deps)))
-  // GET /docs: the document above, browsable
+  // GET /docs: the document above, browsable; GET /docs/pages/…: the pages of docs/ it links
   app.route('/', docsRoutes())
+  app.route('/', docsPageRoutes())
 
   // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
   app.notFound((c) => {

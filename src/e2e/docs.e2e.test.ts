@@ -1,5 +1,6 @@
 // GET /docs in a real headless Chromium: Swagger UI, served by this server alone, renders the OpenAPI
-// document within the page's Content-Security-Policy (a CSP violation or a request to another origin fails).
+// document within the page's Content-Security-Policy (a CSP violation or a request to another origin fails),
+// and its links open the API pages of docs/, served by this server too.
 import type { Browser } from 'playwright-core'
 import { launchBrowser } from '../testing/browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -50,3 +51,21 @@ test('only the viewer\'s own files are served', async () => {
   for (const f of ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js']) expect((await fetch(`${server.url}/docs/assets/${f}`)).status).toBe(200)
   for (const f of ['package.json', '..%2Fpackage.json', 'index.html', 'absolute-path.js']) expect((await fetch(`${server.url}/docs/assets/${f}`)).status).toBe(404)
 })
+
+test("the overview's link to an API page opens that page of docs/, served here; its links to other pages work", async () => {
+  const page = await browser.newPage()
+  const problems: string[] = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text())
+  })
+  page.on('pageerror', (e) => problems.push(String(e)))
+  await page.goto(`${server.url}/docs`)
+  await page.waitForSelector('.info a[href="/docs/pages/api/jobe.md"]', { timeout: 30_000 })
+  await Promise.all([page.waitForURL(/\/docs\/pages\/api\/jobe\.md$/), page.click('.info a[href="/docs/pages/api/jobe.md"]')])
+  expect(await page.textContent('h1')).toMatch(/Jobe/)
+  // a relative link of the page (to the scheduling page of the admins' docs) leads to that page
+  await Promise.all([page.waitForURL(/\/docs\/pages\/admin\/scheduling\.md$/), page.click('a[href="../admin/scheduling.md"]')])
+  expect(await page.textContent('h1')).toMatch(/Scheduling/)
+  expect(problems).toEqual([])
+  await page.close()
+}, 120_000)
