@@ -36,9 +36,9 @@ export const ISOLATE_TEXT = [
 export const LICENSE_TEXT = [
   'Arbiter: a self-hosted code evaluation appliance serving the Judge0 CE 1.13.1 API under /judge0.',
   '',
-  "Arbiter is its own software, not Judge0: it contains none of Judge0's code, so Judge0's license",
-  '(GNU GPL v3, which covers Judge0 itself) does not apply to this server. Arbiter is not published',
-  "under an open-source license; for its terms, ask the operator of this server.",
+  "Arbiter is its own software, not Judge0: it contains none of Judge0's code, and Judge0's license",
+  '(GNU GPL v3, which covers Judge0 itself) is not the license of this server. For the terms this',
+  'server is run under, ask its operator.',
   '',
 ].join('\n')
 
