@@ -7,7 +7,7 @@ import type { Client } from '../clients/clients.ts'
 import { protocolDataOf, rawResultOf, type Submission } from '../evaluation/model.ts'
 import { acceptAndWait, acceptSubmission, getSubmission, type SubmissionInput } from '../evaluation/submissions.ts'
 import { MAX_REPEAT } from '../jobs/types.ts'
-import { offeredLanguages, recordedVersions, type Language } from '../languages.ts'
+import { offeredLanguage, offeredLanguages, recordedVersions, type Language } from '../languages.ts'
 import { describeLanguage, JUDGE0_LANGUAGES, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
 import type { Judge0Record } from './replies.ts'
 import type { Judge0Ranges } from './schemas.ts'
@@ -52,8 +52,10 @@ export function judge0Languages(deps: LangDeps): Judge0Language[] {
 export function judge0Language(deps: LangDeps, id: number): { entry: Judge0LanguageEntry; lang: Language; described: Judge0Language } | undefined {
   const entry = JUDGE0_LANGUAGES.find((e) => e.id === id)
   if (!entry) return undefined
-  const lang = offeredLanguages(deps.languages, deps.config).find((l) => l.code === entry.code)
-  if (!lang) return undefined
+  // this one language's offer, not every language's (a Judge0 submission asks once)
+  const offer = offeredLanguage(deps.languages, deps.config, entry.code)
+  if (!offer.ok) return undefined
+  const lang = offer.language
   return { entry, lang, described: describeLanguage(entry, lang, recordedVersions(deps.config.paths.toolchains)[entry.code]?.version) }
 }
 
