@@ -10,7 +10,6 @@ import {
   isProvisioned,
   loadLanguages,
   MANIFEST_DIR,
-  PROVISIONED_TTL_MS,
   recordedVersions,
   resolveLanguage,
   stampPath,
@@ -418,26 +417,22 @@ describe('isProvisioned', () => {
 })
 
 describe('recordedVersions (versions.json, one reader for every listing)', () => {
-  it('{} without a file or with a broken one; a rewrite is read again, an unchanged file is not; the file is looked at once per PROVISIONED_TTL_MS', () => {
+  it('{} without a file or with a broken one; a rewrite is read again, an unchanged file is not', () => {
     tmp = mkdtempSync(join(tmpdir(), 'arbiter-versions-'))
     const file = join(tmp, 'versions.json')
-    let now = 1_000_000
-    const later = () => (now += PROVISIONED_TTL_MS)
-    expect(recordedVersions(tmp, now)).toEqual({})
+    expect(recordedVersions(tmp)).toEqual({})
     const record = (version: string) => ({ name: 'C', toolchain: 'gcc', root: 'trixie', version, reported: `gcc ${version}` })
     writeFileSync(file, JSON.stringify({ languages: { C: record('14.2.0') } }))
     utimesSync(file, 1000, 1000)
-    expect(recordedVersions(tmp, later()).C?.version).toBe('14.2.0')
+    expect(recordedVersions(tmp).C?.version).toBe('14.2.0')
     // the same mtime: the remembered record (listings ask on every request)
     writeFileSync(file, JSON.stringify({ languages: { C: record('99') } }))
     utimesSync(file, 1000, 1000)
-    expect(recordedVersions(tmp, later()).C?.version).toBe('14.2.0')
+    expect(recordedVersions(tmp).C?.version).toBe('14.2.0')
     utimesSync(file, 2000, 2000)
-    // rewritten, but looked at less than PROVISIONED_TTL_MS ago: the remembered record still
-    expect(recordedVersions(tmp, now + PROVISIONED_TTL_MS - 1).C?.version).toBe('14.2.0')
-    expect(recordedVersions(tmp, later()).C?.version).toBe('99')
+    expect(recordedVersions(tmp).C?.version).toBe('99')
     writeFileSync(file, '{broken')
     utimesSync(file, 3000, 3000)
-    expect(recordedVersions(tmp, later())).toEqual({})
+    expect(recordedVersions(tmp)).toEqual({})
   })
 })

@@ -348,25 +348,20 @@ export interface VersionRecord {
 
 export const versionsFile = (toolchainsDir: string) => join(toolchainsDir, 'versions.json')
 
-let versionsSeen: { file: string; mtimeMs: number; checkedAt: number; languages: Record<string, VersionRecord> } | undefined
+let versionsSeen: { file: string; mtimeMs: number; languages: Record<string, VersionRecord> } | undefined
 /**
- * versions.json's record of each language code (listings and every Judge0 submission ask), re-read only
- * when provisioning rewrites it; its mtime is looked at most every PROVISIONED_TTL_MS (a stat per
- * request cost the main thread more than the rest of a Judge0 request's checks). {} where there is
- * none or it does not parse.
+ * versions.json's record of each language code, re-read only when provisioning rewrites it (listings
+ * ask on every request); {} where there is none or it does not parse.
  */
-export function recordedVersions(toolchainsDir: string, now = Date.now()): Readonly<Record<string, VersionRecord | undefined>> {
+export function recordedVersions(toolchainsDir: string): Readonly<Record<string, VersionRecord | undefined>> {
   const file = versionsFile(toolchainsDir)
-  if (versionsSeen?.file === file && now - versionsSeen.checkedAt < PROVISIONED_TTL_MS) return versionsSeen.languages
   try {
     const { mtimeMs } = statSync(file)
     if (versionsSeen?.file !== file || versionsSeen.mtimeMs !== mtimeMs) {
-      versionsSeen = { file, mtimeMs, checkedAt: now, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
+      versionsSeen = { file, mtimeMs, languages: JSON.parse(readFileSync(file, 'utf8')).languages ?? {} }
     }
-    versionsSeen.checkedAt = now
     return versionsSeen.languages
   } catch {
-    versionsSeen = undefined
     return {}
   }
 }

@@ -7,7 +7,7 @@ import type { Client } from '../clients/clients.ts'
 import { protocolDataOf, rawResultOf, type Submission } from '../evaluation/model.ts'
 import { acceptAndWait, acceptSubmission, getSubmission, type SubmissionInput } from '../evaluation/submissions.ts'
 import { MAX_REPEAT } from '../jobs/types.ts'
-import { offeredLanguage, offeredLanguages, recordedVersions, type Language } from '../languages.ts'
+import { offeredLanguage, offeredLanguages, PROVISIONED_TTL_MS, recordedVersions, type Language } from '../languages.ts'
 import { describeLanguage, JUDGE0_LANGUAGES, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
 import type { Judge0Record } from './replies.ts'
 import type { Judge0Ranges } from './schemas.ts'
@@ -48,6 +48,17 @@ export function judge0Languages(deps: LangDeps): Judge0Language[] {
   return offeredJudge0Languages(offeredLanguages(deps.languages, deps.config), recordedVersions(deps.config.paths.toolchains))
 }
 
+// versions.json as one submission's language name needs it: stat'ed at most once per PROVISIONED_TTL_MS
+// (a stat per submission cost the main thread more than the rest of the request's checks); listings
+// read it afresh
+let versionsForSubmissions: { dir: string; at: number; versions: ReturnType<typeof recordedVersions> } | undefined
+function submissionVersions(dir: string, now = Date.now()): ReturnType<typeof recordedVersions> {
+  if (versionsForSubmissions?.dir !== dir || now - versionsForSubmissions.at >= PROVISIONED_TTL_MS) {
+    versionsForSubmissions = { dir, at: now, versions: recordedVersions(dir) }
+  }
+  return versionsForSubmissions.versions
+}
+
 /** An offered language by Judge0 id. */
 export function judge0Language(deps: LangDeps, id: number): { entry: Judge0LanguageEntry; lang: Language; described: Judge0Language } | undefined {
   const entry = JUDGE0_LANGUAGES.find((e) => e.id === id)
@@ -56,7 +67,7 @@ export function judge0Language(deps: LangDeps, id: number): { entry: Judge0Langu
   const offer = offeredLanguage(deps.languages, deps.config, entry.code)
   if (!offer.ok) return undefined
   const lang = offer.language
-  return { entry, lang, described: describeLanguage(entry, lang, recordedVersions(deps.config.paths.toolchains)[entry.code]?.version) }
+  return { entry, lang, described: describeLanguage(entry, lang, submissionVersions(deps.config.paths.toolchains)[entry.code]?.version) }
 }
 
 export function checkContext(deps: LangDeps): CheckContext {
