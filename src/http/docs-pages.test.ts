@@ -33,7 +33,7 @@ describe('/docs/pages', () => {
     expect((await get('room.md')).status).toBe(200) // where that link leads
   })
 
-  it.each(['../secret.md', '..%2Fsecret.md', '%2e%2e/secret.md', 'api/../../secret.md', 'notes.txt', 'api/missing.md', 'api', '', '/etc/passwd'])('%s: 404', async (path) => {
+  it.each(['../secret.md', '..%2Fsecret.md', '%2e%2e/secret.md', 'api/../../secret.md', 'notes.txt', 'api/missing.md', 'api', '', '/etc/passwd', '%E0%A4%A', 'api/%'])('%s: 404', async (path) => {
     const r = await get(path)
     expect(r.status).toBe(404)
     expect(await r.text()).not.toContain('outside docs/')

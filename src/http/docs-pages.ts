@@ -40,7 +40,12 @@ export function docsPageRoutes(dir = DOCS_DIR): Hono {
   const pages = pagesUnder(dir)
   const rendered = new Map<string, string>()
   app.get(`${DOCS_PAGES_PATH}/*`, internal("the Markdown pages of docs/, as HTML", (c: Context) => {
-    const name = decodeURIComponent(c.req.path.slice(DOCS_PAGES_PATH.length + 1))
+    let name: string
+    try {
+      name = decodeURIComponent(c.req.path.slice(DOCS_PAGES_PATH.length + 1))
+    } catch {
+      return c.text('no such page', 404) // a malformed escape is no page's name
+    }
     const file = pages.get(name)
     if (!file) return c.text('no such page', 404)
     let html = rendered.get(name)
