@@ -13,6 +13,8 @@ export interface FileCache {
   has(clientId: number, fileId: string): boolean
   /** The content, or undefined when the client has no such file (it counts as used). */
   get(clientId: number, fileId: string): Buffer | undefined
+  /** The stored size (a stat, no read); undefined when the client has no such file. */
+  size(clientId: number, fileId: string): number | undefined
 }
 
 const ID = /^[A-Za-z0-9]{1,128}$/
@@ -93,6 +95,14 @@ export function createFileCache(dir: string, capBytes: () => number): FileCache 
       evict(clientId, blob)
     },
     has: (clientId, fileId) => blobOf(clientId, fileId) !== undefined,
+    size(clientId, fileId) {
+      const blob = blobOf(clientId, fileId)
+      try {
+        return blob ? statSync(blob).size : undefined
+      } catch {
+        return undefined
+      }
+    },
     get(clientId, fileId) {
       const blob = blobOf(clientId, fileId)
       if (!blob) return undefined

@@ -5,7 +5,7 @@ import { addClient, createTestDeps, tempDir, testConfig, until, type TestDeps } 
 import { createFakePool, echo, okRun, type Behaviour } from '../testing/fake-pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { submissions } from '../storage/schema.ts'
-import { createFileCache } from './file-cache.ts'
+import { createFileCache, type FileCache } from './file-cache.ts'
 import { JOBE_PREFIX, jobeRoutes } from './routes.ts'
 import { PY_SYNTAX_CHECK } from './languages.ts'
 import { JobeResult } from './schemas.ts'
@@ -30,9 +30,10 @@ const behaviours: Record<string, Behaviour> = {
 }
 const behave: Behaviour = (job) => (behaviours[job.source] ?? echo)(job)
 
-function setup(opts: { quota?: number; config?: Record<string, Record<string, unknown>>; pool?: ReturnType<typeof createFakePool> } = {}) {
+function setup(opts: { quota?: number; config?: Record<string, Record<string, unknown>>; pool?: ReturnType<typeof createFakePool>; wrap?: (cache: FileCache) => FileCache } = {}) {
   deps = createTestDeps({ pool: opts.pool ?? createFakePool({ behave }), config: testConfig({ limits: { max_memory_kb: 262144 }, ...opts.config }) })
-  const app = jobeRoutes(deps, createFileCache(tempDir('arbiter-jobe-files-'), () => deps.config.jobe.file_cache_bytes))
+  const cache = createFileCache(tempDir('arbiter-jobe-files-'), () => deps.config.jobe.file_cache_bytes)
+  const app = jobeRoutes(deps, opts.wrap ? opts.wrap(cache) : cache)
   const key = addClient(deps, { name: 'moodle', quota: opts.quota })
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = { 'X-API-KEY': key }) =>
     app.request(`${JOBE_PREFIX}/${path}`, { method, headers, ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
@@ -238,6 +239,24 @@ describe('Jobe routes', () => {
     await put('abcdef123456', 'second')
     await run(spec)
     expect(Buffer.from(lastJob().files![0]!.contentBase64, 'base64').toString()).toBe('second')
+  })
+
+  test('a file_list naming one upload many times past limits.files_max_bytes in all: 413 before the file is read, nothing queued', async () => {
+    let reads = 0
+    const { run, put } = setup({
+      config: { limits: { max_memory_kb: 262144, files_max_bytes: 100_000 } },
+      wrap: (cache) => ({ ...cache, get: (client, id) => (reads++, cache.get(client, id)) }),
+    })
+    expect((await put('big0000001', 'x'.repeat(40_000))).status).toBe(204)
+    const named = (n: number) => Array.from({ length: n }, (_, i) => ['big0000001', `f${i}.txt`])
+    expect(await run(c('x', { file_list: named(3) }))).toEqual({ status: 413, body: 'the files of file_list come to more than 100000 bytes' })
+    expect(await run(c('x', { file_list: named(65) }))).toEqual({ status: 413, body: 'file_list has more than 64 entries' })
+    expect(reads).toBe(0)
+    expect(deps.pool.jobs).toHaveLength(0)
+    // within the cap: read once, however many names
+    expect((await run(c('x', { file_list: named(2) }))).status).toBe(200)
+    expect(reads).toBe(1)
+    expect(lastJob().files!.map((f) => f.name)).toEqual(['f0.txt', 'f1.txt'])
   })
 
   test('a PUT without file_contents or with bad base64 is 400', async () => {

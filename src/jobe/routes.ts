@@ -17,6 +17,7 @@ import { createFileCache, isFileId, type FileCache } from './file-cache.ts'
 import { JOBE_STACK_BYTES, jobeLanguages, type JobeLanguage } from './languages.ts'
 import { jobeDocs } from './openapi-docs.ts'
 import { jobeResult, overloadResult } from './outcome.ts'
+import { runFiles } from './run-files.ts'
 import { JobeError, parseRunSpec, type JobeRun } from './run-spec.ts'
 
 export const JOBE_PREFIX = '/jobe/index.php/restapi'
@@ -138,12 +139,8 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
     }
     const run = parseRunSpec(body, config.jobe.max_cpu_time_sec, find)
     const client = c.var.client
-    const files = run.files.map(([id, name]) => {
-      const content = cache.get(client.id, id)
-      // the only 404 a run answers: CodeRunner then PUTs every file and tries again
-      if (!content) throw new JobeError(404, 'One or more of the specified files is missing/unavailable')
-      return { name, contentBase64: content.toString('base64') }
-    })
+    // counted and summed from the store's index before a byte is read (run-files.ts)
+    const files = runFiles(cache, client.id, run.files, config.limits)
     if (run.source === OVERLOAD_TEST_SOURCE) return c.json(overloadResult(), 200, CORS)
     let evaluated: Awaited<ReturnType<typeof evaluateWithin>>
     try {
