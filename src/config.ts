@@ -273,6 +273,12 @@ export const ConfigSchema = z
           .positive()
           .default(60)
           .describe('Longest a Judge0 `wait=true` request is held: past it the answer is 201 with the submission as it stands (In Queue or Processing, with its token and status), and it finishes as usual; poll it by token.'),
+        reply_max_bytes: z
+          .number()
+          .int()
+          .min(1 << 20)
+          .default(16 << 20)
+          .describe('Largest body one Judge0 reply carrying submissions may have (GET /submissions/{token}, GET /submissions/batch, POST with wait=true); a larger one is refused (413) before it is built. Every single submission fits in it with base64_encoded=true at the default limits.'),
       },
       'The Judge0 CE API under /judge0 (docs/api/judge0.md).'
     ),

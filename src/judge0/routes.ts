@@ -10,10 +10,11 @@ import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { submissions } from '../storage/schema.ts'
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import { badRequest, forbidden, judge0Error, notFound, unauthorized } from './errors.ts'
+import { badRequest, forbidden, Judge0Reply, judge0Error, notFound, unauthorized } from './errors.ts'
+import { batchReply, boundedSubmissions, jsonParts } from './bounded-reply.ts'
 import { judge0Docs } from './openapi-docs.ts'
-import { NOT_UTF8_BATCH_ERROR, NOT_UTF8_ERROR, NotUtf8, requestedFields, shapeSubmission, type Field } from './replies.ts'
-import { checkContext, createSubmission, findSubmission, JUDGE0, judge0Language, judge0Languages, judge0Ranges, judge0Record } from './service.ts'
+import { NOT_UTF8_BATCH_ERROR, NOT_UTF8_ERROR, NotUtf8, requestedFields, type Field } from './replies.ts'
+import { checkContext, createSubmission, JUDGE0, judge0Language, judge0Languages, judge0Ranges } from './service.ts'
 import { STATUSES } from './statuses.ts'
 import { checkSubmission, defaultsFor } from './validate.ts'
 
@@ -77,9 +78,13 @@ export function judge0Routes(deps: Deps): Hono {
     if (!wait) return c.json({ token: row.heId }, 201)
     try {
       // not done within judge0.wait_max_sec: whatever the fields, its token and status, so the client can tell and poll
-      return c.json(shapeSubmission(judge0Record(row), done ? fields : [...fields, 'token', 'status'], base64), 201)
+      const shown: readonly Field[] = done ? fields : [...fields, 'token', 'status']
+      const [part] = boundedSubmissions(deps, c.var.client, [row.heId], shown, base64, deps.config.judge0.reply_max_bytes).parts
+      return jsonParts([part!], 201)
     } catch (err) {
+      // the submission was made: its token goes back with why it cannot be shown, so the client can read it another way
       if (err instanceof NotUtf8) return c.json({ error: NOT_UTF8_ERROR, token: row.heId }, 201)
+      if (err instanceof Judge0Reply && err.status === 413) return c.json({ ...(err.body as object), token: row.heId }, 201)
       throw err
     }
   }))
@@ -130,8 +135,8 @@ export function judge0Routes(deps: Deps): Hono {
     if (tokens.length > MAX_BATCH) throw badRequest(`number of submissions in a batch should be less than or equal to ${MAX_BATCH}`)
     if (tokens.length === 0) throw badRequest('there should be at least one submission in a batch')
     try {
-      const found = tokens.map((t) => findSubmission(deps, c.var.client, t))
-      return c.json({ submissions: found.map((row) => (row ? shapeSubmission(judge0Record(row), fields, base64) : null)) })
+      // the reply's size is bounded before it is built (bounded-reply.ts): a token named 20 times is read once
+      return batchReply(deps, c.var.client, tokens, fields, base64, deps.config.judge0.reply_max_bytes)
     } catch (err) {
       if (err instanceof NotUtf8) throw badRequest(NOT_UTF8_BATCH_ERROR)
       throw err
@@ -141,10 +146,10 @@ export function judge0Routes(deps: Deps): Hono {
   // GET /judge0/submissions/{token}
   app.get('/submissions/:token', documented(judge0Docs.show, (c: Context) => {
     const fields = fieldsOf(c)
-    const row = findSubmission(deps, c.var.client, c.req.param('token') ?? '')
-    if (!row) throw notFound()
     try {
-      return c.json(shapeSubmission(judge0Record(row), fields, isTrue(c.req.query('base64_encoded'))))
+      const [part] = boundedSubmissions(deps, c.var.client, [c.req.param('token') ?? ''], fields, isTrue(c.req.query('base64_encoded')), deps.config.judge0.reply_max_bytes).parts
+      if (!part) throw notFound()
+      return jsonParts([part])
     } catch (err) {
       if (err instanceof NotUtf8) throw badRequest(NOT_UTF8_ERROR)
       throw err

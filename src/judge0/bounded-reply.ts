@@ -1,0 +1,133 @@
+// Replies that carry submissions, bounded before they are built. One stored submission can be ~6 MB
+// (stdin, expected output, source, a zip, stdout, stderr, compile output) and a batch read may name it
+// 20 times, so the reply's size is first estimated from the stored lengths (SQL, nothing read into
+// JavaScript) and refused when even that is over judge0.reply_max_bytes; then each distinct submission
+// is read once, one at a time, shaped and counted exactly as it is encoded, and the building stops as
+// soon as the count passes the budget (plain text's JSON escapes can make it up to 6x the bytes). The
+// reply is sent as the encoded parts, a repeated token's part sent again rather than copied.
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Deps } from '../deps.ts'
+import type { Client } from '../clients/clients.ts'
+import { submissions } from '../storage/schema.ts'
+import { Judge0Reply } from './errors.ts'
+import { JUDGE0, findSubmission, judge0Record } from './service.ts'
+import { shapeSubmission, type Field } from './replies.ts'
+
+/** Room for everything but the text attributes of one submission (numbers, dates, names, keys). */
+const FIXED_BYTES = 1024
+
+/** Bytes of `"…"` holding Ruby's Base64.encode64 of n bytes: a "\n" (two characters in JSON) every 60. */
+export function base64JsonBytes(n: number): number {
+  const b64 = 4 * Math.ceil(n / 3)
+  return 2 + b64 + 2 * Math.ceil(b64 / 60)
+}
+
+/** The reply is over the budget: a 413 in Judge0's `{error}` shape, saying what to ask instead. */
+export const tooLarge = (bytes: number, budget: number, batch: boolean) =>
+  new Judge0Reply(413, {
+    error: `the reply would be larger than ${budget} bytes (at least ${bytes}), the most one reply may carry here: ask for ${batch ? 'fewer tokens at a time, ' : ''}fewer fields${batch ? '' : ' (fields=…)'}, or base64_encoded=true`,
+  })
+
+/** The stored lengths of what each text attribute shows (characters: never more than its bytes). */
+const lengths = {
+  source_code: sql<number>`length(${submissions.source})`,
+  stdin: sql<number>`coalesce(length(json_extract(${submissions.protocolJson}, '$.stdin')), 0)`,
+  expected_output: sql<number>`coalesce(length(json_extract(${submissions.protocolJson}, '$.expectedOutput')), 0)`,
+  stdout: sql<number>`coalesce(length(${submissions.stdout}), 0)`,
+  stderr: sql<number>`coalesce(length(${submissions.stderr}), 0)`,
+  compile_output: sql<number>`coalesce(length(${submissions.compileStatus}), 0) + coalesce(length(json_extract(${submissions.rawResultJson}, '$.compile.stdout')), 0) + coalesce(length(json_extract(${submissions.rawResultJson}, '$.compile.stderr')), 0)`,
+  message: sql<number>`coalesce(length(${submissions.failure}), 0)`,
+  // Base64 text without line breaks: its bytes are three quarters of its length
+  additional_files: sql<number>`coalesce(length(json_extract(${submissions.protocolJson}, '$.additionalFiles')), 0) * 3 / 4`,
+}
+type Sized = keyof typeof lengths
+
+/**
+ * A lower bound of each submission's reply (by token), from the stored lengths: exact for Base64 but
+ * for the fixed part, the bytes themselves for plain text (whose escapes only add to it).
+ */
+export function estimateReplies(deps: Pick<Deps, 'db'>, client: Client, tokens: readonly string[], fields: readonly Field[], base64: boolean): Map<string, number> {
+  const chosen = fields.filter((f): f is Sized => f in lengths)
+  const rows = deps.db
+    .select({ token: submissions.heId, ...Object.fromEntries(chosen.map((f) => [f, lengths[f]])) })
+    .from(submissions)
+    .where(and(eq(submissions.clientId, client.id), eq(submissions.api, JUDGE0), inArray(submissions.heId, [...tokens])))
+    .all() as ({ token: string } & Record<Sized, number>)[]
+  const out = new Map<string, number>()
+  for (const row of rows) {
+    let n = FIXED_BYTES
+    for (const f of chosen) n += base64 || f === 'additional_files' ? base64JsonBytes(row[f]) : 2 + row[f]
+    out.set(row.token, n)
+  }
+  return out
+}
+
+export interface BoundedReply {
+  /** The encoded JSON of each position, null where the token is not this client's Judge0 submission. */
+  parts: (Buffer | null)[]
+  bytes: number
+}
+
+/**
+ * Each token's submission as JSON, within budget bytes in all (a repeated token counted each time it is
+ * sent). Throws the 413 before reading a row when the estimate is over, or as soon as the exact count is;
+ * replies.ts NotUtf8 as shapeSubmission does.
+ */
+export function boundedSubmissions(
+  deps: Pick<Deps, 'db'>,
+  client: Client,
+  tokens: readonly string[],
+  fields: readonly Field[],
+  base64: boolean,
+  budget: number,
+  overhead = 0
+): BoundedReply {
+  const batch = tokens.length > 1
+  const distinct = [...new Set(tokens)]
+  const estimates = estimateReplies(deps, client, distinct, fields, base64)
+  const times = new Map<string, number>()
+  for (const t of tokens) times.set(t, (times.get(t) ?? 0) + 1)
+  let estimate = overhead
+  for (const [t, n] of estimates) estimate += n * times.get(t)!
+  if (estimate > budget) throw tooLarge(estimate, budget, batch)
+
+  const encoded = new Map<string, Buffer | null>()
+  let bytes = overhead
+  for (const t of distinct) {
+    // read one at a time: at most one stored row is held besides what is already encoded
+    const row = estimates.has(t) ? findSubmission(deps, client, t) : undefined
+    const part = row ? Buffer.from(JSON.stringify(shapeSubmission(judge0Record(row), fields, base64))) : null
+    bytes += (part?.length ?? 4) * times.get(t)!
+    if (bytes > budget) throw tooLarge(bytes, budget, batch)
+    encoded.set(t, part)
+  }
+  return { parts: tokens.map((t) => encoded.get(t)!), bytes }
+}
+
+/** A JSON body sent part by part (a repeated part is the same Buffer again), its length known. */
+export function jsonParts(parts: readonly Buffer[], status = 200): Response {
+  let i = 0
+  const length = parts.reduce((n, p) => n + p.length, 0)
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < parts.length) controller.enqueue(parts[i++])
+      else controller.close()
+    },
+  })
+  return new Response(body, { status, headers: { 'content-type': 'application/json', 'content-length': String(length) } })
+}
+
+const OPEN = Buffer.from('{"submissions":[')
+const COMMA = Buffer.from(',')
+const NULL = Buffer.from('null')
+const CLOSE = Buffer.from(']}')
+
+/** GET /submissions/batch's body: `{"submissions":[…]}`, within the budget. */
+export function batchReply(deps: Pick<Deps, 'db'>, client: Client, tokens: readonly string[], fields: readonly Field[], base64: boolean, budget: number): Response {
+  const overhead = OPEN.length + CLOSE.length + tokens.length - 1
+  const { parts } = boundedSubmissions(deps, client, tokens, fields, base64, budget, overhead)
+  const body: Buffer[] = [OPEN]
+  parts.forEach((p, i) => body.push(...(i ? [COMMA] : []), p ?? NULL))
+  body.push(CLOSE)
+  return jsonParts(body)
+}
