@@ -83,6 +83,7 @@ export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = 
   if (repeat !== undefined && repeat > 1) spec.repeat = repeat
   if (input.redirectStderrToStdout) spec.redirectStderrToStdout = true
   if (input.outputEncoding === 'latin1') spec.outputEncoding = 'latin1'
+  if (input.inputEncoding === 'latin1') spec.inputEncoding = 'latin1'
   if (input.compileStderrFails) spec.compileStderrFails = true
   return spec
 }

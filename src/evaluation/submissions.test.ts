@@ -106,6 +106,18 @@ describe('acceptSubmission', () => {
     expect(deps.db.select().from(clients).get()!.used).toBe(0)
   })
 
+  test('inputEncoding latin1: source and input counted as the bytes they are (one per character); a character past U+00FF refused', () => {
+    const { client } = setup(testConfig({ limits: { source_max_bytes: 10, input_max_bytes: 4 } }))
+    const bytes = (b: number[]) => Buffer.from(b).toString('latin1')
+    // 10 and 4 bytes of 0xff: 20 and 8 bytes once read as text
+    const row = acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: bytes(Array(10).fill(0xff)), input: bytes([0x41, 0xff, 0xfe, 0x0a]) }))
+    expect([...Buffer.from(row.input, 'latin1')]).toEqual([0x41, 0xff, 0xfe, 0x0a])
+    expect(JSON.parse(row.jobSpecJson!)).toMatchObject({ inputEncoding: 'latin1' })
+    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: bytes(Array(11).fill(0xff)) }))).code).toBe('PayloadTooLargeError')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: 'print("€")' }))).code).toBe('InvalidArgumentError')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', input: '\ud800' }))).code).toBe('InvalidArgumentError')
+  })
+
   test('callback: "" is none, a bare host gets http://, v3 sync ignores it', () => {
     const { client } = setup()
     expect(acceptSubmission(deps, client, v4({ callback: '' })).callbackUrl).toBeNull()

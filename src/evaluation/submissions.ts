@@ -91,7 +91,9 @@ export interface SubmissionInput extends JobSpec {
   stopOnFirstFailure?: boolean
 }
 
-const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+/** A character past U+00FF: not one byte, in a string that must hold one byte per character. */
+const NOT_A_BYTE = /[^\0-\xff]/
 
 /** Validates (an offered language: languages.ts offeredLanguage) and stores a submission as queued, counting it against the client's quota. */
 export function acceptSubmission(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {
@@ -115,6 +117,11 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
     }
   }
   const limits = config.limits
+  // a protocol that hands the core bytes (inputEncoding latin1) has them counted as bytes, one per character
+  const latin1 = input.inputEncoding === 'latin1'
+  if (latin1 && (NOT_A_BYTE.test(input.source) || NOT_A_BYTE.test(input.input ?? '')))
+    throw new AppError('InvalidArgumentError', 'a source or input given as bytes holds a character that is not one', {})
+  const bytes = (s: string) => (latin1 ? s.length : utf8Bytes(s))
   if (bytes(input.source) > limits.source_max_bytes)
     throw new AppError('PayloadTooLargeError', `source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
   const stdin = input.input ?? ''
@@ -135,7 +142,7 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
     // a checker program is a program like any other: an offered language, a source within the cap
     const checkerLang = offeredLanguage(deps.languages, config, input.checker.lang)
     if (!checkerLang.ok) throw new AppError('LanguageNotSupportedError', `checker: ${checkerLang.detail}`, { lang: input.checker.lang })
-    if (bytes(input.checker.source) > limits.source_max_bytes)
+    if (utf8Bytes(input.checker.source) > limits.source_max_bytes)
       throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
   }
 

@@ -56,6 +56,7 @@ export function jobRequestSchema(config: Config) {
       compileMemoryKb: z.number().int().positive().max(limits.compile_memory_kb).optional(),
       redirectStderrToStdout: z.boolean().optional(),
       outputEncoding: z.literal('latin1').optional(),
+      inputEncoding: z.literal('latin1').optional(),
       compileStderrFails: z.boolean().optional(),
       cpuExtraSec: z.number().positive().max(maxTime).optional(),
       stackKb: z.number().int().min(1).max(64 * 1024 * 1024).optional(),

@@ -114,6 +114,13 @@ export interface JobSpec {
   compileStderrFails?: boolean
   /** 'latin1': the run's stdout and stderr come back one character per byte (Buffer.from(s, 'latin1') gives the exact bytes), for a protocol that must tell invalid UTF-8 or encode the bytes itself. */
   outputEncoding?: 'latin1'
+  /**
+   * 'latin1': the source and the input (stdin) are one character per byte, and Buffer.from(s, 'latin1')
+   * is what the jail gets, for a protocol that takes bytes (Base64) rather than text: invalid UTF-8, NULs
+   * and any other byte reach the program as sent. Sizes are counted in those bytes. A graded job's tests
+   * and a checker's source are text whatever this says.
+   */
+  inputEncoding?: 'latin1'
   /** stderr is appended to stdout after the run (the two streams are read separately by the jail). */
   redirectStderrToStdout?: boolean
   /**

@@ -49,6 +49,9 @@ export interface WorkerSettings {
   compileCache?: { dir: string; maxBytes: number }
 }
 
+/** A job's source or input as the bytes the jail gets (JobSpec.inputEncoding). */
+const asBytes = (s: string, spec: JobSpec): string | Buffer => (spec.inputEncoding === 'latin1' ? Buffer.from(s, 'latin1') : s)
+
 /** Room for a job's extra files in its box, above the step's own cap. */
 const filesBytes = (spec: JobSpec) => (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0)
 
@@ -145,7 +148,9 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     // the extra files and the source's name are part of what was compiled
     // (and whether warnings fail it: a compile kept without that rule must not serve one with it)
     const extra = spec.files?.length || spec.sourceFileName || spec.compileStderrFails ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? [], !!spec.compileStderrFails])}` : ''
-    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra })
+    // the same characters are other bytes when they are bytes (inputEncoding): another program
+    const bytes = spec.inputEncoding ? `\0${spec.inputEncoding}` : ''
+    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra + bytes })
   }
 
   /**
@@ -176,7 +181,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb, compileTimeSec: spec.compileTimeSec, compileMemoryKb: spec.compileMemoryKb }, 'compile')
     const sourceFile = spec.sourceFileName ?? lang.sourceFile
     const writeSources = () => {
-      writeNewFile(box, sourceFile, source)
+      writeNewFile(box, sourceFile, asBytes(source, spec))
       writeJobFiles(box, spec.files)
     }
     const cache = settings.compileCache
@@ -223,7 +228,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   }
 
   /** One run of a compiled program in the box. */
-  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}): Promise<RunResult> {
+  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string | Buffer, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}): Promise<RunResult> {
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
     const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
@@ -273,13 +278,14 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         // the compiled program stays; the run step may write its own cap more
         if (!roomy) await sb.box('grow', caps.workDirBytes, caps.workDirInodes)
         const limits = runLimits(job.timeLimitSec)
-        let run = await runInBox(sb, lang, root, job.input, limits, job.memoryLimitKb, [], job)
+        const stdin = asBytes(job.input, job)
+        let run = await runInBox(sb, lang, root, stdin, limits, job.memoryLimitKb, [], job)
         if (!size) return { compile, run }
         const repeats = [figuresOf(run)]
         while (repeats.length < times && run.status === 'ok') {
           await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
           copyTree(kept, box, keptBounds())
-          run = await runInBox(sb, lang, root, job.input, limits, job.memoryLimitKb, [], job)
+          run = await runInBox(sb, lang, root, stdin, limits, job.memoryLimitKb, [], job)
           repeats.push(figuresOf(run))
         }
         return { compile, run, repeats }

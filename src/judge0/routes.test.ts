@@ -270,6 +270,111 @@ describe('Judge0 batch', () => {
   })
 })
 
+describe('Judge0 bytes stay bytes (base64_encoded=true)', () => {
+  const b64 = (bytes: number[]) => Buffer.from(bytes).toString('base64')
+
+  test('expected_output is compared on bytes: 41 FE 0A against 41 FF 0A is Wrong Answer, the same bytes Accepted', async () => {
+    const { app, secret } = setup()
+    // the fake pool's program prints its stdin
+    const wrong = await json(await post(app, '/submissions?base64_encoded=true&wait=true&fields=status_id', secret, { source_code: b64([0x70]), language_id: 71, stdin: b64([0x41, 0xfe, 0x0a]), expected_output: b64([0x41, 0xff, 0x0a]) }))
+    expect(wrong).toEqual({ status_id: 4 })
+    const right = await json(await post(app, '/submissions?base64_encoded=true&wait=true&fields=status_id', secret, { source_code: b64([0x70]), language_id: 71, stdin: b64([0x41, 0xfe, 0x00, 0x0a]), expected_output: b64([0x41, 0xfe, 0x00, 0x0a, 0x20, 0x0a]) }))
+    // Judge0's strip still applies, bytewise: trailing blanks and blank lines ignored
+    expect(right).toEqual({ status_id: 3 })
+  })
+
+  test('source, stdin and expected_output reach the core as the bytes sent and come back as them; plain replies of them are Judge0\'s 400', async () => {
+    const { app, secret } = setup()
+    const sent = { source_code: [0x23, 0xff, 0xfe, 0x00, 0xed, 0xa0, 0x80, 0x0a], stdin: [0x41, 0xff, 0xfe, 0x0a], expected_output: [0x41, 0xff, 0xfe, 0x0a] }
+    const r = await post(app, '/submissions?base64_encoded=true', secret, { language_id: 71, ...Object.fromEntries(Object.entries(sent).map(([k, v]) => [k, b64(v)])) })
+    const { token } = await json(r)
+    const body = await done(app, secret, token, '&base64_encoded=true')
+    const job = deps.pool.jobs.at(-1)!
+    expect(job.inputEncoding).toBe('latin1')
+    expect([...Buffer.from(job.source, 'latin1')]).toEqual(sent.source_code)
+    expect([...Buffer.from(job.input, 'latin1')]).toEqual(sent.stdin)
+    for (const k of ['source_code', 'stdin', 'expected_output', 'stdout'] as const) expect([...decode64(body[k])], k).toEqual(k === 'stdout' ? sent.stdin : sent[k])
+    expect(body.status.id).toBe(3)
+    const plain = await get(app, `/submissions/${token}?fields=source_code`, secret)
+    expect([plain.status, await json(plain)]).toEqual([400, { error: 'some attributes for this submission cannot be converted to UTF-8, use base64_encoded=true query parameter' }])
+    const batch = await get(app, `/submissions/batch?tokens=${token}&fields=stdin`, secret)
+    expect(batch.status).toBe(400)
+    // valid UTF-8 text is shown as text
+    const { token: t2 } = await json(await post(app, '/submissions', secret, { source_code: 'print("é")', language_id: 71, stdin: '€\u0000' }))
+    expect(await done(app, secret, t2)).toMatchObject({ source_code: 'print("é")', stdin: '€\u0000', stdout: '€\u0000' })
+    expect(Buffer.from(deps.pool.jobs.at(-1)!.input, 'latin1').toString('utf8')).toBe('€\0')
+  })
+
+  test('a lone surrogate in plain text is a 422 on its attribute, nothing stored', async () => {
+    const { app, secret } = setup()
+    const r = await post(app, '/submissions', secret, { source_code: 'print(1)', language_id: 71, stdin: 'a\ud800b' })
+    expect([r.status, await json(r)]).toEqual([422, { stdin: ['is not valid Unicode text (it holds a lone surrogate), use base64_encoded=true query parameter to send bytes'] }])
+    expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+  })
+})
+
+describe('Judge0 replies bounded before they are built (judge0.reply_max_bytes)', () => {
+  const big = (n: number) => ({ source_code: 'print(input())', language_id: 71, stdin: 'x'.repeat(n), expected_output: 'x'.repeat(n) })
+
+  test('a batch read naming one big submission 20 times is a 413 in Judge0\'s {error} shape; under the budget, each position answered', async () => {
+    const { app, secret } = setup()
+    const { token } = await json(await post(app, '/submissions', secret, big(900_000)))
+    await done(app, secret, token)
+    const many = await get(app, `/submissions/batch?tokens=${Array(20).fill(token).join(',')}&fields=*&base64_encoded=true`, secret)
+    expect(many.status).toBe(413)
+    const body = await json(many)
+    expect(Object.keys(body)).toEqual(['error'])
+    expect(body.error).toMatch(/larger than 16777216 bytes .*fewer tokens at a time/)
+    // the same submission four times (about 3.7 MB each): every position, each the same, the length declared
+    const ok = await get(app, `/submissions/batch?tokens=${Array(4).fill(token).join(',')}&fields=*&base64_encoded=true`, secret)
+    expect(ok.status).toBe(200)
+    const text = await ok.text()
+    expect(Number(ok.headers.get('content-length'))).toBe(Buffer.byteLength(text))
+    const shown = JSON.parse(text).submissions
+    expect(shown).toHaveLength(4)
+    expect(new Set(shown.map((s: unknown) => JSON.stringify(s))).size).toBe(1)
+    expect(decode64(shown[0].stdout).length).toBe(900_000)
+  })
+
+  test('plain text counted as it is encoded: NULs (six bytes each in JSON) pass the estimate and are refused as they are counted', async () => {
+    const { app, secret } = setup({ config: testConfig({ judge0: { reply_max_bytes: 1 << 20 } }) })
+    const { token } = await json(await post(app, '/submissions', secret, { source_code: 'print(input())', language_id: 71, stdin: '\0'.repeat(100_000) }))
+    await done(app, secret, token, '&base64_encoded=true')
+    // base64: about 270 KB, under the budget
+    expect((await get(app, `/submissions/batch?tokens=${token},${token}&fields=stdin,stdout&base64_encoded=true`, secret)).status).toBe(200)
+    // plain: 200 KB of bytes is under the budget, 2.4 MB of JSON is not
+    const plain = await get(app, `/submissions/batch?tokens=${token},${token}&fields=stdin,stdout`, secret)
+    expect([plain.status, (await json(plain)).error]).toEqual([413, expect.stringMatching(/larger than 1048576 bytes/)])
+    const one = await get(app, `/submissions/${token}?fields=stdin,stdout`, secret)
+    expect([one.status, (await json(one)).error]).toEqual([413, expect.stringMatching(/fewer fields \(fields=…\), or base64_encoded=true/)])
+    const fewer = await get(app, `/submissions/${token}?fields=stdout`, secret)
+    expect(fewer.status).toBe(200)
+    expect((await json(fewer)).stdout).toBe('\0'.repeat(100_000))
+  })
+
+  test('wait=true over the budget: 201 with the token and why, so the client can read it another way', async () => {
+    const { app, secret } = setup({ config: testConfig({ judge0: { reply_max_bytes: 1 << 20 } }) })
+    const r = await post(app, '/submissions?wait=true&fields=stdin,stdout,expected_output', secret, big(400_000))
+    expect(r.status).toBe(201)
+    const body = await json(r)
+    expect(Object.keys(body).sort()).toEqual(['error', 'token'])
+    expect(body.error).toMatch(/larger than 1048576 bytes/)
+    expect((await get(app, `/submissions/${body.token}?fields=stdout`, secret)).status).toBe(200)
+  })
+
+  test('a token of another client or protocol costs nothing and is null; unknown and repeated tokens keep their places', async () => {
+    const { app, secret } = setup()
+    const other = addClient(deps, { name: 'other' })
+    const { token } = await json(await post(app, '/submissions', secret, big(900_000)))
+    await done(app, secret, token)
+    // the other client's 20 names of it are 20 nulls, not 20 submissions
+    const r = await get(app, `/submissions/batch?tokens=${Array(20).fill(token).join(',')}&fields=*&base64_encoded=true`, other)
+    expect([r.status, await json(r)]).toEqual([200, { submissions: Array(20).fill(null) }])
+    const mixed = await json(await get(app, `/submissions/batch?tokens=nope,${token},nope,${token}&fields=token`, secret))
+    expect(mixed).toEqual({ submissions: [null, { token }, null, { token }] })
+  })
+})
+
 describe('Judge0 information routes', () => {
   test('languages: Judge0 ids for offered codes, sorted by name; 89 and unknown ids are 404', async () => {
     const { app, secret } = setup()

@@ -85,8 +85,11 @@ export function checkContext(deps: LangDeps): CheckContext {
 export interface Judge0Data {
   languageId: number
   languageName: string
+  /** With `bytes`, one character per byte (latin1); rows stored before it hold UTF-8 text. */
   stdin: string | null
   expectedOutput: string | null
+  /** stdin, expectedOutput and the row's source are bytes, one character each (the core's inputEncoding latin1). */
+  bytes?: true
   numberOfRuns: number
   cpuTimeLimit: number
   cpuExtraTime: number
@@ -103,12 +106,15 @@ export interface Judge0Data {
   additionalFiles: string | null
 }
 
+const latin1 = (b: Buffer | null): string | null => (b === null ? null : b.toString('latin1'))
+
 export function submissionInput(input: Judge0Input, wait: boolean): SubmissionInput {
   const data: Judge0Data = {
     languageId: input.languageId,
     languageName: '',
-    stdin: input.stdin,
-    expectedOutput: input.expectedOutput,
+    stdin: latin1(input.stdin),
+    expectedOutput: latin1(input.expectedOutput),
+    bytes: true,
     numberOfRuns: input.numberOfRuns,
     cpuTimeLimit: input.cpuTimeLimit,
     cpuExtraTime: input.cpuExtraTime,
@@ -128,8 +134,10 @@ export function submissionInput(input: Judge0Input, wait: boolean): SubmissionIn
     // a waiting client goes first, unless it also wants a callback (the core keeps callbacks of asynchronous submissions)
     async: !wait || !!input.callbackUrl,
     lang: input.language.code,
-    source: input.sourceCode,
-    input: input.stdin ?? '',
+    // the bytes as sent reach the jail (Judge0 writes them with "wb"): no text decoding on the way
+    inputEncoding: 'latin1',
+    source: input.sourceCode.toString('latin1'),
+    input: latin1(input.stdin) ?? '',
     // Judge0's 0 means "no CPU limit": here, the largest there is
     timeLimit: input.cpuTimeLimit > 0 ? input.cpuTimeLimit : Number.MAX_SAFE_INTEGER,
     memoryLimit: input.memoryLimit,
@@ -186,15 +194,18 @@ const orNull = (s: string | null | undefined) => (s === null || s === undefined 
 /** The run's output as bytes (the core stored it one character per byte: outputEncoding latin1). */
 const bytesOf = (s: string | null | undefined) => (s ? new Uint8Array(Buffer.from(s, 'latin1')) : null)
 
+/** A stored input attribute: bytes when the row keeps bytes, else the text it was stored as. */
+const inputOf = (d: Judge0Data, s: string | null): string | Uint8Array | null => (s === null ? null : d.bytes ? new Uint8Array(Buffer.from(s, 'latin1')) : s)
+
 /** A stored row as Judge0 shows it. */
 export function judge0Record(row: Submission): Judge0Record {
   const d = protocolDataOf(row) as Judge0Data
   const raw = rawResultOf(row)
   const base = {
-    source_code: row.source,
+    source_code: inputOf(d, row.source),
     language_id: d.languageId,
-    stdin: d.stdin,
-    expected_output: d.expectedOutput,
+    stdin: inputOf(d, d.stdin),
+    expected_output: inputOf(d, d.expectedOutput),
     created_at: row.createdAt,
     token: row.heId,
     number_of_runs: d.numberOfRuns,
@@ -226,7 +237,9 @@ export function judge0Record(row: Submission): Judge0Record {
   const run = raw?.run
   if (!run) return { ...base, ...pending, ...withStatus(STATUS.internal), finished_at: finished, message: 'the run step left no result' }
   const stdout = bytesOf(row.stdout)
-  const report = runReport(run, d.expectedOutput, stdout ? Buffer.from(stdout).toString('utf8') : null)
+  // Judge0 compares bytes (both decoded from its Base64 columns): the stored latin1 strings are them, one
+  // character per byte; a row stored before bytes were kept compares its text with the output's UTF-8
+  const report = runReport(run, d.expectedOutput, d.bytes ? (row.stdout ?? null) : stdout ? Buffer.from(stdout).toString('utf8') : null)
   // number_of_runs: Judge0 shows the mean time and memory of the runs made (its memory column is an
   // integer: the mean truncated); wall_time, the output and the status are the last run's
   const runs = raw?.repeats?.length ? raw.repeats : [run]

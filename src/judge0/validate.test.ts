@@ -171,9 +171,9 @@ describe('checkSubmission', () => {
     const b = (s: string) => Buffer.from(s).toString('base64')
     const r = await checkSubmission({ source_code: b('int main(){}'), stdin: b('1 2\n'), expected_output: b('3'), language_id: 50, compiler_options: '-DMSG="a b" -Wall', command_line_arguments: "one 'two three'" }, true, ctx)
     if (!r.ok) throw new Error(JSON.stringify(r.errors))
-    expect(r.input.sourceCode).toBe('int main(){}')
-    expect(r.input.stdin).toBe('1 2\n')
-    expect(r.input.expectedOutput).toBe('3')
+    expect(r.input.sourceCode.toString()).toBe('int main(){}')
+    expect(r.input.stdin?.toString()).toBe('1 2\n')
+    expect(r.input.expectedOutput?.toString()).toBe('3')
     expect(r.input.compileArgv).toEqual(['gcc', '-O2', '-o', 'main', '-DMSG=a b', '-Wall', 'main.c', '-lm'])
     expect(r.input.runArgv).toEqual(['./main', 'one', 'two three'])
   })
@@ -190,6 +190,35 @@ describe('checkSubmission', () => {
     expect(!bad.ok && bad.errors.additional_files?.[0]).toMatch(/^is not a zip archive/)
     const big = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: zip({ 'a.txt': 'x'.repeat(20_000) }).toString('base64') }, false, ctx)
     expect(!big.ok && big.errors.additional_files).toEqual(['inflates to more than 10000 bytes'])
+  })
+
+  it('keeps the bytes sent: Base64 of any bytes (invalid UTF-8, NULs) decodes to exactly them, plain text to its UTF-8', async () => {
+    const bytes = {
+      source_code: Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x00, 0x0a, 0x70, 0x0a]),
+      stdin: Buffer.from([0x41, 0xff, 0xfe, 0x0a]),
+      expected_output: Buffer.from([0x41, 0xc3, 0x28, 0x00, 0x0a]),
+    }
+    const sent = Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, v.toString('base64')]))
+    const r = await checkSubmission({ ...sent, language_id: 71 }, true, ctx)
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    expect([r.input.sourceCode, r.input.stdin, r.input.expectedOutput]).toEqual([bytes.source_code, bytes.stdin, bytes.expected_output])
+    const text = await checkSubmission({ source_code: 'print("é\u0000")', stdin: '€\n', expected_output: '\u{1F600}', language_id: 71 }, false, ctx)
+    if (!text.ok) throw new Error(JSON.stringify(text.errors))
+    expect([text.input.sourceCode, text.input.stdin, text.input.expectedOutput]).toEqual([Buffer.from('print("é\0")'), Buffer.from('€\n'), Buffer.from('😀')])
+    // sizes are the bytes' (1000 bytes of 0xff is 1000, not the 3000 of its replacement characters)
+    const ff = await checkSubmission({ source_code: Buffer.alloc(1000, 0xff).toString('base64'), language_id: 71 }, true, ctx)
+    expect(ff.ok).toBe(true)
+  })
+
+  it('refuses a lone surrogate in plain text (no bytes stand for it) on each text attribute, pointing at base64_encoded', async () => {
+    for (const lone of ['\ud800', 'a\udc00b', 'x\udbff']) {
+      const r = await checkSubmission({ source_code: `print(1)#${lone}`, stdin: lone, expected_output: lone, language_id: 71 }, false, ctx)
+      if (r.ok) throw new Error(`accepted ${JSON.stringify(lone)}`)
+      const message = 'is not valid Unicode text (it holds a lone surrogate), use base64_encoded=true query parameter to send bytes'
+      expect(r.errors).toEqual({ source_code: [message], stdin: [message], expected_output: [message] })
+    }
+    const pair = await checkSubmission({ source_code: 'print("\ud83d\ude00")', language_id: 71 }, false, ctx)
+    expect(pair.ok).toBe(true)
   })
 
   it('refuses sources and inputs over the caps, and a callback that is not http(s)', async () => {

@@ -31,13 +31,13 @@ export interface CheckContext {
   zip: { maxFiles: number; totalBytes: number }
 }
 
-/** Everything a submission keeps, decoded (text as UTF-8 strings, the zip as bytes). */
+/** Everything a submission keeps, decoded: source, stdin and expected output as the bytes sent, the zip as bytes. */
 export interface Judge0Input {
   languageId: number
   language: Language
-  sourceCode: string
-  stdin: string | null
-  expectedOutput: string | null
+  sourceCode: Buffer
+  stdin: Buffer | null
+  expectedOutput: Buffer | null
   cpuTimeLimit: number
   cpuExtraTime: number
   wallTimeLimit: number
@@ -61,8 +61,26 @@ export type CheckResult = { ok: true; input: Judge0Input } | { ok: false; errors
 
 const rubyBlank = (s: string | undefined | null) => s === undefined || s === null || s.trim() === ''
 
-/** Ruby's Base64.decode64 then the bytes as text (invalid UTF-8 sequences replaced). */
-const fromBase64 = (s: string | undefined) => (s === undefined ? undefined : decode64(s).toString('utf8'))
+/** A UTF-16 surrogate not in a pair: a JSON string may hold one (`"\ud800"`), and no byte sequence is it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * A text attribute as the bytes the program gets: with base64_encoded=true the decoded bytes whatever
+ * they are (Ruby's Base64.decode64, as Judge0 stores them); else the text's UTF-8, refused when it holds a
+ * lone surrogate (there are no bytes for it to stand for: the client is told to send bytes as Base64).
+ */
+function bytesOf(errors: FieldErrors, field: string, value: string | undefined, base64: boolean): Buffer | undefined {
+  if (value === undefined) return undefined
+  if (base64) return decode64(value)
+  if (LONE_SURROGATE.test(value)) {
+    addError(errors, field, 'is not valid Unicode text (it holds a lone surrogate), use base64_encoded=true query parameter to send bytes')
+    return undefined
+  }
+  return Buffer.from(value, 'utf8')
+}
+
+/** Ruby's blank? for bytes: empty or only ASCII whitespace. */
+const blankBytes = (b: Buffer) => /^[\t\n\v\f\r ]*$/.test(b.toString('latin1'))
 
 /** Judge0's defaults within this server's ranges (a server floor above a default raises it: what runs is what is shown). */
 export function defaultsFor(ranges: Judge0Ranges) {
@@ -107,15 +125,18 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
   }
   const field = <K extends keyof Judge0SubmissionRequest>(k: K) => values[k]
 
-  const sourceCode = base64 ? fromBase64(field('source_code')) : field('source_code')
-  const stdin = base64 ? fromBase64(field('stdin')) : field('stdin')
-  const expectedOutput = base64 ? fromBase64(field('expected_output')) : field('expected_output')
+  const sourceText = field('source_code')
+  const sourceCode = bytesOf(errors, 'source_code', sourceText, base64)
+  const stdin = bytesOf(errors, 'stdin', field('stdin'), base64)
+  const expectedOutput = bytesOf(errors, 'expected_output', field('expected_output'), base64)
   const languageId = field('language_id')
 
-  if (rubyBlank(sourceCode)) addError(errors, 'source_code', "can't be blank")
-  else if (Buffer.byteLength(sourceCode!, 'utf8') > ctx.sourceMaxBytes) addError(errors, 'source_code', `is too long (maximum is ${ctx.sourceMaxBytes} bytes)`)
-  if (stdin !== undefined && Buffer.byteLength(stdin, 'utf8') > ctx.inputMaxBytes) addError(errors, 'stdin', `is too long (maximum is ${ctx.inputMaxBytes} bytes)`)
-  if (expectedOutput !== undefined && Buffer.byteLength(expectedOutput, 'utf8') > ctx.inputMaxBytes)
+  // Ruby's blank?: Unicode spaces in text, ASCII ones in bytes (Base64.decode64 gives a binary string)
+  if (sourceCode === undefined || (base64 ? blankBytes(sourceCode) : sourceText!.trim() === '')) {
+    if (!errors.source_code) addError(errors, 'source_code', "can't be blank")
+  } else if (sourceCode!.length > ctx.sourceMaxBytes) addError(errors, 'source_code', `is too long (maximum is ${ctx.sourceMaxBytes} bytes)`)
+  if (stdin !== undefined && stdin.length > ctx.inputMaxBytes) addError(errors, 'stdin', `is too long (maximum is ${ctx.inputMaxBytes} bytes)`)
+  if (expectedOutput !== undefined && expectedOutput.length > ctx.inputMaxBytes)
     addError(errors, 'expected_output', `is too long (maximum is ${ctx.inputMaxBytes} bytes)`)
   if (languageId === undefined) addError(errors, 'language_id', "can't be blank")
 
