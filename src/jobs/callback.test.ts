@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { normaliseCallbackUrl, PermanentFailure, postCallback } from './callback.ts'
+import { ANSWER_GRACE_MS, normaliseCallbackUrl, PermanentFailure, postCallback } from './callback.ts'
 import { outboundGuard, type Resolver } from './outbound-guard.ts'
 
 let server: Server
@@ -100,3 +100,116 @@ describe('the outbound guard on callbacks', () => {
   })
 })
 
+
+describe("the receiver's answer is read at most ANSWER_MAX_BYTES and ANSWER_GRACE_MS, then dropped", () => {
+  // A receiver under test: answers each request with `answer`, and records how many body bytes it
+  // managed to hand to the kernel and when its connection was closed by the other side.
+  interface Seen { written: number; closedAfterMs: number }
+  async function receiver(answer: (res: import('node:http').ServerResponse, seen: Seen) => void) {
+    const results: Promise<Seen>[] = []
+    const srv = createServer((req, res) => {
+      req.resume()
+      const started = Date.now()
+      const seen: Seen = { written: 0, closedAfterMs: -1 }
+      results.push(new Promise((done) => res.on('close', () => done({ ...seen, closedAfterMs: Date.now() - started }))))
+      answer(res, seen)
+    })
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/cb`
+    return { url, results, close: () => new Promise((r) => { srv.closeAllConnections(); srv.close(r) }) }
+  }
+  const chunk = Buffer.alloc(64 * 1024, 'x')
+  // writes as fast as the reader takes it, forever (the 2.15 GB receiver)
+  const endless = (status: number, headers: Record<string, string> = {}) => (res: import('node:http').ServerResponse, seen: Seen) => {
+    res.writeHead(status, headers)
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) seen.written += chunk.length
+      if (!res.destroyed) res.once('drain', pump)
+    }
+    pump()
+  }
+  const timeoutMs = 8000
+
+  test.each([
+    ['a 200 that streams forever (chunked)', endless(200)],
+    ['a 200 that declares 1 GiB', endless(200, { 'content-length': String(2 ** 30) })],
+    ['a 200 that trickles a byte every 20 ms', (res: import('node:http').ServerResponse, seen: Seen) => {
+      res.writeHead(200)
+      const t = setInterval(() => { if (res.destroyed) clearInterval(t); else { res.write('x'); seen.written++ } }, 20)
+      res.on('close', () => clearInterval(t))
+    }],
+  ])('%s: the delivery succeeds on its status at once and the connection is closed promptly', async (_, answer) => {
+    const r = await receiver(answer)
+    try {
+      const started = Date.now()
+      await postCallback({ url: r.url, body: '{}', contentType: 'application/json', timeoutMs })
+      // settled on the status line, not when (if ever) the body ends
+      expect(Date.now() - started).toBeLessThan(timeoutMs / 4)
+      const [seen] = await Promise.all(r.results)
+      // closed from our side well before the delivery's own timeout: after at most ANSWER_MAX_BYTES
+      // (plus what the loopback's socket buffers took in) or ANSWER_GRACE_MS
+      expect(seen.closedAfterMs).toBeLessThan(ANSWER_GRACE_MS + 1500)
+      expect(seen.written).toBeLessThan(32 * 1024 * 1024)
+    } finally {
+      await r.close()
+    }
+  })
+
+  test('the same bound on a failing status: a streamed 500 fails the delivery and is not read on', async () => {
+    const r = await receiver(endless(500))
+    try {
+      await expect(postCallback({ url: r.url, body: '{}', contentType: 'application/json', timeoutMs })).rejects.toThrow('HTTP 500')
+      const [seen] = await Promise.all(r.results)
+      expect(seen.closedAfterMs).toBeLessThan(ANSWER_GRACE_MS + 1500)
+      expect(seen.written).toBeLessThan(32 * 1024 * 1024)
+    } finally {
+      await r.close()
+    }
+  })
+
+  test('endless headers and endless 1xx interim answers are cut off too', async () => {
+    const { createServer: rawServer } = await import('node:net')
+    for (const flood of ['HTTP/1.1 200 OK\r\n' + 'x-pad: '.padEnd(1000, 'y') + '\r\n', 'HTTP/1.1 102 Processing\r\n\r\n']) {
+      let written = 0
+      let closedAfterMs = -1
+      const srv = rawServer((sock) => {
+        const started = Date.now()
+        sock.resume()
+        sock.on('error', () => {})
+        sock.on('close', () => (closedAfterMs = Date.now() - started))
+        const first = flood.startsWith('HTTP/1.1 200') ? flood : ''
+        if (first) sock.write(first)
+        const line = first ? flood.slice(flood.indexOf('\n') + 1) : flood
+        const pump = () => {
+          while (!sock.destroyed && sock.write(line)) written += line.length
+          if (!sock.destroyed) sock.once('drain', pump)
+        }
+        pump()
+      })
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+      try {
+        const started = Date.now()
+        await expect(postCallback({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`, body: '{}', contentType: 'application/json', timeoutMs })).rejects.toThrow()
+        expect(Date.now() - started).toBeLessThan(1500)
+        await expect.poll(() => closedAfterMs, { timeout: 3000 }).toBeGreaterThanOrEqual(0)
+        expect(written).toBeLessThan(32 * 1024 * 1024)
+      } finally {
+        await new Promise((r) => srv.close(r))
+      }
+    }
+  })
+
+  test('a short answer that ends in time leaves the connection open for the next callback', async () => {
+    const sockets = new Set<unknown>()
+    const r = await receiver((res) => {
+      sockets.add(res.socket)
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+    })
+    try {
+      for (let i = 0; i < 3; i++) await postCallback({ url: r.url, body: '{}', contentType: 'application/json', timeoutMs })
+      expect(sockets.size).toBe(1)
+    } finally {
+      await r.close()
+    }
+  })
+})

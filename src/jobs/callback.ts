@@ -1,5 +1,5 @@
 // One callback POST: a URL check (optionally refusing private addresses through outbound-guard.ts), a
-// hard timeout, no redirects.
+// hard timeout, no redirects, and the receiver's answer read at most ANSWER_MAX_BYTES, then dropped.
 // It never throws for a slow or dead receiver beyond its own promise: the outbox decides about retries.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
@@ -53,6 +53,18 @@ const defaultGuard = outboundGuard()
 const openAgents = agentsFor()
 const guardedAgents = agentsFor(defaultGuard)
 
+/**
+ * What is read of a receiver's answer: its status decides, its body is never used. A body longer than
+ * this (declared or counted), or one not ended ANSWER_GRACE_MS after the status line, closes the
+ * connection instead of being read on (a receiver streaming an endless 200 once cost 128 MiB of reads
+ * per callback); a short answer that ends in time keeps the keep-alive connection for the next one.
+ */
+export const ANSWER_MAX_BYTES = 4096
+export const ANSWER_GRACE_MS = 1000
+/** The status line and headers (Node's parser refuses more), and 1xx interim answers before the status. */
+const ANSWER_MAX_HEADER_BYTES = 8192
+const ANSWER_MAX_INTERIM = 4
+
 /** Sends once (POST, or req.method). Resolves on 2xx; rejects with the reason otherwise. */
 export async function postCallback(req: CallbackRequest): Promise<void> {
   const url = parseCallbackUrl(req.url)
@@ -73,6 +85,7 @@ export async function postCallback(req: CallbackRequest): Promise<void> {
       {
         method: req.method ?? 'POST',
         agent: agents[protocol],
+        maxHeaderSize: ANSWER_MAX_HEADER_BYTES,
         headers: {
           'content-type': req.contentType,
           'content-length': Buffer.byteLength(req.body),
@@ -81,14 +94,28 @@ export async function postCallback(req: CallbackRequest): Promise<void> {
         },
       },
       (res) => {
-        // drained so the connection can be reused; the receiver's answer is not read. A redirect
+        // the status is the answer: the delivery is settled now, whatever the body does. A redirect
         // is not followed (it would turn the POST into a GET): its 3xx counts as a failure.
-        res.resume()
         resolve(res.statusCode ?? 0)
+        const declared = Number(res.headers['content-length'])
+        if (declared > ANSWER_MAX_BYTES) return void r.destroy()
+        // what remains of the body is read (unused) only so the connection can be reused
+        let read = 0
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length
+          if (read > ANSWER_MAX_BYTES) r.destroy()
+        })
+        clearTimeout(timer)
+        timer = setTimeout(() => r.destroy(), Math.min(ANSWER_GRACE_MS, Math.max(0, deadline - Date.now())))
       }
     )
+    let interim = 0
+    r.on('information', () => {
+      if (++interim > ANSWER_MAX_INTERIM) r.destroy(new Error('too many interim (1xx) answers'))
+    })
     // the whole exchange, connect included, within timeoutMs
-    const timer = setTimeout(() => {
+    const deadline = Date.now() + req.timeoutMs
+    let timer = setTimeout(() => {
       const err = new Error(`timed out after ${req.timeoutMs} ms`)
       err.name = 'TimeoutError'
       r.destroy(err)
@@ -96,6 +123,7 @@ export async function postCallback(req: CallbackRequest): Promise<void> {
     r.on('error', (err) =>
       reject(err instanceof RefusedAddress ? new PermanentFailure(`callback refused: ${err.message}`) : err)
     )
+    // the request closes when the answer has ended or the connection was dropped
     r.on('close', () => clearTimeout(timer))
     r.end(req.body)
   })
