@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm'
+import { createServer as createNetServer, type Socket } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseConfig } from '../config.ts'
@@ -97,4 +98,87 @@ test('redactSentMail blanks the links out of delivered mail and leaves waiting m
   const bodies = Object.fromEntries(db.select().from(outbox).all().map((r) => [r.target, JSON.parse(r.body)]))
   expect(bodies['a@x.test']).toEqual({ to: message.to, subject: message.subject, redacted: true })
   expect(bodies['b@x.test']).toEqual(message)
+})
+
+describe("the SMTP server's replies are read at most SMTP_REPLY_MAX_BYTES, within timeout_ms", () => {
+  // A server that greets, then answers EHLO with `reply`; it records what it wrote and when the
+  // connection was closed from the other side.
+  async function rawSmtp(reply: (sock: Socket, seen: { written: number }) => void) {
+    const seen = { written: 0, closedAfterMs: -1 }
+    const srv = createNetServer((sock) => {
+      const started = Date.now()
+      sock.on('error', () => {})
+      sock.on('close', () => (seen.closedAfterMs = Date.now() - started))
+      sock.write('220 relay.test ESMTP\r\n')
+      sock.once('data', () => reply(sock, seen))
+    })
+    const p = await freePort()
+    await new Promise<void>((r) => srv.listen(p, '127.0.0.1', r))
+    return { port: p, seen, close: () => new Promise((r) => srv.close(r)) }
+  }
+
+  test.each([
+    ['endless continuation lines', (sock: Socket, seen: { written: number }) => {
+      const line = `250-${'x'.repeat(1000)}\r\n`
+      const pump = () => {
+        while (!sock.destroyed && sock.write(line)) seen.written += line.length
+        if (!sock.destroyed) sock.once('drain', pump)
+      }
+      pump()
+    }],
+    ['one line that never ends', (sock: Socket, seen: { written: number }) => {
+      const chunk = 'x'.repeat(64 * 1024)
+      sock.write('250-')
+      const pump = () => {
+        while (!sock.destroyed && sock.write(chunk)) seen.written += chunk.length
+        if (!sock.destroyed) sock.once('drain', pump)
+      }
+      pump()
+    }],
+    ['a reply trickled a byte every 20 ms (each byte restarts nodemailer\'s own timeouts)', (sock: Socket, seen: { written: number }) => {
+      sock.write('250-')
+      const t = setInterval(() => (sock.destroyed ? clearInterval(t) : (sock.write('x'), seen.written++)), 20)
+    }],
+  ])('%s: the delivery fails (to be retried) and the connection is closed', async (_, reply) => {
+    const relay = await rawSmtp(reply)
+    try {
+      const started = Date.now()
+      const err = await emailSender(config({ port: relay.port, timeout_ms: 1500 }))(row('cara@example.com')).then(() => null, (e: Error) => e)
+      expect(err).toBeInstanceOf(Error)
+      expect(err).not.toBeInstanceOf(PermanentFailure)
+      expect(Date.now() - started).toBeLessThan(3000)
+      await expect.poll(() => relay.seen.closedAfterMs, { timeout: 3000 }).toBeGreaterThanOrEqual(0)
+      // what the server wrote: at most the bound, plus what the loopback's socket buffers took in
+      expect(relay.seen.written).toBeLessThan(32 << 20)
+    } finally {
+      await relay.close()
+    }
+  }, 15_000)
+
+  test('STARTTLS and TLS from the first byte still deliver through the bounded connection', { timeout: 15_000 }, async () => {
+    for (const secure of [false, true]) {
+      const p = await freePort()
+      const delivered: string[] = []
+      const tlsServer = new SMTPServer({
+        secure,
+        authOptional: true,
+        disabledCommands: ['AUTH'],
+        logger: false,
+        onData(stream, session, cb) {
+          stream.resume()
+          stream.on('end', () => {
+            delivered.push(`${session.secure}`)
+            cb()
+          })
+        },
+      })
+      await new Promise<void>((r) => tlsServer.listen(p, '127.0.0.1', () => r()))
+      try {
+        await emailSender(config({ port: p, secure, require_tls: !secure, reject_unauthorized: false }))(row('cara@example.com'))
+        expect(delivered).toEqual(['true'])
+      } finally {
+        await new Promise<void>((r) => tlsServer.close(() => r()))
+      }
+    }
+  })
 })

@@ -2,6 +2,8 @@
 // The message is rendered when it is enqueued (interviews/invites.ts) and stored as a MailMessage in the
 // outbox row, so a restart or an SMTP outage changes when it is sent, never what.
 import { and, eq, inArray, sql } from 'drizzle-orm'
+import { isIP, connect as netConnect, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import nodemailer from 'nodemailer'
 import type { Config } from '../config.ts'
 import type { Db } from '../storage/db.ts'
@@ -40,6 +42,53 @@ export function mailFrom(config: Pick<Config, 'smtp' | 'server'>): string {
 /** Only the address of "Name <address>" (the ORGANIZER of an invite). */
 export const addressOf = (from: string): string => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim()
 
+/**
+ * What one delivery may read of the SMTP server's replies: a whole session (greeting, EHLO, MAIL,
+ * RCPT, DATA, QUIT) is well under 4 KB; a server sending more, or endless continuation lines that
+ * nodemailer would keep in memory, has its connection closed. After STARTTLS the TLS layer reads the
+ * socket itself, so past that point the count is looked at every SMTP_READ_CHECK_MS.
+ */
+export const SMTP_REPLY_MAX_BYTES = 64 * 1024
+const SMTP_READ_CHECK_MS = 20
+
+/**
+ * The connection nodemailer sends over (its getSocket hook): opened here so that it is bounded — at
+ * most SMTP_REPLY_MAX_BYTES read, and closed timeout_ms after it was opened, whatever the server
+ * trickles (nodemailer's own timeouts restart with every byte).
+ */
+function boundedSocket(s: Config['smtp']) {
+  return (_options: unknown, done: (err: Error | null, socketOptions: object) => void) => {
+    const raw: Socket = s.secure
+      ? tlsConnect({ host: s.host, port: s.port, ...(isIP(s.host) ? {} : { servername: s.host }), rejectUnauthorized: s.reject_unauthorized })
+      : netConnect({ host: s.host, port: s.port })
+    const cut = (why: string) => raw.destroy(Object.assign(new Error(why), { code: 'ETIMEDOUT' }))
+    const deadline = setTimeout(() => cut(`the SMTP delivery took longer than ${s.timeout_ms} ms`), s.timeout_ms)
+    const tooMuch = () => {
+      if (raw.bytesRead > SMTP_REPLY_MAX_BYTES) cut(`the SMTP server sent more than ${SMTP_REPLY_MAX_BYTES} bytes`)
+    }
+    // counted as each chunk arrives, once nodemailer reads the socket (a listener of ours before its
+    // would start the flow early and the greeting would be lost to it)
+    raw.on('newListener', function first(event) {
+      if (event !== 'data') return
+      raw.off('newListener', first)
+      process.nextTick(() => raw.on('data', tooMuch))
+    })
+    const check = setInterval(tooMuch, SMTP_READ_CHECK_MS)
+    raw.once('close', () => {
+      clearTimeout(deadline)
+      clearInterval(check)
+    })
+    let connected = false
+    raw.once(s.secure ? 'secureConnect' : 'connect', () => {
+      connected = true
+      done(null, { connection: raw, secured: s.secure })
+    })
+    raw.once('error', (err) => {
+      if (!connected) done(err, {})
+    })
+  }
+}
+
 export function createTransport(config: Pick<Config, 'smtp'>) {
   const s = config.smtp
   return nodemailer.createTransport({
@@ -52,6 +101,7 @@ export function createTransport(config: Pick<Config, 'smtp'>) {
     connectionTimeout: s.timeout_ms,
     greetingTimeout: s.timeout_ms,
     socketTimeout: s.timeout_ms,
+    getSocket: boundedSocket(s),
   })
 }
 
