@@ -36,6 +36,10 @@ export interface JobeLanguage {
   compileStderrFails: boolean
   /** The run gets Jobe's 8 MiB stack limit (JOBE_STACK_BYTES) rather than the jail's 64 MiB (Java sets its own). */
   jobeStack?: boolean
+  /** JavaTask's filteredStderr: a stack trace's newline-tab as a newline and eight spaces (outcome.ts JobeTexts). */
+  stderrTabsAsSpaces?: boolean
+  /** PhpTask's cmpinfo: stdout, a newline, then stderr (outcome.ts JobeTexts). */
+  cmpinfoStdoutFirst?: boolean
 }
 
 const exe = (src: string) => `${src}.exe`
@@ -113,6 +117,7 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     // the jail's stack: no address-space limit here, and the JVM sizes its threads' stacks itself (-Xss)
     run: (src, a) => ['java', ...a.interpreterargs, a.mainClass ?? src.split('.')[0]!, ...a.runargs],
     compileStderrFails: true,
+    stderrTabsAsSpaces: true,
   },
   {
     name: 'nodejs',
@@ -148,6 +153,7 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     run: (src, a) => ['php', ...a.interpreterargs, src, ...a.runargs],
     jobeStack: true,
     compileStderrFails: false,
+    cmpinfoStdoutFirst: true,
   },
   {
     name: 'pascal',

@@ -152,7 +152,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
       if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
       throw err
     }
-    return c.json(evaluated.withdrawn ? overloadResult() : jobeResult(evaluated.row), 200, CORS)
+    return c.json(evaluated.withdrawn ? overloadResult() : jobeResult(evaluated.row, run.language), 200, CORS)
   }))
 
   // PUT /jobe/index.php/restapi/files/{id}
