@@ -263,6 +263,30 @@ export const ConfigSchema = z
           .default(256 << 20)
           .describe("Each client's cache of files uploaded with PUT files/{id}: past this size its least recently used files are evicted."),
         file_max_bytes: z.number().int().positive().default(16 << 20).describe('Largest file one PUT files/{id} may upload.'),
+        max_memory_kb: z
+          .number()
+          .int()
+          .min(16384)
+          .default(1_572_864)
+          .describe("The jail's memory cap (cgroup) of every Jobe run, in place of limits.max_memory_kb: above Jobe's largest address-space default (python3's 1000 MB) with room for what the cgroup counts besides it, so that memorylimit decides as on Jobe (a runaway python3 program ends with MemoryError, 12); lower it on a small machine and such runs end as 17."),
+        request_max_bytes: z
+          .number()
+          .int()
+          .min(1 << 20)
+          .default(8 << 20)
+          .describe("Largest POST runs body (PHP's default post_max_size, which bounds a native Jobe's); its source and its input may each be as large, in place of limits.source_max_bytes and limits.input_max_bytes."),
+        output_max_bytes: z
+          .number()
+          .int()
+          .min(1 << 20)
+          .default(64 << 20)
+          .describe('Most a Jobe run may write to stdout (and to stderr), in place of limits.output_cap_bytes: what it writes past streamsize is dropped and it runs on, as on Jobe; past this it is stopped (outcome 13).'),
+        stream_max_bytes: z
+          .number()
+          .int()
+          .min(2_048_000)
+          .default(4_096_000)
+          .describe("Most of stdout (and of stderr) a Jobe reply keeps: streamsize MB x 1,024,000 bytes (Jobe's 2 MB default: 2,048,000) up to this."),
       },
       'The Jobe API for Moodle CodeRunner (docs/api/jobe.md).'
     ),

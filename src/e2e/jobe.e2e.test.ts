@@ -119,15 +119,15 @@ describe("Jobe: outcomes by Jobe's rules", () => {
     expect((await result({ language_id: 'java', sourcecode: 'public class T { public static void main(String[] a) { System.out.println("x") } }' })).outcome).toBe(11)
   })
 
-  test('13 at the CPU limit (wall clock 2 x cputime) and when output passes streamsize', async () => {
+  test('13 at the CPU limit (wall clock 2 x cputime), and for a program that writes without end', async () => {
     const started = Date.now()
     expect(await result({ language_id: 'c', sourcecode: 'int main(void) { for (;;) {} }\n', parameters: { cputime: 1 } })).toMatchObject({ outcome: 13 })
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(await result({ language_id: 'python3', sourcecode: 'import time\ntime.sleep(30)\n', parameters: { cputime: 1 } })).toMatchObject({ outcome: 13 })
-    const flood = await result({ language_id: 'c', sourcecode: '#include <stdio.h>\nint main(void) { for (;;) printf("Hello"); }\n', parameters: { streamsize: 0.1 } })
+    // streamsize 0.1: 102,400 bytes kept (Jobe's MB is 1,024,000 bytes), the rest dropped
+    const flood = await result({ language_id: 'c', sourcecode: '#include <stdio.h>\nint main(void) { for (;;) printf("Hello"); }\n', parameters: { streamsize: 0.1, cputime: 2 } })
     expect(flood.outcome).toBe(13)
-    expect(flood.stdout.length).toBeLessThanOrEqual(100_000)
-    expect(flood.stdout.startsWith('HelloHello')).toBe(true)
+    expect(flood.stdout).toBe('Hello'.repeat(20480))
   })
 
   test('memorylimit is an address-space limit: a 2 GB malloc returns NULL; past the jail memory cap the outcome is a real 17', async () => {
@@ -161,6 +161,71 @@ describe("Jobe: outcomes by Jobe's rules", () => {
 
   test('the overload test source answers 21', async () => {
     expect(await result({ language_id: 'python3', sourcecode: '!** TESTING OVERLOAD EXCEPTION **!' })).toEqual({ run_id: null, outcome: 21, cmpinfo: '', stdout: '', stderr: '' })
+  })
+})
+
+describe('Jobe: what a CodeRunner student sees, as on a Jobe server', () => {
+  test('output past streamsize is dropped and the program finishes: 15 with the first 2,048,000 bytes (C, python3); 1.5 MB is kept whole', async () => {
+    const c = (n: number) => `#include <stdio.h>\nint main(void) { for (int i = 0; i < ${n}; i++) fputs("0123456789", stdout); puts("end"); return 0; }\n`
+    const whole = await result({ language_id: 'c', sourcecode: c(150_000) })
+    expect(whole).toMatchObject({ outcome: 15, stderr: '' })
+    expect(whole.stdout).toBe(`${'0123456789'.repeat(150_000)}end\n`)
+    const cut = await result({ language_id: 'c', sourcecode: c(300_000) })
+    expect(cut).toMatchObject({ outcome: 15, stderr: '' })
+    expect(cut.stdout).toBe('0123456789'.repeat(204_800))
+    const py = await result({ language_id: 'python3', sourcecode: 'import sys\nfor i in range(300000):\n    sys.stdout.write("0123456789")\n' })
+    expect(py).toMatchObject({ outcome: 15, stderr: '' })
+    expect(py.stdout).toHaveLength(2_048_000)
+    // stderr alike: kept to streamsize, and any of it is a runtime error
+    const err = await result({ language_id: 'python3', sourcecode: 'import sys\nsys.stderr.write("e" * 3000000)\nprint("done")\n' })
+    expect(err).toMatchObject({ outcome: 12, stdout: 'done\n' })
+    expect(err.stderr).toHaveLength(2_048_000)
+  })
+
+  test("python3's 1000 MB address-space default: 300 MB is used (15), a runaway program ends with MemoryError (12), not the jail's 17", async () => {
+    const use = 'b = bytearray(300 * 1000 * 1000)\nfor i in range(0, len(b), 4096): b[i] = 1\nprint(len(b))\n'
+    expect(await result({ language_id: 'python3', sourcecode: use })).toMatchObject({ outcome: 15, stdout: '300000000\n', stderr: '' })
+    const runaway = await result({ language_id: 'python3', sourcecode: 'a = []\nwhile True:\n    a.append(bytearray(10**7))\n', sourcefilename: '__tester__.python3' })
+    expect(runaway.outcome).toBe(12)
+    expect(runaway.stderr).toMatch(/^Traceback \(most recent call last\):\n {2}File "__tester__\.python3", line 3, in <module>\n[\s\S]*MemoryError\n$/)
+  })
+
+  test("a source and stdin as large as Jobe takes: a 300 KB combinator program, 1.5 MB of input", async () => {
+    const source = `${Array.from({ length: 6000 }, (_, i) => `def test_${i}(): return ${i}  # ${'x'.repeat(20)}`).join('\n')}\nimport sys\nprint(len(sys.stdin.read()), test_5999())\n`
+    expect(Buffer.byteLength(source)).toBeGreaterThan(300_000)
+    const input = `${'y'.repeat(1_499_999)}\n`
+    expect(await result({ language_id: 'python3', sourcecode: source, input, sourcefilename: '__tester__.python3' })).toMatchObject({ outcome: 15, stdout: '1500000 5999\n' })
+  })
+
+  test('tracebacks name the file as on Jobe after CodeRunner: no jail folder (python3, nodejs)', async () => {
+    const py = await result({ language_id: 'python3', sourcecode: 'def f():\n    return 1 / 0\nf()\n', sourcefilename: '__tester__.python3' })
+    expect(py.outcome).toBe(12)
+    expect(py.stderr).toContain('File "__tester__.python3", line 3, in <module>')
+    expect(py.stderr).not.toContain('/work')
+    const node = await result({ language_id: 'nodejs', sourcecode: 'function f() { throw new Error("boom") }\nf()\n', sourcefilename: '__tester__.nodejs', parameters: { memorylimit: 1000 } })
+    expect(node.outcome).toBe(12)
+    expect(node.stderr).toMatch(/^__tester__\.nodejs:1\n/)
+    expect(node.stderr).toContain('at f (__tester__.nodejs:1:')
+    expect(node.stderr).not.toContain('/work')
+  })
+
+  test("Java's stack trace with eight spaces for each tab, as JavaTask sends it", async () => {
+    const boom = 'public class Boom {\n  public static void main(String[] a) {\n    throw new RuntimeException("boom");\n  }\n}\n'
+    const r = await result({ language_id: 'java', sourcecode: boom, sourcefilename: 'Boom.java' })
+    expect(r).toMatchObject({ outcome: 12, stderr: 'Exception in thread "main" java.lang.RuntimeException: boom\n        at Boom.main(Boom.java:3)\n' })
+  })
+
+  test("a signal's death in the shell's words: SIGTRAP is Trace/breakpoint trap, after what the program wrote", async () => {
+    const trap = '#include <signal.h>\n#include <stdio.h>\nint main(void) { fputs("before", stderr); fflush(stderr); raise(SIGTRAP); return 0; }\n'
+    expect(await result({ language_id: 'c', sourcecode: trap })).toMatchObject({ outcome: 12, stderr: 'beforeTrace/breakpoint trap\n' })
+    const segv = '#include <signal.h>\nint main(void) { raise(SIGSEGV); return 0; }\n'
+    expect(await result({ language_id: 'c', sourcecode: segv })).toMatchObject({ outcome: 12, stderr: 'Segmentation fault\n' })
+  })
+
+  test("PHP's cmpinfo: stdout, then stderr with its final newline, as PhpTask joins them", async () => {
+    const r = await result({ language_id: 'php', sourcecode: '<?php\necho "x"\n', sourcefilename: '__tester__.php' })
+    expect(r.outcome).toBe(11)
+    expect(r.cmpinfo).toMatch(/^Errors parsing __tester__\.php\n[\s\S]*Parse error[\s\S]*\n$/)
   })
 })
 

@@ -49,7 +49,7 @@ const clampTo = (v: number | undefined, min: number, max: number, whole = false)
 }
 
 /** The spec a submission stores: checked, clamped to the config's caps, absent fields left out. */
-export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = config.limits.max_time_sec): JobSpec {
+export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = config.limits.max_time_sec, outputMaxBytes = config.limits.output_cap_bytes): JobSpec {
   const l = config.limits
   const spec: JobSpec = {}
   if (input.files?.length) spec.files = checkFiles(l, input.files)
@@ -72,7 +72,8 @@ export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = 
   // a further restriction under the jail's memory cap: only bounded by what the kernel accepts
   set('addressSpaceKb', clampTo(input.addressSpaceKb, 4096, 64 * 1024 * 1024, true))
   set('processes', clampTo(input.processes, 1, l.processes, true))
-  set('outputBytes', clampTo(input.outputBytes, 1, l.output_cap_bytes, true))
+  set('outputBytes', clampTo(input.outputBytes, 1, outputMaxBytes, true))
+  set('outputKeptBytes', clampTo(input.outputKeptBytes, 1, outputMaxBytes, true))
   set('compileTimeSec', clampTo(input.compileTimeSec, 0.1, l.compile_time_sec))
   set('compileMemoryKb', clampTo(input.compileMemoryKb, 16384, l.compile_memory_kb, true))
   // extra CPU time is at most what the largest time limit is

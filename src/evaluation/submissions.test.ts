@@ -6,6 +6,7 @@ import { findClientBySecret } from '../clients/clients.ts'
 import { claimNext } from './queue.ts'
 import { acceptSubmission, completeSubmission, failAttempt, getByCodeId, getSubmission, markCompiled, type SubmissionInput } from './submissions.ts'
 import { PROVISIONED_TTL_MS } from '../languages.ts'
+import { jobSpecOf } from './model.ts'
 import { addClient, createTestDeps, fakeProvision, tempDir, testConfig, thrownAppError, type TestDeps } from '../testing/evaluation.ts'
 
 let deps: TestDeps
@@ -116,6 +117,23 @@ describe('acceptSubmission', () => {
     expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: bytes(Array(11).fill(0xff)) }))).code).toBe('PayloadTooLargeError')
     expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: 'print("€")' }))).code).toBe('InvalidArgumentError')
     expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', input: '\ud800' }))).code).toBe('InvalidArgumentError')
+  })
+
+  test("a protocol's own caps (the Jobe API's knobs) replace the limits' only for its own submissions", () => {
+    const { client } = setup(testConfig({ limits: { source_max_bytes: 10, input_max_bytes: 4, max_memory_kb: 65536, output_cap_bytes: 1000 } }))
+    const big = { source: 'x'.repeat(11), input: 'abcde', memoryLimit: 10_000_000, outputBytes: 5000, outputKeptBytes: 3000 }
+    // without the knobs: the limits' caps, as every other API has them
+    expect(rejects(() => acceptSubmission(deps, client, v4(big))).code).toBe('PayloadTooLargeError')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ input: 'abcde' }))).code).toBe('PayloadTooLargeError')
+    const plain = acceptSubmission(deps, client, v4({ memoryLimit: 10_000_000, outputBytes: 5000, outputKeptBytes: 3000 }))
+    expect(plain.memoryLimitKb).toBe(65536)
+    expect(jobSpecOf(plain)).toMatchObject({ outputBytes: 1000, outputKeptBytes: 1000 })
+    // with them: the protocol's own
+    const knobs = { sourceMaxBytes: 20, inputMaxBytes: 8, maxMemoryKb: 1_000_000, outputMaxBytes: 4000 }
+    const row = acceptSubmission(deps, client, v4({ ...big, ...knobs }))
+    expect(row.memoryLimitKb).toBe(1_000_000)
+    expect(jobSpecOf(row)).toMatchObject({ outputBytes: 4000, outputKeptBytes: 3000 })
+    expect(rejects(() => acceptSubmission(deps, client, v4({ ...big, ...knobs, source: 'x'.repeat(21) }))).message).toBe('PayloadTooLargeError: source is larger than 20 bytes')
   })
 
   test('callback: "" is none, a bare host gets http://, v3 sync ignores it', () => {

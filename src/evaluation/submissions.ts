@@ -73,6 +73,13 @@ export interface SubmissionInput extends JobSpec {
   async?: boolean
   /** The protocol's own admin cap on the CPU time limit (a config key of its own), in place of limits.max_time_sec. */
   maxTimeSec?: number
+  /** The protocol's own admin cap on the memory limit (KB), in place of limits.max_memory_kb. */
+  maxMemoryKb?: number
+  /** The protocol's own admin caps on the source's and the input's sizes, in place of limits.source_max_bytes and limits.input_max_bytes. */
+  sourceMaxBytes?: number
+  inputMaxBytes?: number
+  /** The protocol's own admin cap on outputBytes and outputKeptBytes, in place of limits.output_cap_bytes. */
+  outputMaxBytes?: number
   /** Opaque JSON the protocol keeps with the row (read back with model.ts protocolDataOf). */
   protocolData?: unknown
   lang: string
@@ -122,16 +129,16 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   if (latin1 && (NOT_A_BYTE.test(input.source) || NOT_A_BYTE.test(input.input ?? '')))
     throw new AppError('InvalidArgumentError', 'a source or input given as bytes holds a character that is not one', {})
   const bytes = (s: string) => (latin1 ? s.length : utf8Bytes(s))
-  if (bytes(input.source) > limits.source_max_bytes)
-    throw new AppError('PayloadTooLargeError', `source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
+  const sourceMax = input.sourceMaxBytes ?? limits.source_max_bytes
+  if (bytes(input.source) > sourceMax) throw new AppError('PayloadTooLargeError', `source is larger than ${sourceMax} bytes`, { source_max_bytes: sourceMax })
   const stdin = input.input ?? ''
-  if (bytes(stdin) > limits.input_max_bytes)
-    throw new AppError('PayloadTooLargeError', `input is larger than ${limits.input_max_bytes} bytes`, { input_max_bytes: limits.input_max_bytes })
-  const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, limits.max_memory_kb, limits.min_memory_kb))
+  const inputMax = input.inputMaxBytes ?? limits.input_max_bytes
+  if (bytes(stdin) > inputMax) throw new AppError('PayloadTooLargeError', `input is larger than ${inputMax} bytes`, { input_max_bytes: inputMax })
+  const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, input.maxMemoryKb ?? limits.max_memory_kb, limits.min_memory_kb))
   const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, input.maxTimeSec ?? limits.max_time_sec, limits.min_time_sec)
   const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
   const async = !!protocol.asynchronous || !!input.async
-  const spec = normaliseJobSpec(config, input, timeLimitSec)
+  const spec = normaliseJobSpec(config, input, timeLimitSec, input.outputMaxBytes)
   const now = deps.now()
   // a test's own time limit is clamped like the submission's (absent: the submission's)
   const tests = input.tests

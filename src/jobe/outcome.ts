@@ -1,8 +1,9 @@
 // Pure: a completed submission → Jobe's result object. Jobe's rules, which graders rely on: the outcome
 // follows stderr, not the exit status (any stderr is a runtime error, an empty one success even after
-// `return 3`); a compiler's message is a compile error; output past streamsize ends the run as a time
-// limit; text that is not valid UTF-8 comes back with its bytes as \xNN. Arbiter reports a real memory
-// limit (17) where Jobe cannot tell one.
+// `return 3`); a compiler's message is a compile error; text that is not valid UTF-8 comes back with
+// its bytes as \xNN; a signal's death is told in stderr as Jobe's shell tells it; Java's stack traces
+// lose their tabs. The jail's work folder is left out of every text, as CodeRunner leaves Jobe's out.
+// Arbiter reports a real memory limit (17) where Jobe cannot tell one.
 import { constants } from 'node:os'
 import { rawResultOf, type Submission } from '../evaluation/model.ts'
 

@@ -152,7 +152,11 @@ describe('Jobe routes', () => {
       processes: 30,
       compileStderrFails: true,
       outputEncoding: 'latin1',
-      memoryLimitKb: 262144,
+      // the Jobe API's own memory cap, not limits.max_memory_kb (262144 here): Jobe's address-space
+      // defaults decide under it; its own output caps, keeping Jobe's 2,048,000 bytes of each stream
+      memoryLimitKb: 1_572_864,
+      outputBytes: 64 << 20,
+      outputKeptBytes: 2_048_000,
     })
     await run(c('x', { sourcefilename: 'test.c', parameters: { cputime: 2, memorylimit: 64, numprocs: 7, streamsize: 0.5, compileargs: ['-O2 -DX="a b"'], linkargs: ['-lm'], runargs: ['a;b', '$HOME'] } }))
     expect(lastJob()).toMatchObject({
@@ -162,8 +166,12 @@ describe('Jobe routes', () => {
       wallTimeSec: 4,
       addressSpaceKb: 64000,
       processes: 7,
-      outputBytes: 500000,
+      outputBytes: 64 << 20,
+      outputKeptBytes: 512_000,
     })
+    // streamsize past jobe.stream_max_bytes keeps that much
+    await run(c('x', { parameters: { streamsize: 100 } }))
+    expect(lastJob().outputKeptBytes).toBe(4_096_000)
     // memorylimit 0: the jail's memory cap only; numeric parameters given as anything else take Jobe's default
     await run(c('x', { parameters: { memorylimit: 0, cputime: 'lots', numprocs: '9' } }))
     expect(lastJob().addressSpaceKb).toBeUndefined()

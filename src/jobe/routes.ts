@@ -21,6 +21,10 @@ import { runFiles } from './run-files.ts'
 import { JobeError, parseRunSpec, type JobeRun } from './run-spec.ts'
 
 export const JOBE_PREFIX = '/jobe/index.php/restapi'
+/** Jobe's MB of streamsize and memorylimit: runguard's kB (x 1000), each 1024 bytes. */
+export const JOBE_MB_BYTES = 1_024_000
+/** Jobe's default streamsize (LanguageTask's default_params): 2,048,000 bytes of each stream. */
+const JOBE_STREAMSIZE_MB = 2
 /** Jobe's test hook (LanguageTask.php): this source answers outcome 21 without running. */
 export const OVERLOAD_TEST_SOURCE = '!** TESTING OVERLOAD EXCEPTION **!'
 
@@ -87,14 +91,25 @@ export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { 
     input: run.input,
     timeLimit: run.cputime,
     maxTimeSec: config.jobe.max_cpu_time_sec,
-    // the jail's own memory cap; Jobe's memorylimit is an address-space limit under it
-    memoryLimit: config.limits.max_memory_kb,
+    // the jail's own memory cap, the Jobe API's own (above Jobe's address-space defaults): Jobe's
+    // memorylimit is an address-space limit under it, which decides as on Jobe
+    memoryLimit: config.jobe.max_memory_kb,
+    maxMemoryKb: config.jobe.max_memory_kb,
+    // a request as large as a native Jobe takes (its body is bounded by jobe.request_max_bytes)
+    sourceMaxBytes: config.jobe.request_max_bytes,
+    inputMaxBytes: config.jobe.request_max_bytes,
     // Jobe kills a run at twice its CPU time
     wallTimeSec: run.cputime * 2,
+    // Jobe's MB are runguard's kB x 1000, and its kB are 1024 bytes
     ...(run.memorylimit > 0 && { addressSpaceKb: run.memorylimit * 1000 }),
     // absent: the toolchain's own process limit (a JVM needs its threads)
     ...(run.numprocs !== undefined && { processes: run.numprocs }),
-    ...(run.streamsize > 0 && { outputBytes: Math.round(run.streamsize * 1_000_000) }),
+    // runguard keeps streamsize's worth of each stream, drops the rest and lets the program run on;
+    // here the program may write up to jobe.output_max_bytes (past it: stopped, 13) and the reply
+    // keeps the head
+    outputMaxBytes: config.jobe.output_max_bytes,
+    outputBytes: config.jobe.output_max_bytes,
+    outputKeptBytes: Math.min(Math.round((run.streamsize > 0 ? run.streamsize : JOBE_STREAMSIZE_MB) * JOBE_MB_BYTES), config.jobe.stream_max_bytes),
     files,
     sourceFileName: src,
     // absent: the manifest's own compile step
@@ -130,7 +145,8 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   // POST /jobe/index.php/restapi/runs
   app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
     // JSON whatever the Content-Type, as Jobe reads it
-    const raw = await rawBody(c.req.raw, config.server.body_limit_bytes)
+    // as large as a native Jobe takes (PHP's post_max_size): a 300 KB combinator source, MBs of stdin
+    const raw = await rawBody(c.req.raw, config.jobe.request_max_bytes)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))

@@ -15,9 +15,9 @@ export const JobeRunRequest = z
       parameters: z
         .object({
           cputime: z.number().optional().meta({ description: 'CPU seconds (default 5, at most jobe.max_cpu_time_sec); wall clock 2 x cputime.' }),
-          memorylimit: z.number().optional().meta({ description: 'MB of address space (Jobe per-language defaults); 0 = the jail memory cap only.' }),
+          memorylimit: z.number().optional().meta({ description: 'MB of address space (Jobe per-language defaults); 0 = the jail memory cap (jobe.max_memory_kb) only.' }),
           numprocs: z.number().optional(),
-          streamsize: z.number().optional().meta({ description: 'MB of stdout/stderr; past it the run ends with outcome 13.' }),
+          streamsize: z.number().optional().meta({ description: 'MB (of 1,024,000 bytes) of stdout and of stderr kept in the reply (default 2); the rest is dropped and the run goes on, as on Jobe.' }),
           disklimit: z.number().optional(),
           compileargs: Args.optional(),
           linkargs: Args.optional(),

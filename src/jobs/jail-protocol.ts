@@ -14,13 +14,14 @@ import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type TestOut
 export function jobRequestSchema(config: Config) {
   const { limits, room } = config
   const maxTime = Math.max(limits.max_time_sec, room.time_limit_sec, config.jobe.max_cpu_time_sec)
-  const maxMemory = Math.max(limits.max_memory_kb, room.memory_limit_kb)
+  const maxMemory = Math.max(limits.max_memory_kb, room.memory_limit_kb, config.jobe.max_memory_kb)
+  const maxOutput = Math.max(limits.output_cap_bytes, config.jobe.output_max_bytes)
   const argv = z.array(z.string().max(4096).refine((a) => !a.includes('\0'), 'NUL in an argument')).max(256)
   const job = z
     .object({
       language: z.string().regex(/^[A-Za-z0-9_+#.-]{1,32}$/),
-      source: z.string().max(Math.max(limits.source_max_bytes, room.max_code_bytes)),
-      input: z.string().max(Math.max(limits.input_max_bytes, room.max_code_bytes)),
+      source: z.string().max(maxSourceBytes(config)),
+      input: z.string().max(maxInputBytes(config)),
       timeLimitSec: z.number().positive().max(maxTime),
       memoryLimitKb: z.number().int().positive().max(maxMemory),
       compileOnly: z.boolean().optional(),
@@ -51,7 +52,8 @@ export function jobRequestSchema(config: Config) {
       wallTimeSec: z.number().positive().max(maxTime * 2 + limits.wall_extra_sec).optional(),
       addressSpaceKb: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
       processes: z.number().int().min(1).max(limits.processes).optional(),
-      outputBytes: z.number().int().min(1).max(limits.output_cap_bytes).optional(),
+      outputBytes: z.number().int().min(1).max(maxOutput).optional(),
+      outputKeptBytes: z.number().int().min(1).max(maxOutput).optional(),
       compileTimeSec: z.number().positive().max(limits.compile_time_sec).optional(),
       compileMemoryKb: z.number().int().positive().max(limits.compile_memory_kb).optional(),
       redirectStderrToStdout: z.boolean().optional(),
@@ -71,10 +73,14 @@ type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A]
 const jobKeysMatch: SameKeys<z.infer<ReturnType<typeof jobRequestSchema>>['job'], Job> = true
 void jobKeysMatch
 
+/** The largest source and input any protocol may send (each has its own cap: the Jobe API's is its request's). */
+const maxSourceBytes = (config: Config) => Math.max(config.limits.source_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
+const maxInputBytes = (config: Config) => Math.max(config.limits.input_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
+
 /** Largest request line: source + input (JSON may escape each byte to 6) and some room. */
 export const requestCap = (config: Config) =>
   Math.ceil((config.limits.files_max_bytes * 4) / 3) + 64 * config.limits.files_max_count + 2 * 256 * 4096 * 6 +
-  6 * (Math.max(config.limits.source_max_bytes, config.room.max_code_bytes) + Math.max(config.limits.input_max_bytes, config.room.max_code_bytes) + config.grading.total_max_bytes + config.limits.source_max_bytes) +
+  6 * (maxSourceBytes(config) + maxInputBytes(config) + config.grading.total_max_bytes + config.limits.source_max_bytes) +
   4096 * (config.grading.max_tests + 1)
 
 export type DaemonMessage =

@@ -17,6 +17,8 @@ export function workerSettings(config: Config): WorkerSettings {
       processes: limits.processes,
       openFiles: limits.open_files,
       outputCapBytes: limits.output_cap_bytes,
+      // a protocol's own cap may be larger (the Jobe API's): checked at its edge and by the jail daemon
+      outputCeilingBytes: Math.max(limits.output_cap_bytes, config.jobe.output_max_bytes),
       compileFileSizeBytes: limits.compile_file_size_bytes,
       workDirBytes: limits.work_dir_bytes,
       workDirInodes: limits.work_dir_inodes,

@@ -108,6 +108,11 @@ export interface JobSpec {
   processes?: number
   /** Most bytes of stdout (and of stderr) the run may write: past it the run ends with status 'output'. */
   outputBytes?: number
+  /**
+   * Most bytes of stdout (and of stderr) read back; what the run writes past it, up to outputBytes, is
+   * dropped and the run goes on (Jobe's streamsize). Absent: all it may write.
+   */
+  outputKeptBytes?: number
   compileTimeSec?: number
   compileMemoryKb?: number
   /** A compile step that writes anything to stderr has failed, whatever its exit status (Jobe's rule: warnings fail). */

@@ -30,6 +30,8 @@ export interface WorkerSettings {
     processes: number
     openFiles: number
     outputCapBytes: number
+    /** The largest outputBytes a job may ask for (a protocol's own cap, over outputCapBytes); absent: outputCapBytes. */
+    outputCeilingBytes?: number
     compileFileSizeBytes: number
     /** The work directory's caps (a tmpfs per job): what a run step, and what a compile step, may write there. */
     workDirBytes: number
@@ -136,7 +138,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       memoryKb: job.memoryLimitKb,
       processes: job.processes ?? lang.runProcesses ?? limits.processes,
       openFiles: lang.runOpenFiles ?? limits.openFiles,
-      fileSizeBytes: Math.min(job.outputBytes ?? limits.outputCapBytes, limits.outputCapBytes),
+      fileSizeBytes: Math.min(job.outputBytes ?? limits.outputCapBytes, limits.outputCeilingBytes ?? limits.outputCapBytes),
       ...(job.addressSpaceKb !== undefined && { addressSpaceKb: job.addressSpaceKb }),
       ...(extra > 0 && { judgedCpuSec: job.timeLimitSec }),
       ...(job.stackKb !== undefined && { stackKb: job.stackKb }),
@@ -232,7 +234,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
     const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
-    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits, ...(spec.outputEncoding && { outputEncoding: spec.outputEncoding }) }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    // outputKeptBytes: only the head is read back; what the run wrote past it is dropped
+    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits, ...(spec.outputKeptBytes && { readBackBytes: spec.outputKeptBytes }), ...(spec.outputEncoding && { outputEncoding: spec.outputEncoding }) }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
     if (r.status === 'internal') throw internalFailure(lang, r.message)
     // a managed heap sized to the limit fails inside the runtime, before the cgroup would
     const status = lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr) ? 'memory' : r.status

@@ -255,8 +255,8 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
   }
 
   let results: Worker | undefined
-  // a host's texts are read back up to its output cap, as ours are: a little room for its own config, no more
-  const results$ = resultMessageSchema(2 * config.limits.output_cap_bytes + 4096, config.grading.max_tests)
+  // a host's texts are read back up to its output cap (a Jobe run's: jobe.stream_max_bytes), as ours are: a little room for its own config, no more
+  const results$ = resultMessageSchema(2 * Math.max(config.limits.output_cap_bytes, config.jobe.stream_max_bytes) + 4096, config.grading.max_tests)
   const timers: NodeJS.Timeout[] = []
 
   return {
