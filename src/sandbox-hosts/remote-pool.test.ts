@@ -215,7 +215,8 @@ describe('the remote pool', () => {
   test("a result over the API host's own caps is refused as unreadable", async () => {
     await t.client.flushall()
     const p = pool()
-    const cap = config().limits.output_cap_bytes
+    // a stream is read back up to the larger of the output cap and what a Jobe reply keeps
+    const cap = Math.max(config().limits.output_cap_bytes, config().jobe.stream_max_bytes)
     fakeHost(['C'], () => [{ kind: 'result', result: ok('z'.repeat(2 * cap + 5000)) }, { kind: 'result', result: ok('small') }])
     await until(() => p.available()?.has('C') === true)
     const r = await p.run(job(), { jobKey: 's7-a1' })
