@@ -225,14 +225,28 @@ export async function evaluateWithin(deps: ServiceDeps, client: Client, input: S
   return { row: await deps.dispatcher.waitFor(row.id), withdrawn: false }
 }
 
-/** Completes a still-queued submission without running it (undefined when it has already been claimed). */
+/**
+ * Completes a still-queued submission without running it (undefined when it has already been claimed),
+ * and gives its count back to the client's quota in the same transaction: a quota counts what ran, and
+ * a client that retries a withdrawn run (CodeRunner retries Jobe's outcome 21) must not pay twice.
+ */
 export function withdrawQueued(deps: Pick<Deps, 'db' | 'now'>, row: Submission): Submission | undefined {
-  return deps.db
-    .update(submissions)
-    .set({ state: 'completed', failure: 'withdrawn before it started: the server was busy', verdict: null, completedAt: deps.now() })
-    .where(and(eq(submissions.id, row.id), eq(submissions.state, 'queued')))
-    .returning()
-    .get()
+  return deps.db.transaction(() => {
+    const withdrawn = deps.db
+      .update(submissions)
+      .set({ state: 'completed', failure: 'withdrawn before it started: the server was busy', verdict: null, completedAt: deps.now() })
+      .where(and(eq(submissions.id, row.id), eq(submissions.state, 'queued')))
+      .returning()
+      .get()
+    // a room run was never counted (room-runs.ts)
+    if (withdrawn && withdrawn.api !== 'room') uncount(deps.db, withdrawn.clientId)
+    return withdrawn
+  })
+}
+
+/** Gives one submission's count back (never below zero). */
+function uncount(db: Deps['db'], clientId: number): void {
+  db.update(clients).set({ used: sql`max(${clients.used} - 1, 0)` }).where(eq(clients.id, clientId)).run()
 }
 
 function countAgainstQuota(db: Deps['db'], client: Client, defaultQuota: number): void {

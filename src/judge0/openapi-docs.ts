@@ -68,9 +68,10 @@ export const judge0Docs = {
   batchCreate: doc(
     'Create up to 20 submissions at once (wait is not allowed, as in Judge0).',
     {
-      201: { description: 'One {token} or one {attribute: [messages]} per submission, in order.', content: json(z.array(z.union([Token, Judge0FieldErrors]))) },
+      201: { description: 'One {token}, {attribute: [messages]} or {error} (quota used up, queue full) per submission, in order.', content: json(z.array(z.union([Token, Judge0Error, Judge0FieldErrors]))) },
       400: { description: 'No submission, or more than the batch size.', content: json(Judge0Error) },
       422: { description: 'No submission was valid.', content: json(z.array(Judge0FieldErrors)) },
+      429: { description: 'No submission was stored: the quota refused them. One {token}, {error} or {attribute: [messages]} per submission, in order.', content: json(z.array(z.union([Token, Judge0Error, Judge0FieldErrors]))) },
     },
     { request: { query: query({ base64_encoded: base64Param }), body: { content: json(z.object({ submissions: z.array(RequestDoc) })), required: true } } }
   ),

@@ -104,6 +104,10 @@ export function judge0Routes(deps: Deps): Hono {
     const ctx = checkContext(deps)
     const out: unknown[] = []
     let created = false
+    let overQuota = false
+    // each item answered on its own, as Judge0's batch_create does (a token, or why it was refused):
+    // an item past the client's quota or queue cap is refused alone, and every item stored (counted,
+    // and run) has its token in the answer
     for (const item of items) {
       const checked = await checkSubmission(item, base64, ctx)
       if (!checked.ok) {
@@ -116,13 +120,17 @@ export function judge0Routes(deps: Deps): Hono {
         out.push({ token: row.heId })
         created = true
       } catch (err) {
-        // the client's queue filled up part-way: the items already stored keep their tokens, the rest say so
-        if (!(isAppError(err) && err.code === 'QueueFullError')) throw err
-        c.header('Retry-After', String(err.data.retry_after))
+        // the client's queue filled up or its quota ran out part-way: the items already stored keep their
+        // tokens, the rest say so
+        if (!(isAppError(err) && (err.code === 'QueueFullError' || err.code === 'QuotaExceededError'))) throw err
+        if (err.code === 'QueueFullError') c.header('Retry-After', String(err.data.retry_after))
+        else overQuota = true
         out.push({ error: err.detail })
       }
     }
-    return c.json(out, created ? 201 : 422)
+    // Judge0: 201 when any item was stored, else 422; none stored because the quota is used up is the
+    // 429 a single submission gets, with the same per-item body
+    return c.json(out, created ? 201 : overQuota ? 429 : 422)
   }))
 
   // GET /judge0/submissions/batch?tokens=…
