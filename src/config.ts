@@ -394,7 +394,7 @@ export const ConfigSchema = z
           .default(1000)
           .describe('Delay before the second attempt; it doubles per attempt (with jitter) up to backoff_max_ms.'),
         backoff_max_ms: z.number().int().positive().default(600_000).describe('Longest delay between two attempts.'),
-        concurrency: z.number().int().min(1).default(16).describe('Deliveries in flight at once.'),
+        concurrency: z.number().int().min(1).default(16).describe('Deliveries in flight at once, shared by client, destination and e-mail (docs/admin/outbox.md).'),
         block_private_addresses: z
           .boolean()
           .default(false)

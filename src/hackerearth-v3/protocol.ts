@@ -19,6 +19,7 @@ export const hackerEarthV3: Protocol = {
         contentType: 'application/x-www-form-urlencoded',
         headers: { 'x-arbiter-event': 'completed', 'x-arbiter-he-id': row.heId },
         groupKey: `submission:${row.id}`,
+        owner: `client:${row.clientId}`,
         dedupeKey: `submission:${row.id}:completed`,
       },
       deps.now()

@@ -19,6 +19,7 @@ function enqueueV4Callback(deps: HookDeps, row: Submission, stage: 'compiled' | 
       contentType: 'application/json',
       headers: { 'x-arbiter-event': body.request_status.code, 'x-arbiter-he-id': row.heId },
       groupKey: `submission:${row.id}`,
+      owner: `client:${row.clientId}`,
       // once per submission even if the job is run again after a restart
       dedupeKey: `submission:${row.id}:${stage}`,
     },

@@ -82,6 +82,7 @@ export function enqueueReport(deps: LifeDeps, tx: Tx, row: Interview, now: Date)
       headers: { 'x-arbiter-event': 'interview.report' },
       // later reports (feedback after the end) follow the first in order and replace a failing one
       groupKey: `report:${row.id}`,
+      owner: `company:${row.companyId}`,
     },
     now
   )

@@ -2,7 +2,9 @@
 // this loop sends due rows through the sender registered for their kind, marks them delivered, or retries
 // with exponential backoff until outbox.max_attempts. Rows left in flight by a crash are simply sent again
 // (at-least-once; each carries its row id in X-Arbiter-Delivery so a receiver can drop repeats).
-import { and, asc, eq, gt, lte, min, notInArray, sql } from 'drizzle-orm'
+// The slots are shared by client (and company, and e-mail) in turn, then by destination, and a
+// destination that times out is held back (outbox-shares.ts; docs/admin/outbox.md).
+import { and, eq, gt, inArray, min, notInArray, sql } from 'drizzle-orm'
 import type { Config } from '../config.ts'
 import type { Log } from '../log.ts'
 import type { Db } from '../storage/db.ts'
@@ -10,6 +12,7 @@ import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { PermanentFailure, postCallback } from './callback.ts'
 import type { OutboxKind } from '../storage/outbox-kinds.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
+import { destinationHealth, destinationOf, EMAIL_SHARE, isTimeout, shareOf, slotCaps } from './outbox-shares.ts'
 
 export type OutboxRow = typeof outbox.$inferSelect
 
@@ -25,13 +28,15 @@ export interface Delivery {
   groupKey?: string
   /** A second insert with the same key is ignored. */
   dedupeKey?: string
+  /** Whose share of the slots it uses: `client:<id>`, `company:<id>` (e-mails always share one). */
+  owner?: string
 }
 
 /** Anything with drizzle's insert/update: the Db or a transaction. */
 type Writer = Pick<Db, 'insert' | 'update'>
 
 const p = sql.placeholder
-const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'groupKey', 'dedupeKey', 'nextAt', 'createdAt'] as const
+const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'groupKey', 'dedupeKey', 'share', 'destination', 'nextAt', 'createdAt'] as const
 
 // Prepared once per database (or transaction object): callbacks are enqueued on every completion.
 function prepareWrites(db: Writer) {
@@ -66,6 +71,7 @@ export function enqueueDelivery(db: Writer, d: Delivery, now: Date): void {
     headersJson: d.headers ? JSON.stringify(d.headers) : null,
     groupKey: d.groupKey ?? null,
     dedupeKey: d.dedupeKey ?? null,
+    ...shareOf(d.kind, d.target, d.owner),
     nextAt: now,
     createdAt: now,
   })
@@ -132,28 +138,35 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
   const { db, log } = deps
   const cfg = deps.config.outbox
   const notPaused = opts.paused?.length ? notInArray(outbox.kind, opts.paused) : undefined
-  const flying = new Map<number, { group: string | null; done: Promise<void> }>()
+  const pausedJson = JSON.stringify(opts.paused ?? [])
+  const flying = new Map<number, { group: string | null; share: string; destination: string; done: Promise<void> }>()
+  // destinations that timed out: held back for a backoff growing with their streak, then one slot
+  const health = destinationHealth((streak) => backoffMs(streak, cfg))
+  /** The share served last: the next tick starts with the one after it (round robin). */
+  let lastShare = ''
   let timer: NodeJS.Timeout | undefined
   let scheduled = false
   let started = false
   let stopped = false
 
-  // Due rows, oldest first, skipping any row that has an older pending row in its group. Prepared
-  // once: the loop runs after every completion that owes a callback.
-  const due = db
-    .select()
-    .from(outbox)
-    .where(
-      and(
-        eq(outbox.state, 'pending'),
-        notPaused,
-        lte(outbox.nextAt, sql`${p('now')}`),
-        sql`not exists (select 1 from outbox o2 where o2.group_key = ${outbox.groupKey} and o2.state = 'pending' and o2.id < ${outbox.id})`
-      )
-    )
-    .orderBy(asc(outbox.id))
-    .limit(p('limit'))
-    .prepare()
+  // Due rows, skipping rows in flight and any row with an older pending row in its group: at most
+  // `perDest` of each share's destination and `perShare` of each share, each share's first rows first,
+  // so one share's backlog (thousands of retries to a dead receiver) never hides another's new row.
+  // better-sqlite3 directly: drizzle has no window functions. Prepared once; ids only, read below.
+  const candidates = db.$client.prepare<{ now: number; paused: string; flying: string; perDest: number; perShare: number; limit: number }, { id: number }>(`
+    select id from (
+      select id, row_number() over (partition by share_key order by id) as share_rank from (
+        select o.id, coalesce(o.share, 'destination:' || coalesce(o.destination, o.target)) as share_key,
+          row_number() over (partition by coalesce(o.share, ''), coalesce(o.destination, o.target) order by o.id) as dest_rank
+        from outbox o
+        where o.state = 'pending' and o.next_at <= @now
+          and o.kind not in (select value from json_each(@paused))
+          and o.id not in (select value from json_each(@flying))
+          and not exists (select 1 from outbox o2 where o2.group_key = o.group_key and o2.state = 'pending' and o2.id < o.id)
+      ) where dest_rank <= @perDest
+    ) where share_rank <= @perShare
+    order by share_rank, id limit @limit`)
+  const rowsById = (ids: number[]) => db.select().from(outbox).where(inArray(outbox.id, ids)).all()
   const nextDue = db
     .select({ at: min(outbox.nextAt) })
     .from(outbox)
@@ -165,11 +178,14 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     .where(and(eq(outbox.id, p('id')), eq(outbox.state, 'pending')))
     .prepare()
 
-  const finish = (row: OutboxRow, err: unknown, startedMs: number) => {
+  const finish = (row: OutboxRow, destination: string, err: unknown, startedMs: number) => {
     const now = deps.now()
     db.insert(outboxAttempts)
       .values({ outboxId: row.id, attempt: row.attempts + 1, at: now, ms: Math.round(performance.now() - startedMs), error: err ? describe(err) : null })
       .run()
+    // a destination that did not answer in time is held back; one that answered (even with an error) is not
+    if (err && isTimeout(err)) health.timedOut(destination, now.getTime())
+    else health.answered(destination)
     if (!err) {
       delivered.run({ id: row.id, at: now })
       return
@@ -180,8 +196,10 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
       row.groupKey !== null &&
       db.select({ id: outbox.id }).from(outbox).where(and(eq(outbox.groupKey, row.groupKey), gt(outbox.id, row.id))).get() !== undefined
     const state = newer ? 'superseded' : err instanceof PermanentFailure || attempts >= (opts.maxAttempts?.[row.kind] ?? cfg.max_attempts) ? 'failed' : 'pending'
+    // a row whose destination keeps timing out waits longer: its backoff counts the destination's streak too
+    const streak = health.streak(destination)
     db.update(outbox)
-      .set({ state, attempts, lastError: reason, nextAt: new Date(now.getTime() + backoffMs(attempts, cfg)) })
+      .set({ state, attempts, lastError: reason, nextAt: new Date(now.getTime() + backoffMs(attempts + Math.max(0, streak - 1), cfg)) })
       .where(and(eq(outbox.id, row.id), eq(outbox.state, 'pending')))
       .run()
     const fields = { id: row.id, kind: row.kind, target: row.target, attempts, error: reason, state }
@@ -192,44 +210,108 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
   const describe = (err: unknown) =>
     err instanceof Error ? (err.name === 'TimeoutError' ? `timed out after ${cfg.timeout_ms} ms` : err.message) : String(err)
 
+  const shareKey = (row: OutboxRow) => row.share ?? `destination:${row.destination ?? destinationOf(row.target)}`
+  const destinationKey = (row: OutboxRow) => row.destination ?? destinationOf(row.target)
+
   const send = (row: OutboxRow) => {
     const startedMs = performance.now()
+    const destination = destinationKey(row)
     const sender = senders[row.kind]
     const attempt = sender ? sender(row) : Promise.reject(new PermanentFailure(`no sender for kind ${row.kind}`))
     const p = attempt
       .then(
-        () => finish(row, undefined, startedMs),
-        (err: unknown) => finish(row, err ?? new Error('failed'), startedMs)
+        () => finish(row, destination, undefined, startedMs),
+        (err: unknown) => finish(row, destination, err ?? new Error('failed'), startedMs)
       )
       .catch((err: unknown) => log.error('outbox bookkeeping failed', { id: row.id, err: String(err) }))
       .finally(() => {
         flying.delete(row.id)
         wake()
       })
-    flying.set(row.id, { group: row.groupKey, done: p })
+    flying.set(row.id, { group: row.groupKey, share: shareKey(row), destination, done: p })
   }
 
   const tick = () => {
     scheduled = false
     if (stopped) return
     const now = deps.now().getTime()
-    const free = cfg.concurrency - flying.size
-    if (free > 0) {
-      const groupsFlying = new Set([...flying.values()].map((f) => f.group).filter((g) => g !== null))
-      // Over-fetch: rows in flight are still 'pending' and come back here; they are skipped.
-      for (const row of due.all({ now, limit: free + flying.size })) {
+    const caps = slotCaps(cfg.concurrency)
+    if (flying.size < cfg.concurrency) {
+      const rows = candidates.all({
+        now,
+        paused: pausedJson,
+        flying: JSON.stringify([...flying.keys()]),
+        // e-mails all go to one destination, the SMTP server: their share's cap
+        perDest: Math.max(caps.perDestination, caps.email),
+        // a few more than a share may hold: some of its destinations may be held back
+        perShare: caps.perShare * 4,
+        limit: 2000,
+      })
+      if (rows.length) pick(rowsById(rows.map((r) => r.id)), caps, now)
+    }
+    // Sleep until the next row falls due or a held destination is released. Rows already due but held
+    // back (the caps, a group's earlier row in flight) are looked at again when a send finishes.
+    const next = Math.min(nextDue.get({ now })?.at?.getTime() ?? Infinity, health.nextRelease(now) ?? Infinity)
+    clearTimeout(timer)
+    timer = setTimeout(wake, Number.isFinite(next) ? Math.min(IDLE_POLL_MS, next - now + 5) : IDLE_POLL_MS)
+    timer.unref()
+  }
+
+  /** Takes rows share by share in turn (round robin), one a turn, within every cap. */
+  const pick = (rows: OutboxRow[], caps: ReturnType<typeof slotCaps>, now: number) => {
+    const count = (key: (f: { share: string; destination: string }) => string) => {
+      const m = new Map<string, number>()
+      for (const f of flying.values()) m.set(key(f), (m.get(key(f)) ?? 0) + 1)
+      return m
+    }
+    const byShare = count((f) => f.share)
+    const byDestination = count((f) => f.destination)
+    const byShareDestination = count((f) => `${f.share}\n${f.destination}`)
+    let emails = byShare.get(EMAIL_SHARE) ?? 0
+    let callbacks = flying.size - emails
+    const groupsFlying = new Set([...flying.values()].map((f) => f.group).filter((g) => g !== null))
+    const queues = new Map<string, OutboxRow[]>()
+    for (const row of rows.sort((a, b) => a.id - b.id)) {
+      const k = shareKey(row)
+      if (!queues.has(k)) queues.set(k, [])
+      queues.get(k)!.push(row)
+    }
+    const shares = [...queues.keys()].sort()
+    // the turn starts with the share after the one served last
+    const first = shares.findIndex((k) => k > lastShare)
+    const order = first < 0 ? shares : [...shares.slice(first), ...shares.slice(0, first)]
+    const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1)
+    let progressed = true
+    while (progressed && flying.size < cfg.concurrency) {
+      progressed = false
+      for (const share of order) {
         if (flying.size >= cfg.concurrency) break
-        if (flying.has(row.id) || (row.groupKey !== null && groupsFlying.has(row.groupKey))) continue
+        const email = share === EMAIL_SHARE
+        if (email ? emails >= caps.email : callbacks >= caps.callbacks || (byShare.get(share) ?? 0) >= caps.perShare) continue
+        const queue = queues.get(share)!
+        const at = queue.findIndex((row) => {
+          if (row.groupKey !== null && groupsFlying.has(row.groupKey)) return false
+          const destination = destinationKey(row)
+          const healthy = email ? caps.email : caps.perDestination
+          const cap = health.cap(destination, healthy, now)
+          // a sick destination gets one slot in all; a healthy one its cap per share
+          if (health.streak(destination) > 0) return (byDestination.get(destination) ?? 0) < cap
+          return (byShareDestination.get(`${share}\n${destination}`) ?? 0) < cap
+        })
+        if (at < 0) continue
+        const [row] = queue.splice(at, 1) as [OutboxRow]
+        const destination = destinationKey(row)
         if (row.groupKey !== null) groupsFlying.add(row.groupKey)
+        bump(byShare, share)
+        bump(byDestination, destination)
+        bump(byShareDestination, `${share}\n${destination}`)
+        if (email) emails++
+        else callbacks++
+        lastShare = share
+        progressed = true
         send(row)
       }
     }
-    // Sleep until the next row falls due. Rows already due but held back (concurrency, a group's earlier
-    // row in flight) are looked at again when a send finishes, which calls wake().
-    const next = nextDue.get({ now })?.at
-    clearTimeout(timer)
-    timer = setTimeout(wake, next ? Math.min(IDLE_POLL_MS, next.getTime() - now + 5) : IDLE_POLL_MS)
-    timer.unref()
   }
 
   function wake() {

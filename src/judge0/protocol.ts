@@ -20,6 +20,7 @@ export const judge0Protocol: Protocol = {
         body: JSON.stringify(shapeSubmission(judge0Record(row), DEFAULT_FIELDS, true)),
         contentType: 'application/json',
         groupKey: `submission:${row.id}`,
+        owner: `client:${row.clientId}`,
         dedupeKey: `submission:${row.id}:completed`,
       },
       deps.now()

@@ -333,6 +333,7 @@ export function completeReport(
           contentType: 'application/json',
           headers: { 'x-arbiter-event': `similarity.${u.state}`, 'x-arbiter-report-id': u.publicId },
           dedupeKey: `similarity:${u.publicId}:done`,
+          owner: `client:${u.clientId}`,
         },
         deps.now()
       )

@@ -484,6 +484,13 @@ export const outbox = sqliteTable(
     groupKey: text(),
     /** At most one row per key (e.g. one CODE_COMPILED callback per submission, even across restarts). */
     dedupeKey: text().unique(),
+    /**
+     * Whose share of the delivery slots it uses (jobs/outbox-shares.ts): `client:<id>` for an API
+     * client's callbacks, `company:<id>` for interview reports, `email` for every e-mail.
+     */
+    share: text(),
+    /** Where it goes, as the slots are shared: a callback URL's origin, `smtp` for e-mails. */
+    destination: text(),
     state: text({ enum: ['pending', 'delivered', 'failed', 'superseded'] }).notNull().default('pending'),
     attempts: integer().notNull().default(0),
     nextAt: integer({ mode: 'timestamp_ms' }).notNull(),
