@@ -38,10 +38,11 @@ const piston = (key: string, source: string) =>
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
 
 /** Holds the one slot with a run that sleeps (another client's), until its promise settles. */
-async function holdTheSlot(key: string): Promise<Promise<unknown>> {
+async function holdTheSlot(key: string): Promise<{ held: Promise<unknown> }> {
   const held = jobe(key, 'import time\ntime.sleep(4)\nprint("slept")\n')
-  await waitUntil(() => server.query("select 1 from submissions where state <> 'queued' and source like '%time.sleep(4)%' and completed_at is null").length > 0, 30_000, 'the sleeper to start')
-  return held
+  await waitUntil(() => server.query("select 1 from submissions where started_at is not null and completed_at is null and source like '%time.sleep(4)%'").length > 0, 30_000, 'the sleeper to start')
+  // wrapped: an async function returning the promise itself would wait for it
+  return { held }
 }
 
 describe('quotas count what ran', () => {
@@ -71,7 +72,7 @@ describe('quotas count what ran', () => {
   test("a Jobe run withdrawn unrun (outcome 21) gives its count back: a client with a quota of 1 still runs once", async () => {
     const holder = await server.createClient('jobe-holder')
     const key = await server.createClient('jobe-quota', 1)
-    const held = await holdTheSlot(holder)
+    const { held } = await holdTheSlot(holder)
     expect(await jobe(key, 'print("never")')).toEqual({ status: 200, body: { run_id: null, outcome: 21, cmpinfo: '', stdout: '', stderr: '' } })
     expect(used('jobe-quota')).toBe(0)
     await held
@@ -84,7 +85,7 @@ describe('quotas count what ran', () => {
   test('a Piston execute withdrawn unrun (503) gives its count back: a client with a quota of 1 still runs once', async () => {
     const holder = await server.createClient('piston-holder')
     const key = await server.createClient('piston-quota', 1)
-    const held = await holdTheSlot(holder)
+    const { held } = await holdTheSlot(holder)
     const busy = await piston(key, 'print("never")')
     expect(busy.status).toBe(503)
     expect(busy.body.message).toMatch(/not run/)
