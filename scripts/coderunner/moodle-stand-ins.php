@@ -111,9 +111,13 @@ class curl {
         }
     }
 
+    /** Kept across requests on one object, each line once (as Moodle's: the retried POST sends one key). */
     public function setHeader($header) {
         foreach ((array) $header as $h) {
-            $this->headers[] = $h;
+            $h = preg_replace('/[\r\n]/', '', $h);
+            if (!in_array($h, $this->headers)) {
+                $this->headers[] = $h;
+            }
         }
     }
 
