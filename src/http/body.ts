@@ -2,6 +2,7 @@
 // Real HackerEarth clients send JSON labelled as form data, form data labelled as JSON, and bodies with
 // no Content-Type at all, so the label is only a hint: a body that looks like JSON is parsed as JSON,
 // multipart is parsed as multipart, anything else as URL-encoded form fields.
+import { isUtf8 } from 'node:buffer'
 import type { MiddlewareHandler } from 'hono'
 import { AppError } from '../errors.ts'
 
@@ -13,10 +14,15 @@ declare module 'hono' {
   }
 }
 
-/** Reads at most limitBytes; a larger body is refused before anything is parsed or stored. */
-export function readBody(limitBytes: number): MiddlewareHandler {
+/**
+ * Reads at most limitBytes; a larger body is refused before anything is parsed or stored. strictUtf8:
+ * a body that is not valid UTF-8 is refused rather than read with replacement characters (a protocol
+ * that hands the bytes of its strings through must not have them changed on the way).
+ */
+export function readBody(limitBytes: number, opts: { strictUtf8?: boolean } = {}): MiddlewareHandler {
   return async (c, next) => {
     const raw = await rawBody(c.req.raw, limitBytes)
+    if (opts.strictUtf8 && !isUtf8(raw)) throw new AppError('InvalidArgumentError', 'the body is not valid UTF-8', {})
     c.set('body', await parseBody(raw, c.req.header('content-type') ?? ''))
     await next()
   }
@@ -78,6 +84,9 @@ export async function rawBody(req: Request, limit: number, onChunk?: (chunk: Uin
     throw err
   }
 }
+
+/** A UTF-16 surrogate not in a pair: a JSON string may hold one (`"\ud800"`), and no UTF-8 bytes stand for it. */
+export const hasLoneSurrogate = (s: string): boolean => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)
 
 /** Deepest nesting accepted in a JSON body: real requests nest 2-3 levels (an `id` or `context` a few more). */
 export const MAX_JSON_DEPTH = 32

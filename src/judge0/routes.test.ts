@@ -305,6 +305,14 @@ describe('Judge0 bytes stay bytes (base64_encoded=true)', () => {
     expect(Buffer.from(deps.pool.jobs.at(-1)!.input, 'latin1').toString('utf8')).toBe('€\0')
   })
 
+  test('a body that is not valid UTF-8 is a 400, never read with replacement characters', async () => {
+    const { app, secret } = setup()
+    const bad = Buffer.concat([Buffer.from('{"source_code": "print(1)", "language_id": 71, "stdin": "A'), Buffer.from([0xff]), Buffer.from('"}')])
+    const r = await app.request('/judge0/submissions', { method: 'POST', body: bad, headers: { 'content-type': 'application/json', 'X-Auth-Token': secret } })
+    expect([r.status, await json(r)]).toEqual([400, { error: 'the body is not valid UTF-8' }])
+    expect(deps.db.select().from(submissions).all()).toHaveLength(0)
+  })
+
   test('a lone surrogate in plain text is a 422 on its attribute, nothing stored', async () => {
     const { app, secret } = setup()
     const r = await post(app, '/submissions', secret, { source_code: 'print(1)', language_id: 71, stdin: 'a\ud800b' })

@@ -64,7 +64,8 @@ function fieldsOf(c: Context): readonly Field[] {
 export function judge0Routes(deps: Deps): Hono {
   const app = new Hono()
   app.use(auth(deps))
-  const body = readBody(deps.config.server.body_limit_bytes)
+  // the bytes of its strings reach the jail as sent: a body that is not UTF-8 is refused, never patched
+  const body = readBody(deps.config.server.body_limit_bytes, { strictUtf8: true })
 
   // POST /judge0/submissions
   app.post('/submissions', body, documented(judge0Docs.create, async (c: Context) => {

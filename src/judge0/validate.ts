@@ -2,6 +2,7 @@
 // body. The schema (schemas.ts) checks each attribute; then the rules Judge0's model adds (the
 // language exists, compiler options only for compiled languages, no network) and Arbiter's own caps
 // (source and stdin sizes, the additional_files zip), each under its attribute's name.
+import { hasLoneSurrogate } from '../http/body.ts'
 import { parseCallbackUrl } from '../jobs/callback.ts'
 import type { Language } from '../languages.ts'
 import { compileArgvWith, runArgvWith, splitWords } from './argv.ts'
@@ -61,9 +62,6 @@ export type CheckResult = { ok: true; input: Judge0Input } | { ok: false; errors
 
 const rubyBlank = (s: string | undefined | null) => s === undefined || s === null || s.trim() === ''
 
-/** A UTF-16 surrogate not in a pair: a JSON string may hold one (`"\ud800"`), and no byte sequence is it. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
 /**
  * A text attribute as the bytes the program gets: with base64_encoded=true the decoded bytes whatever
  * they are (Ruby's Base64.decode64, as Judge0 stores them); else the text's UTF-8, refused when it holds a
@@ -72,7 +70,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 function bytesOf(errors: FieldErrors, field: string, value: string | undefined, base64: boolean): Buffer | undefined {
   if (value === undefined) return undefined
   if (base64) return decode64(value)
-  if (LONE_SURROGATE.test(value)) {
+  if (hasLoneSurrogate(value)) {
     addError(errors, field, 'is not valid Unicode text (it holds a lone surrogate), use base64_encoded=true query parameter to send bytes')
     return undefined
   }

@@ -101,6 +101,20 @@ describe('files', () => {
     ])
   })
 
+  it('keeps the bytes of every file as sent: any byte (invalid UTF-8, NUL) in base64 and hex, the UTF-8 of text', () => {
+    const odd = Buffer.from([0x41, 0xff, 0xfe, 0x00, 0xed, 0xa0, 0x80, 0x0a])
+    const p = plan({ files: [{ content: 'print("é\u0000😀")' }, { name: 'b.bin', content: odd.toString('base64'), encoding: 'base64' }, { name: 'h.bin', content: odd.toString('hex'), encoding: 'hex' }, { name: 't.txt', content: '€\u0000' }] })
+    expect(Buffer.from(p.source, 'utf8')).toEqual(Buffer.from('print("é\0😀")'))
+    expect(p.files!.map((f) => [f.name, Buffer.from(f.contentBase64, 'base64')])).toEqual([['b.bin', odd], ['h.bin', odd], ['t.txt', Buffer.from('€\0')]])
+  })
+
+  it('refuses a lone surrogate in text (no bytes stand for it) rather than writing U+FFFD, in a file or stdin', () => {
+    expect(refusal({ files: [{ content: 'print(1) #\ud800' }] })).toBe('files[0].content is not valid utf8 text (it holds a lone surrogate): send bytes with encoding base64 or hex')
+    expect(refusal({ files: [{ content: 'print(1)' }, { name: 'x.txt', content: '\udc00' }] })).toMatch(/^files\[1\]\.content is not valid utf8 text/)
+    expect(refusal({ stdin: 'a\udbffb' })).toBe('stdin is not valid text (it holds a lone surrogate, which no bytes stand for)')
+    expect(plan({ stdin: '\ud83d\ude00' }).input).toBe('😀\n')
+  })
+
   it('compiles the other code files of the program’s kind with it (C)', () => {
     const p = plan({ files: [{ name: 'a.c', content: 'int main(){}' }, { name: 'b.c', content: 'int f;' }, { name: 'notes.txt', content: 'x' }] }, c)
     expect(p.compileArgv).toEqual(langs.get('C')!.compile!.flatMap((a) => (a === 'main.c' ? ['a.c', 'b.c'] : [a])))

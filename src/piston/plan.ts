@@ -3,6 +3,7 @@
 // (the first utf8 file is the program, compiled with the other utf8 files of its kind), its stdin rule.
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
+import { hasLoneSurrogate } from '../http/body.ts'
 import { compileOverridesByCode, type Language } from '../languages.ts'
 import type { Runtime } from './runtimes.ts'
 import type { LimitName, PistonExecuteRequest } from './schemas.ts'
@@ -85,7 +86,8 @@ export function resolveLimits(req: PistonExecuteRequest, max: Record<LimitName, 
 }
 
 const decoders = {
-  utf8: (s: string) => Buffer.from(s, 'utf8'),
+  // a lone surrogate has no bytes: refused rather than written as U+FFFD's
+  utf8: (s: string) => (hasLoneSurrogate(s) ? undefined : Buffer.from(s, 'utf8')),
   base64: (s: string) => {
     const clean = s.replace(/\s+/g, '')
     return clean.length % 4 !== 1 && /^[A-Za-z0-9+/]*={0,2}$/.test(clean) ? Buffer.from(clean, 'base64') : undefined
@@ -115,7 +117,10 @@ export function planExecution(config: Config, langs: Map<string, Language>, rt: 
   const files = req.files.map((f, i) => {
     const encoding = f.encoding ?? 'utf8'
     const bytes = decoders[encoding](f.content)
-    if (!bytes) throw new AppError('InvalidArgumentError', `files[${i}].content is not valid ${encoding}`, { field: `files.${i}.content` })
+    if (!bytes) {
+      const why = encoding === 'utf8' ? ' text (it holds a lone surrogate): send bytes with encoding base64 or hex' : ''
+      throw new AppError('InvalidArgumentError', `files[${i}].content is not valid ${encoding}${why}`, { field: `files.${i}.content` })
+    }
     return { index: i, name: f.name, encoding, bytes }
   })
   // Piston: the code files are the utf8 ones; the first of them is the program, the others compile with it
@@ -135,6 +140,8 @@ export function planExecution(config: Config, langs: Map<string, Language>, rt: 
       throw new AppError('InvalidArgumentError', `files[${f.index}].name repeats the name of files[${seen.get(f.name)}]`, { field: `files.${f.index}.name` })
     seen.set(f.name, f.index)
   }
+  if (req.stdin !== undefined && hasLoneSurrogate(req.stdin))
+    throw new AppError('InvalidArgumentError', 'stdin is not valid text (it holds a lone surrogate, which no bytes stand for)', { field: 'stdin' })
   const total = files.reduce((n, f) => n + f.bytes.length, 0)
   if (total > config.limits.source_max_bytes)
     throw new AppError('PayloadTooLargeError', `files are larger than ${config.limits.source_max_bytes} bytes in all`, { source_max_bytes: config.limits.source_max_bytes })

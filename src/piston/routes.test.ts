@@ -31,6 +31,15 @@ describe('POST /piston/api/v2/execute', () => {
     expect(deps.db.$client.prepare("select api from submissions").all()).toEqual([{ api: 'piston' }])
   })
 
+  test('a body that is not valid UTF-8 is a 400, never read with replacement characters', async () => {
+    const { app, secret } = setup()
+    const good = Buffer.from(JSON.stringify({ language: 'python', version: '3', files: [{ content: 'print(1)' }], stdin: 'AB' }))
+    const bad = Buffer.from(good.toString('latin1').replace('AB', 'A\xffB'), 'latin1')
+    const r = await app.request('/piston/api/v2/execute', { method: 'POST', body: bad, headers: { authorization: secret } })
+    expect([r.status, await json(r)]).toEqual([400, { message: 'the body is not valid UTF-8' }])
+    expect(deps.pool.jobs).toHaveLength(0)
+  })
+
   test('a compiled language gets a compile stage; a failed compile is also the run', async () => {
     const { app, secret } = setup()
     const okR = await app.request('/piston/api/v2/execute', exec(secret, { language: 'c++11', version: '*', files: [{ content: 'int main(){}' }] }))

@@ -1,5 +1,6 @@
 // The Piston v2 API under /piston: GET runtimes, POST execute, GET packages (install/remove refused),
 // each at /piston/api/v2/… (key in the Authorization header) and /piston/<key>/api/v2/… (key in the path).
+import { isUtf8 } from 'node:buffer'
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
@@ -15,7 +16,10 @@ export const PISTON_BASES = ['/piston/api/v2', '/piston/:secret/api/v2']
 
 /** The body as JSON whatever its Content-Type: piston-client sends text/plain, curl users often none. */
 async function jsonBody(req: Request, limit: number): Promise<unknown> {
-  const text = new TextDecoder().decode(await rawBody(req, limit))
+  const raw = await rawBody(req, limit)
+  // its strings reach the jail as their bytes: a body that is not UTF-8 is refused, never patched
+  if (!isUtf8(raw)) throw new AppError('InvalidArgumentError', 'the body is not valid UTF-8')
+  const text = new TextDecoder().decode(raw)
   try {
     return parseBoundedJson(text)
   } catch (err) {
