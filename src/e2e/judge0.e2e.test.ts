@@ -104,6 +104,35 @@ describe('request attributes', () => {
     expect(body.additional_files.replace(/\n/g, '')).toBe(zip)
   })
 
+  test('bytes stay bytes through the jail: source, stdin and a zip\'s file reach the program exactly as sent (invalid UTF-8, NULs, ED A0 80)', { timeout: 90_000 }, async () => {
+    const { execFileSync } = await import('node:child_process')
+    const odd = Buffer.from([0x41, 0xff, 0xfe, 0x00, 0xed, 0xa0, 0x80, 0x0a])
+    const zip = execFileSync('/var/lib/arbiter/test-clients/venv/bin/python', ['-c', `import io,zipfile,base64,sys\nb=io.BytesIO()\nz=zipfile.ZipFile(b,"w")\nz.writestr("data.bin",bytes.fromhex("${odd.toString('hex')}"))\nz.close()\nsys.stdout.write(base64.b64encode(b.getvalue()).decode())`], { encoding: 'utf8' })
+    // C keeps any byte in a comment; the program prints its own source, its stdin and the file in hex
+    const source = Buffer.concat([
+      Buffer.from('#include <stdio.h>\nstatic void dump(FILE *f) { int c; if (!f) { puts("missing"); return; } while ((c = getc(f)) != EOF) printf("%02x", c); printf("\\n"); }\n/* '),
+      odd.subarray(0, 7),
+      Buffer.from(' */\nint main(void) { dump(fopen("main.c", "rb")); dump(stdin); dump(fopen("data.bin", "rb")); return 0; }\n'),
+    ])
+    const body = await run({ language_id: 50, source_code: source.toString('base64'), stdin: odd.toString('base64'), additional_files: zip }, '&base64_encoded=true')
+    expect(body.status.id, JSON.stringify(body)).toBe(3)
+    expect(Buffer.from(body.stdout, 'base64').toString()).toBe(`${source.toString('hex')}\n${odd.toString('hex')}\n${odd.toString('hex')}\n`)
+    // and back as the same bytes
+    expect([Buffer.from(body.source_code, 'base64'), Buffer.from(body.stdin, 'base64')]).toEqual([source, odd])
+    // plain, the source is not UTF-8: Judge0's 400
+    const plain = await call('GET', `/submissions/${body.token}?fields=source_code`)
+    expect([plain.status, plain.body.error]).toEqual([400, expect.stringMatching(/cannot be converted to UTF-8/)])
+  })
+
+  test('expected_output compared on bytes: output 41 FE 0A against 41 FF 0A is Wrong Answer, against itself Accepted', { timeout: 60_000 }, async () => {
+    const b64 = (b: number[]) => Buffer.from(b).toString('base64')
+    const source = Buffer.from('import sys\nsys.stdout.buffer.write(sys.stdin.buffer.read())\n').toString('base64')
+    const wrong = await run({ language_id: 71, source_code: source, stdin: b64([0x41, 0xfe, 0x0a]), expected_output: b64([0x41, 0xff, 0x0a]) }, '&base64_encoded=true')
+    expect([wrong.status.id, [...Buffer.from(wrong.stdout, 'base64')]]).toEqual([4, [0x41, 0xfe, 0x0a]])
+    const right = await run({ language_id: 71, source_code: source, stdin: b64([0x41, 0xfe, 0x00, 0x0a]), expected_output: b64([0x41, 0xfe, 0x00, 0x0a]) }, '&base64_encoded=true')
+    expect(right.status.id).toBe(3)
+  })
+
   test('base64_encoded=true both ways, the exact bytes; without it, output that is not UTF-8 is Judge0\'s error', { timeout: 60_000 }, async () => {
     const b64 = (s: string) => Buffer.from(s).toString('base64')
     const source = 'import sys\nsys.stdout.buffer.write(bytes([0xfe, 0x41]) + b"y" * 60)'

@@ -278,6 +278,25 @@ describe('POST /api/v2/execute: fields', () => {
     expect(r.body.run.memory).toBeGreaterThan(1 << 20)
   })
 
+  test('bytes stay bytes: a text file, stdin and base64/hex files reach the program exactly (NULs, non-ASCII, invalid UTF-8)', async () => {
+    const odd = Buffer.from([0x41, 0xff, 0xfe, 0x00, 0xed, 0xa0, 0x80, 0x0a])
+    const r = await execute({
+      language: 'python',
+      version: '3.x',
+      stdin: 'é\u0000€😀',
+      files: [
+        { name: 'main.py', content: 'import sys\nfor n in ["t.txt", "b.bin", "h.bin"]: print(open(n, "rb").read().hex())\nprint(sys.stdin.buffer.read().hex())\n' },
+        { name: 't.txt', content: 'é\u0000😀' },
+        { name: 'b.bin', content: odd.toString('base64'), encoding: 'base64' },
+        { name: 'h.bin', content: odd.toString('hex'), encoding: 'hex' },
+      ],
+    })
+    expect(r.status).toBe(200)
+    expect(r.body.run.stdout).toBe([Buffer.from('é\0😀'), odd, odd, Buffer.from('é\0€😀\n')].map((b) => b.toString('hex')).join('\n') + '\n')
+    const lone = await execute(py('print(1)', { stdin: 'a\ud800' }))
+    expect([lone.status, lone.body.message]).toEqual([400, 'stdin is not valid text (it holds a lone surrogate, which no bytes stand for)'])
+  })
+
   test('stdin gets a final newline as in Piston; args are argv items, never a shell', async () => {
     const r = await execute(py('import sys; print(repr(sys.stdin.read()), sys.argv[1:])', { stdin: 'a\nb', args: ['$(id)', '; ls', '*'] }))
     expect(r.body.run.stdout).toBe("'a\\nb\\n' ['$(id)', '; ls', '*']\n")

@@ -11,7 +11,12 @@ import type { Client } from '../clients/clients.ts'
 import { submissions } from '../storage/schema.ts'
 import { Judge0Reply } from './errors.ts'
 import { JUDGE0, findSubmission, judge0Record } from './service.ts'
-import { shapeSubmission, type Field } from './replies.ts'
+import { ALL_FIELDS, shapeField, type Field } from './replies.ts'
+
+/** An encoded attribute past this size gives the event loop a turn before the next one is built. */
+const YIELD_BYTES = 64 * 1024
+const OPEN_OBJECT = Buffer.from('{')
+const CLOSE_OBJECT = Buffer.from('}')
 
 /** Room for everything but the text attributes of one submission (numbers, dates, names, keys). */
 const FIXED_BYTES = 1024
@@ -73,7 +78,7 @@ export interface BoundedReply {
  * sent). Throws the 413 before reading a row when the estimate is over, or as soon as the exact count is;
  * replies.ts NotUtf8 as shapeSubmission does.
  */
-export function boundedSubmissions(
+export async function boundedSubmissions(
   deps: Pick<Deps, 'db'>,
   client: Client,
   tokens: readonly string[],
@@ -81,7 +86,7 @@ export function boundedSubmissions(
   base64: boolean,
   budget: number,
   overhead = 0
-): BoundedReply {
+): Promise<BoundedReply> {
   const batch = tokens.length > 1
   const distinct = [...new Set(tokens)]
   const estimates = estimateReplies(deps, client, distinct, fields, base64)
@@ -93,12 +98,32 @@ export function boundedSubmissions(
 
   const encoded = new Map<string, Buffer | null>()
   let bytes = overhead
-  for (const t of distinct) {
+  for (const [i, t] of distinct.entries()) {
+    // the event loop gets a turn between submissions: other requests (/health) do not wait for a whole batch
+    if (i) await new Promise((r) => setImmediate(r))
     // read one at a time: at most one stored row is held besides what is already encoded
     const row = estimates.has(t) ? findSubmission(deps, client, t) : undefined
-    const part = row ? Buffer.from(JSON.stringify(shapeSubmission(judge0Record(row), fields, base64))) : null
-    bytes += (part?.length ?? 4) * times.get(t)!
-    if (bytes > budget) throw tooLarge(bytes, budget, batch)
+    if (!row) {
+      bytes += 4 * times.get(t)!
+      encoded.set(t, null)
+      continue
+    }
+    // attribute by attribute (the JSON.stringify of the whole object, in the serializer's order), counted
+    // as each is encoded, with a turn for the event loop after each large one
+    const record = judge0Record(row)
+    const chosen = new Set(fields)
+    const pieces: Buffer[] = []
+    let size = 2
+    for (const f of ALL_FIELDS) {
+      if (!chosen.has(f)) continue
+      const piece = Buffer.from(`${pieces.length ? ',' : ''}${JSON.stringify(f)}:${JSON.stringify(shapeField(record, f, base64))}`)
+      size += piece.length
+      if (bytes + size * times.get(t)! > budget) throw tooLarge(bytes + size * times.get(t)!, budget, batch)
+      pieces.push(piece)
+      if (piece.length > YIELD_BYTES) await new Promise((r) => setImmediate(r))
+    }
+    const part = Buffer.concat([OPEN_OBJECT, ...pieces, CLOSE_OBJECT])
+    bytes += part.length * times.get(t)!
     encoded.set(t, part)
   }
   return { parts: tokens.map((t) => encoded.get(t)!), bytes }
@@ -123,9 +148,9 @@ const NULL = Buffer.from('null')
 const CLOSE = Buffer.from(']}')
 
 /** GET /submissions/batch's body: `{"submissions":[…]}`, within the budget. */
-export function batchReply(deps: Pick<Deps, 'db'>, client: Client, tokens: readonly string[], fields: readonly Field[], base64: boolean, budget: number): Response {
+export async function batchReply(deps: Pick<Deps, 'db'>, client: Client, tokens: readonly string[], fields: readonly Field[], base64: boolean, budget: number): Promise<Response> {
   const overhead = OPEN.length + CLOSE.length + tokens.length - 1
-  const { parts } = boundedSubmissions(deps, client, tokens, fields, base64, budget, overhead)
+  const { parts } = await boundedSubmissions(deps, client, tokens, fields, base64, budget, overhead)
   const body: Buffer[] = [OPEN]
   parts.forEach((p, i) => body.push(...(i ? [COMMA] : []), p ?? NULL))
   body.push(CLOSE)

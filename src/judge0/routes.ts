@@ -80,7 +80,7 @@ export function judge0Routes(deps: Deps): Hono {
     try {
       // not done within judge0.wait_max_sec: whatever the fields, its token and status, so the client can tell and poll
       const shown: readonly Field[] = done ? fields : [...fields, 'token', 'status']
-      const [part] = boundedSubmissions(deps, c.var.client, [row.heId], shown, base64, deps.config.judge0.reply_max_bytes).parts
+      const [part] = (await boundedSubmissions(deps, c.var.client, [row.heId], shown, base64, deps.config.judge0.reply_max_bytes)).parts
       return jsonParts([part!], 201)
     } catch (err) {
       // the submission was made: its token goes back with why it cannot be shown, so the client can read it another way
@@ -135,7 +135,7 @@ export function judge0Routes(deps: Deps): Hono {
   }))
 
   // GET /judge0/submissions/batch?tokens=…
-  app.get('/submissions/batch', documented(judge0Docs.batchShow, (c: Context) => {
+  app.get('/submissions/batch', documented(judge0Docs.batchShow, async (c: Context) => {
     const fields = fieldsOf(c)
     const base64 = isTrue(c.req.query('base64_encoded'))
     // Ruby's split(","): trailing empty strings dropped
@@ -145,7 +145,7 @@ export function judge0Routes(deps: Deps): Hono {
     if (tokens.length === 0) throw badRequest('there should be at least one submission in a batch')
     try {
       // the reply's size is bounded before it is built (bounded-reply.ts): a token named 20 times is read once
-      return batchReply(deps, c.var.client, tokens, fields, base64, deps.config.judge0.reply_max_bytes)
+      return await batchReply(deps, c.var.client, tokens, fields, base64, deps.config.judge0.reply_max_bytes)
     } catch (err) {
       if (err instanceof NotUtf8) throw badRequest(NOT_UTF8_BATCH_ERROR)
       throw err
@@ -153,10 +153,10 @@ export function judge0Routes(deps: Deps): Hono {
   }))
 
   // GET /judge0/submissions/{token}
-  app.get('/submissions/:token', documented(judge0Docs.show, (c: Context) => {
+  app.get('/submissions/:token', documented(judge0Docs.show, async (c: Context) => {
     const fields = fieldsOf(c)
     try {
-      const [part] = boundedSubmissions(deps, c.var.client, [c.req.param('token') ?? ''], fields, isTrue(c.req.query('base64_encoded')), deps.config.judge0.reply_max_bytes).parts
+      const [part] = (await boundedSubmissions(deps, c.var.client, [c.req.param('token') ?? ''], fields, isTrue(c.req.query('base64_encoded')), deps.config.judge0.reply_max_bytes)).parts
       if (!part) throw notFound()
       return jsonParts([part])
     } catch (err) {

@@ -192,10 +192,10 @@ export function findSubmission(deps: Pick<Deps, 'db'>, client: Client, token: st
 
 const orNull = (s: string | null | undefined) => (s === null || s === undefined || s === '' ? null : s)
 /** The run's output as bytes (the core stored it one character per byte: outputEncoding latin1). */
-const bytesOf = (s: string | null | undefined) => (s ? new Uint8Array(Buffer.from(s, 'latin1')) : null)
+const bytesOf = (s: string | null | undefined): Uint8Array | null => (s ? Buffer.from(s, 'latin1') : null)
 
 /** A stored input attribute: bytes when the row keeps bytes, else the text it was stored as. */
-const inputOf = (d: Judge0Data, s: string | null): string | Uint8Array | null => (s === null ? null : d.bytes ? new Uint8Array(Buffer.from(s, 'latin1')) : s)
+const inputOf = (d: Judge0Data, s: string | null): string | Uint8Array | null => (s === null ? null : d.bytes ? Buffer.from(s, 'latin1') : s)
 
 /** A stored row as Judge0 shows it. */
 export function judge0Record(row: Submission): Judge0Record {
