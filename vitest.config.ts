@@ -19,6 +19,7 @@ const JAIL = [
   'src/sandbox/supervisor.test.ts',
   'src/sandbox/dodges.test.ts',
   'src/sandbox/reuse.test.ts',
+  'src/sandbox/net-counters.test.ts',
   'src/jobs/jail-daemon.test.ts',
   'src/jobs/job-spec.test.ts',
   'src/jobs/jail-shaped.test.ts',

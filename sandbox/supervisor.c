@@ -245,7 +245,11 @@ static void setup_cgroups(void) {
 	}
 }
 
-/* One empty network namespace per slot: only a loopback interface, and that one down. */
+/*
+ * One empty network namespace per slot (only a loopback interface, and that one down), where nsjail
+ * itself runs, off the host's network. No program runs in it: each jail nsjail starts gets a new one
+ * (jail.cfg clone_newnet), and each run in a prepared jail one of its own (jail-prepared.c).
+ */
 static void setup_netns(void) {
 	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (host < 0) die("open host netns: %s", strerror(errno));
