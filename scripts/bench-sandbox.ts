@@ -4,7 +4,8 @@
 // jailed in a prepared jail (the default, docs/sandbox/prepared-jails.md), and jailed by one nsjail
 // start per run (pool.prepared_jails = false, as every run was before prepared jails).
 // With --baseline REV it also builds REV's supervisor, jail init and jail.cfg (sandbox/ at that git
-// revision, e.g. the commit before a hardening step) and measures that policy too, in the same rotation.
+// revision, e.g. the commit before a hardening step) and measures that policy too, in the same rotation
+// (a prepared jail and one nsjail per run, for a revision that has prepared jails).
 // Usage: npx tsx scripts/bench-sandbox.ts [--runs 1000] [--baseline REV] [--json]
 import { execFileSync } from 'node:child_process'
 import { chownSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -112,23 +113,39 @@ async function bare(sups: Supervisor[], exec: string, argv: string[], chroot?: s
   return sups.map((s, i) => once(s, i))
 }
 
-/** REV's supervisor, jail init and jail.cfg, built into the scratch directory. */
+/**
+ * REV's supervisor, jail init and jail.cfg (sandbox/ at REV), built into the scratch directory as
+ * scripts/install-nsjail.sh builds them. A revision with prepared jails is measured both ways (a
+ * prepared jail, and one nsjail per run); an older one as it ran then (no box requests, nsjail per run).
+ */
 function buildBaseline(rev: string): SandboxPaths {
   const dir = join(scratch, 'baseline')
   mkdirSync(dir, { recursive: true })
-  for (const f of ['supervisor.c', 'jail-init.c', 'jail.cfg']) {
-    const text = execFileSync('git', ['show', `${rev}:sandbox/${f}`], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' })
+  const repo = join(import.meta.dirname, '..')
+  const files = execFileSync('git', ['ls-tree', '--name-only', `${rev}:sandbox`], { cwd: repo, encoding: 'utf8' }).split('\n').filter((f) => /\.(c|h|cfg)$/.test(f))
+  for (const f of files) {
+    const text = execFileSync('git', ['show', `${rev}:sandbox/${f}`], { cwd: repo, encoding: 'utf8' })
     // the uid mapping is on the command line now (nsjail-args.ts): an older policy's own would be a second one
     writeFileSync(join(dir, f), f === 'jail.cfg' ? text.replace(/^(uidmap|gidmap) \{.*\}$/gm, '') : text)
   }
-  const cc = (out: string, src: string, ...flags: string[]) =>
-    execFileSync('gcc', ['-O2', '-Wno-format-truncation', ...flags, '-o', join(dir, out), join(dir, src)])
-  cc('arbiter-supervisor', 'supervisor.c')
-  cc('arbiter-jail-init', 'jail-init.c', '-static', '-s')
-  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: join(dir, 'arbiter-jail-init'), initBindSource: join(dir, 'arbiter-jail-init'), boxRequests: false, runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg') }
+  const prepared = files.includes('prepared-jails.c')
+  const kafel = join(config.paths.nsjail, '..', '..', 'lib', 'kafel')
+  const cc = (out: string, srcs: string[], ...flags: string[]) =>
+    execFileSync('gcc', ['-O2', '-Wno-format-truncation', '-o', join(dir, out), ...srcs.map((f) => join(dir, f)), ...flags])
+  if (prepared) {
+    cc('arbiter-supervisor', ['supervisor.c', 'prepared-jails.c'], `-I${kafel}`, join(kafel, 'libkafel.a'))
+    cc('arbiter-jail-init', ['jail-init.c', 'jail-prepared.c'], '-static', '-s')
+  } else {
+    cc('arbiter-supervisor', ['supervisor.c'])
+    cc('arbiter-jail-init', ['jail-init.c'], '-static', '-s')
+  }
+  const init = join(dir, 'arbiter-jail-init')
+  return { nsjail: config.paths.nsjail, supervisor: join(dir, 'arbiter-supervisor'), jailInit: init, initBindSource: init, runs: config.paths.runs, jailConfig: join(dir, 'jail.cfg'), ...(!prepared && { boxRequests: false, prepared: false }) }
 }
 
-const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs }
+// with a baseline, each side's jails bind their own init: the supervisors' shared copy (JAIL_FS_INIT)
+// is whichever supervisor started last's
+const paths: SandboxPaths = { nsjail: config.paths.nsjail, supervisor: config.paths.supervisor, jailInit: config.paths.jail_init, runs: config.paths.runs, ...(values.baseline && { initBindSource: config.paths.jail_init }) }
 /** Each prepared run's share of time (ms): before the program (setup), the program, after it, and Node's part. */
 const lastReply: (SupervisorReply | undefined)[] = []
 let breakdown: { setup: number; program: number; finish: number; node: number }[] = []
@@ -147,6 +164,8 @@ const withBreakdown = (lanes: (() => Promise<unknown>)[]) =>
 const nsjailSandboxes = Array.from({ length: PARALLEL }, (_, i) => openSandbox({ ...paths, prepared: false }, `bench-nsjail-${process.pid}-${i}`))
 const basePaths = values.baseline ? buildBaseline(values.baseline) : null
 const baseSandboxes = basePaths ? Array.from({ length: PARALLEL }, (_, i) => openSandbox(basePaths, `bench-base-${process.pid}-${i}`)) : []
+// a baseline with prepared jails: its one-nsjail-per-run side too
+const baseNsjailSandboxes = basePaths && basePaths.prepared !== false ? Array.from({ length: PARALLEL }, (_, i) => openSandbox({ ...basePaths, prepared: false }, `bench-base-nsjail-${process.pid}-${i}`)) : []
 const sups = Array.from({ length: PARALLEL }, (_, i) => Supervisor.start(config.paths.supervisor, `bench-bare-${process.pid}-${i}`))
 
 // jailed runs use the root's mounted image, as jobs do; the baseline (a revision before the root
@@ -156,26 +175,36 @@ const folderRoot = async () => root
 
 async function row(program: string, bareLanes: (() => Promise<unknown>)[], argv: string[], stdin: string) {
   const setups = [bareLanes, withBreakdown(await jailedLanes(sandboxes, argv, stdin, imageRoot)), await jailedLanes(nsjailSandboxes, argv, stdin, imageRoot)]
-  if (basePaths) setups.push(await jailedLanes(baseSandboxes, argv, stdin, folderRoot))
+  if (basePaths) setups.push(await jailedLanes(baseSandboxes, argv, stdin, basePaths.prepared === false ? folderRoot : imageRoot))
+  if (baseNsjailSandboxes.length) setups.push(await jailedLanes(baseNsjailSandboxes, argv, stdin, imageRoot))
   breakdown = []
-  const [bareStats, jailed, nsjail, baseline] = await rotate(setups)
+  const [bareStats, jailed, nsjail, baseline, baselineNsjail] = await rotate(setups)
   // throughput and tails with each setup alone (in the rotation a slow run on one lane inflates the
   // other lane's times: there both cores serve a mix)
   const alone = []
-  for (const lanes of setups.slice(0, 3)) alone.push((await rotate([lanes]))[0])
+  for (const lanes of setups) alone.push((await rotate([lanes]))[0])
   const q = (k: keyof (typeof breakdown)[number], at: number) => quantile(breakdown.map((b) => b[k]).sort((a, b) => a - b), at)
   const parts = { setup: q('setup', 0.5), program: q('program', 0.5), finish: q('finish', 0.5), node: q('node', 0.5) }
   const tails = { setup: q('setup', 0.99), program: q('program', 0.99), finish: q('finish', 0.99), node: q('node', 0.99) }
-  return { program, bare: bareStats, jailed, nsjail, parts, tails, alone: { bare: alone[0], jailed: alone[1], nsjail: alone[2] }, ...(baseline && { baseline }) }
+  return {
+    program, bare: bareStats, jailed, nsjail, parts, tails,
+    alone: { bare: alone[0], jailed: alone[1], nsjail: alone[2], ...(baseline && { baseline: alone[3] }), ...(baselineNsjail && { baselineNsjail: alone[4] }) },
+    ...(baseline && { baseline }), ...(baselineNsjail && { baselineNsjail }),
+  }
 }
 
 const rows = [
   await row('C hello (reads stdin)', await bare(sups, join(scratch, 'hello'), ['hello']), ['/work/hello'], 'hello\n'),
   await row('python3 -c pass', await bare(sups, '/usr/bin/python3', ['python3', '-c', 'pass'], root), ['/usr/bin/python3', '-c', 'pass'], ''),
 ]
-await Promise.all([...sandboxes, ...nsjailSandboxes, ...baseSandboxes].map((s) => s.close()).concat(sups.map((s) => s.stop())))
+await Promise.all([...sandboxes, ...nsjailSandboxes, ...baseSandboxes, ...baseNsjailSandboxes].map((s) => s.close()).concat(sups.map((s) => s.stop())))
 rmSync(scratch, { recursive: true, force: true })
 
+/** The baseline's rows (REV's prepared jail, or its only way; then REV's nsjail per run). */
+const baselineLines = (r: { baseline?: Stats; baselineNsjail?: Stats }): [string, Stats][] => [
+  ...(r.baseline ? [[`${basePaths?.prepared === false ? '' : 'prep. '}${values.baseline}`.slice(0, 18), r.baseline] as [string, Stats]] : []),
+  ...(r.baselineNsjail ? [[`nsjail ${values.baseline}`.slice(0, 18), r.baselineNsjail] as [string, Stats]] : []),
+]
 const cg = detectCgroups()
 const ms = (n: number) => n.toFixed(2)
 if (values.json) {
@@ -185,7 +214,7 @@ if (values.json) {
   console.log('program                 | setup              | median / p99 / max ms     | /bare median | p99/median | runs/s')
   console.log('------------------------|--------------------|---------------------------|--------------|------------|-------')
   for (const r of rows) {
-    const lines: [string, Stats][] = [['bare', r.bare], ['prepared jail', r.jailed], ['nsjail per run', r.nsjail], ...('baseline' in r && r.baseline ? [[`baseline ${values.baseline}`, r.baseline] as [string, Stats]] : [])]
+    const lines: [string, Stats][] = [['bare', r.bare], ['prepared jail', r.jailed], ['nsjail per run', r.nsjail], ...baselineLines(r)]
     for (const [name, st] of lines) {
       console.log(
         `${r.program.padEnd(23)} | ${name.padEnd(18)} | ${`${ms(st.median)} / ${ms(st.p99)} / ${ms(st.max)}`.padEnd(25)} | ${`${(st.median / r.bare.median).toFixed(2)}x`.padEnd(12)} | ${`${(st.p99 / st.median).toFixed(2)}x`.padEnd(10)} | ${st.perSec.toFixed(0)}`
@@ -196,7 +225,7 @@ if (values.json) {
   console.log('program                 | setup              | median / p99 ms   | p99/median | runs/s | runs/s / bare')
   console.log('------------------------|--------------------|-------------------|------------|--------|--------------')
   for (const r of rows) {
-    for (const [name, st] of [['bare', r.alone.bare], ['prepared jail', r.alone.jailed], ['nsjail per run', r.alone.nsjail]] as [string, Stats][]) {
+    for (const [name, st] of [['bare', r.alone.bare], ['prepared jail', r.alone.jailed], ['nsjail per run', r.alone.nsjail], ...baselineLines(r.alone)] as [string, Stats][]) {
       console.log(
         `${r.program.padEnd(23)} | ${name.padEnd(18)} | ${`${ms(st.median)} / ${ms(st.p99)}`.padEnd(17)} | ${`${(st.p99 / st.median).toFixed(2)}x`.padEnd(10)} | ${st.perSec.toFixed(0).padEnd(6)} | ${(st.perSec / r.alone.bare.perSec).toFixed(2)}`
       )
