@@ -47,16 +47,17 @@ if role == 'pollute':
     print('failed', failed, 'OutNoRoutes', values[names.index('OutNoRoutes')])
     sys.stdout.flush()
     os._exit(0)
-# host-wide figures, the same in every namespace (per-CPU packet counts, the route cache's entries,
-# the protocols' buffer memory): a run moves none of them, its namespace has no interface up
+# host-wide figures, the same in every namespace (per-CPU packet counts, the route cache's entries;
+# TCP's orphans and allocated sockets, the protocols' buffer memory, in normal() below): they move
+# with the host's own traffic, and a run moves none of them, its namespace has no interface up
 HOST_WIDE = {'/proc/net/softnet_stat', '/proc/net/stat/rt_cache'}
 def normal(path, text):
     if path == '/proc/net/netlink':  # the kernel's own sockets: drop their addresses and inode numbers
         return '\n'.join(' '.join(l.split()[1:-1]) for l in text.split('\n'))
-    if path in ('/proc/net/sockstat', '/proc/net/sockstat6'):
-        return re.sub(r' mem \d+', '', text)
-    if path == '/proc/net/protocols':
-        return '\n'.join(' '.join(f for i, f in enumerate(l.split()) if i != 3) for l in text.split('\n'))
+    if path in ('/proc/net/sockstat', '/proc/net/sockstat6'):  # TCP's orphans, allocated sockets, buffer pages
+        return re.sub(r' (orphan|alloc|mem) \d+', '', text)
+    if path == '/proc/net/protocols':  # each protocol's buffer memory and memory pressure
+        return '\n'.join(' '.join(f for i, f in enumerate(l.split()) if i not in (3, 4)) for l in text.split('\n'))
     return text
 seen = {}
 for top in ['/proc/net/', '/proc/sys/net/']:
