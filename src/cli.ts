@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { CliExit, type CliCommands, type CliContext } from './cli-types.ts'
 import { gradeCommands } from './evaluation/cli-grade.ts'
 import { problemCommands } from './problems/cli-commands.ts'
+import { packageCommands } from './packages/cli-commands.ts'
 import { adminCommands } from './admin/cli-commands.ts'
 import { evaluationCommands } from './evaluation/cli-commands.ts'
 import { runCommands } from './evaluation/cli-run.ts'
@@ -29,6 +30,7 @@ const commands: CliCommands = {
   ...adminCommands,
   ...gradeCommands,
   ...problemCommands,
+  ...packageCommands,
   ...sandboxHostCommands,
   ...similarityCommands,
 }

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { clampLimit } from '../config.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
-import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
+import { checkerProgram, checkerSourceBytes, type CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
@@ -145,11 +145,12 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
     ? testRows(config, input.tests, (t) => (t === undefined || !(t > 0) ? null : clampLimit(t, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec)))
     : undefined
   if (input.checker && !tests) throw new AppError('InvalidArgumentError', 'checker is given without test_cases', { checker: input.checker })
-  if (input.checker && isProgramChecker(input.checker)) {
+  const program = input.checker && checkerProgram(input.checker)
+  if (program) {
     // a checker program is a program like any other: an offered language, a source within the cap
-    const checkerLang = offeredLanguage(deps.languages, config, input.checker.lang)
-    if (!checkerLang.ok) throw new AppError('LanguageNotSupportedError', `checker: ${checkerLang.detail}`, { lang: input.checker.lang })
-    if (utf8Bytes(input.checker.source) > limits.source_max_bytes)
+    const checkerLang = offeredLanguage(deps.languages, config, program.lang)
+    if (!checkerLang.ok) throw new AppError('LanguageNotSupportedError', `checker: ${checkerLang.detail}`, { lang: program.lang })
+    if (checkerSourceBytes(program) > limits.source_max_bytes)
       throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
   }
 

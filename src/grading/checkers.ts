@@ -15,9 +15,27 @@ export interface ProgramChecker {
   source: string
 }
 
-export type CheckerSpec = BuiltinChecker | ProgramChecker
+/** The Kattis/ICPC default output validator with its flags (default-validator.ts), judged in the worker like a built-in. */
+export interface KattisDefaultChecker {
+  type: 'kattis'
+  flags?: string[]
+}
+/** A Kattis/ICPC output validator program: argv input judge_answer feedback_dir [flags], the output on stdin, exit 42/43; files lie beside its source. */
+export interface OutputValidatorChecker {
+  type: 'output_validator'
+  lang: string
+  source: string
+  files?: { name: string; content: string }[]
+  flags?: string[]
+}
+export type CheckerSpec = BuiltinChecker | ProgramChecker | KattisDefaultChecker | OutputValidatorChecker
 
 export const isProgramChecker = (c: CheckerSpec): c is ProgramChecker => typeof c === 'object' && c.type === 'program'
+export const isOutputValidator = (c: CheckerSpec): c is OutputValidatorChecker => typeof c === 'object' && c.type === 'output_validator'
+/** A checker program's source and the files beside it, in bytes (all within limits.source_max_bytes). */
+export const checkerSourceBytes = (c: ProgramChecker | OutputValidatorChecker) => Buffer.byteLength(c.source) + ('files' in c ? (c.files ?? []).reduce((n, f) => n + Buffer.byteLength(f.content), 0) : 0)
+/** A checker that runs as a program of its own, in a jail: its language must be offered, its source within the cap. */
+export const checkerProgram = (c: CheckerSpec): ProgramChecker | OutputValidatorChecker | undefined => (isProgramChecker(c) || isOutputValidator(c) ? c : undefined)
 
 export interface CheckResult {
   ok: boolean

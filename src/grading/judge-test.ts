@@ -5,7 +5,8 @@
 import { runVerdict, type JobLimits } from './verdict.ts'
 import type { TestOutcome } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
-import { Budget, check, JudgeTimeout, type BuiltinChecker } from './checkers.ts'
+import { Budget, check, JudgeTimeout, type BuiltinChecker, type KattisDefaultChecker } from './checkers.ts'
+import { defaultValidator, parseValidatorFlags } from './default-validator.ts'
 
 const figures = (run: RunResult) => ({
   timeUsedSec: run.cpuSec,
@@ -30,12 +31,23 @@ export interface JudgeOptions {
   timeMs?: number
 }
 
-export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker, limits: JobLimits, opts: JudgeOptions = {}): TestOutcome {
+export function judgeTest(run: RunResult, expectedOutput: string, checker: BuiltinChecker | KattisDefaultChecker, limits: JobLimits, opts: JudgeOptions = {}): TestOutcome {
   const failed = runFailure(run, limits)
   if (failed) return failed
   let judged
+  const budget = opts.timeMs === undefined ? undefined : Budget.ms(opts.timeMs)
   try {
-    judged = check(checker, expectedOutput, opts.stdoutBytes ?? run.stdout, opts.timeMs === undefined ? undefined : Budget.ms(opts.timeMs))
+    if (typeof checker === 'object' && checker.type === 'kattis') {
+      let flags
+      try {
+        flags = parseValidatorFlags(checker.flags ?? [])
+      } catch (err) {
+        // problemtools' validator stops with a judge error on flags it does not take: the grader's fault
+        return { ...figures(run), status: 'IE', statusDetail: 'NA', checkerMessage: `the default validator refuses its flags: ${(err as Error).message}`, earned: 0 }
+      }
+      const v = defaultValidator(Buffer.from(expectedOutput), opts.stdoutBytes ?? Buffer.from(run.stdout), flags, budget)
+      judged = { ok: v.accepted, message: v.message }
+    } else judged = check(checker, expectedOutput, opts.stdoutBytes ?? run.stdout, budget)
   } catch (err) {
     if (!(err instanceof JudgeTimeout)) throw err
     // the grader's bound, not the student's fault
@@ -95,4 +107,32 @@ export const SKIPPED: TestOutcome = {
   checkerMessage: '',
   earned: 0,
   stdout: '',
+}
+
+/** What a Kattis output validator left in its feedback folder (each file at most a few KiB read). */
+export interface ValidatorFeedback {
+  judgemessage?: string
+  teammessage?: string
+  score?: string
+  /** The folder was not the folder root made (a link, a file): nothing in it is read. */
+  broken?: string
+}
+
+/**
+ * A Kattis/ICPC output validator's run: exit 42 accepted, 43 wrong answer; anything else, a signal or
+ * a limit is the grader's fault (IE, never the student's verdict). judgemessage.txt then
+ * teammessage.txt become the test's message. score.txt is refused (IE) on a 43, and where the problem
+ * does not give scores, as problemtools refuses it.
+ */
+export function validatorOutcome(program: RunResult, validator: RunResult, feedback: ValidatorFeedback, scoring = false): TestOutcome {
+  const message = [feedback.judgemessage, feedback.teammessage].filter((m) => m?.trim()).join('\n')
+  const base = { ...figures(program), checkerMessage: clipMessage(message) }
+  const ie = (why: string): TestOutcome => ({ ...base, status: 'IE', statusDetail: 'NA', checkerMessage: clipMessage(`output validator ${why}${message.trim() ? `: ${message}` : validator.stderr.trim() ? `: ${validator.stderr}` : ''}`), earned: 0 })
+  if (feedback.broken) return ie(feedback.broken)
+  if (validator.status === 'signal') return ie(`killed by ${validator.signal}`)
+  if (validator.status !== 'exit' && validator.status !== 'ok') return ie(`exceeded its ${validator.status} limit`)
+  if (validator.exitCode === 43) return feedback.score !== undefined ? ie('wrote score.txt on a rejection (exit 43)') : { ...base, status: 'WA', statusDetail: 'NA', earned: 0 }
+  if (validator.exitCode !== 42) return ie(`exited with ${validator.exitCode} (42 accepts, 43 rejects)`)
+  if (feedback.score !== undefined && !scoring) return ie('wrote score.txt, but the problem does not give scores')
+  return { ...base, status: 'AC', statusDetail: 'NA', earned: 1 }
 }

@@ -20,7 +20,7 @@ export const problemDocs = {
       body: {
         content: {
           ...json(ProblemRequest),
-          'multipart/form-data': { schema: z.object({ name: z.string(), checker: z.string().optional(), time_limit: z.string().optional(), memory_limit: z.string().optional(), tests: z.string().meta({ format: 'binary', description: 'A zip of NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a.' }) }) },
+          'multipart/form-data': { schema: z.object({ name: z.string().optional(), checker: z.string().optional(), time_limit: z.string().optional(), memory_limit: z.string().optional(), tests: z.string().optional().meta({ format: 'binary', description: 'A zip of NAME.in + NAME.out, input/inputNN.txt + output/outputNN.txt, or NN + NN.a (with name).' }), package: z.string().optional().meta({ format: 'binary', description: 'Instead of tests: a Kattis/ICPC problem package, zipped (docs/api/problem-packages.md); the reply has `package`, the import report.' }) }) },
         },
         required: true,
       },

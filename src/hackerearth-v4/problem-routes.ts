@@ -13,6 +13,8 @@ import { ProblemForm, ProblemRequest } from '../problems/schemas.ts'
 import { readTestZip, ZipRefused } from '../problems/zip.ts'
 import { jsonUploadCaps, uploadScanner } from '../problems/upload-scan.ts'
 import { z } from 'zod'
+import { importPackage, type ImportReport } from '../packages/import.ts'
+import { PackageRefused, readPackageZip } from '../packages/package-files.ts'
 
 export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
 
@@ -23,7 +25,7 @@ function invalid(error: z.ZodError, body: Record<string, unknown>): never {
   throw new AppError('InvalidArgumentError', `${issue.path.join('.') || field} is not valid (${issue.message})`, {})
 }
 
-async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
+async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { report?: ImportReport }> {
   const g = deps.config.grading
   const type = c.req.header('content-type') ?? ''
   const multipart = /^multipart\/form-data/i.test(type)
@@ -41,6 +43,9 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
     } catch {
       throw new AppError('InvalidArgumentError', 'the multipart body does not parse', {})
     }
+    // a Kattis/ICPC package carries its own name, limits and validator
+    const pkg = form.get('package')
+    if (pkg && typeof pkg !== 'string') return readPackageUpload(deps, Buffer.from(await pkg.arrayBuffer()), pkg.name)
     const fields: Record<string, unknown> = {}
     for (const [k, v] of form) if (typeof v === 'string' && !(k in fields)) fields[k] = v
     const parsed = ProblemForm.safeParse(fields)
@@ -69,12 +74,29 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput> {
   return { ...parsed.data, tests: parsed.data.test_cases }
 }
 
+/** A Kattis/ICPC problem package (a zip of the problem's folder, or of its contents): its problem and the import's report. */
+async function readPackageUpload(deps: Deps, data: Buffer, fileName: string): Promise<ProblemInput & { report: ImportReport }> {
+  const g = deps.config.grading
+  try {
+    // every file read counts against the problems' caps; a package may hold sources and yaml besides its tests
+    const pkg = await readPackageZip(data, { maxFiles: 4 * g.max_tests + 4096, fileBytes: g.test_max_bytes, totalBytes: g.total_max_bytes })
+    const imported = importPackage(pkg, { fallbackName: fileName.replace(/\.zip$/i, '') || 'problem', maxTests: g.max_tests })
+    return { ...imported.problem, report: imported.report }
+  } catch (err) {
+    if (err instanceof PackageRefused) throw new AppError(err.tooLarge ? 'PayloadTooLargeError' : 'InvalidArgumentError', `package: ${err.message}`, { file: err.file, rule: err.rule })
+    throw err
+  }
+}
+
 export function problemRoutes(deps: Deps): Hono {
   const app = new Hono()
   const auth = clientSecret(deps, 'v4')
   const one = `${PROBLEMS_PATH}/:problemId`
   // (a trailing slash is the same route: the app is not strict about it)
-  app.post(PROBLEMS_PATH, auth, documented(problemDocs.create, async (c: Context) => c.json(problemReply(createProblem(deps, c.var.client, await readUpload(deps, c)).problem))))
+  app.post(PROBLEMS_PATH, auth, documented(problemDocs.create, async (c: Context) => {
+    const { report, ...input } = await readUpload(deps, c)
+    return c.json({ ...problemReply(createProblem(deps, c.var.client, input).problem), ...(report && { package: report }) })
+  }))
   app.get(PROBLEMS_PATH, auth, documented(problemDocs.list, (c: Context) => c.json({ problems: listProblems(deps, c.var.client).map((p) => problemReply(p)) })))
   app.get(one, auth, documented(problemDocs.get, (c: Context) => {
     const { problem, tests } = getProblem(deps, c.var.client, c.req.param('problemId') ?? '')

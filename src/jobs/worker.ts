@@ -2,7 +2,7 @@
 // job: run each test in a fresh box and judge its output). Runs in a
 // Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
 // Imports only the sandbox and the language manifest: no database, no HTTP.
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { chownSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { isMainThread, threadId, workerData, type MessagePort } from 'node:worker_threads'
 import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
@@ -13,8 +13,8 @@ import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, type TreeBounds, type TreeSize } from '../sandbox/copy-tree.ts'
 import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
-import { isProgramChecker, type BuiltinChecker, type ProgramChecker } from '../grading/checkers.ts'
-import { checkerOutcome, judgeTest, runFailure, SKIPPED } from '../grading/judge-test.ts'
+import { isOutputValidator, isProgramChecker, type BuiltinChecker, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
+import { checkerOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
 import type { RunHooks } from './pool-types.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
 import { writeJobFiles, writeNewFile } from './job-files.ts'
@@ -298,7 +298,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       // box holding only that, so no test sees what an earlier one wrote
       const size = measured ? copyMeasured(box, kept, measured) : copyTree(box, kept, keptBounds())
       const checker = job.checker ?? 'lines'
-      const program = isProgramChecker(checker) ? await prepareChecker(sb, checker, keptChecker, scope) : undefined
+      const program = isProgramChecker(checker) || isOutputValidator(checker) ? await prepareChecker(sb, checker, keptChecker, scope) : undefined
       const judgeTimeMs = (settings.checker.judgeTimeSec ?? 10) * 1000
       const tests: TestOutcome[] = []
       let failed = false
@@ -312,7 +312,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
           const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
           const failure = runFailure(r, limits)
           if (failure) outcome = failure
-          else if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker, limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
+          else if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker | KattisDefaultChecker, limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
+          else if (isOutputValidator(checker)) outcome = await runValidator(sb, program, checker, test.input, test.expectedOutput, r, stdoutBytes(sb, r, job))
           else outcome = await runChecker(sb, program, test.input, test.expectedOutput, r, stdoutBytes(sb, r, job))
           if (outcome.status !== 'AC') failed = true
         }
@@ -331,12 +332,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
 
   type PreparedChecker = { lang: Language; root: string; dir: string; size: TreeSize } | { error: string }
 
-  /** Compiles a checker program once per job (the compile cache keeps it across jobs) into dir. */
-  async function prepareChecker(sb: Sandbox, spec: ProgramChecker, dir: string, scope: string): Promise<PreparedChecker> {
+  /** Compiles a checker program (or output validator) once per job (the compile cache keeps it across jobs) into dir. */
+  async function prepareChecker(sb: Sandbox, spec: ProgramChecker | OutputValidatorChecker, dir: string, scope: string): Promise<PreparedChecker> {
     const lang = resolveLanguage(languages, spec.lang)
     if (!lang || !isProvisioned(settings.toolchains, lang)) return { error: `checker language ${spec.lang} is not provisioned here` }
     const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
-    const { compile, measured } = await compileInBox(sb, lang, spec.source, settings.checker.memoryKb, root, scope)
+    const { compile, measured } = await compileInBox(sb, lang, spec.source, settings.checker.memoryKb, root, scope, isOutputValidator(spec) ? validatorSpec(lang, spec) : {})
     if (!compile.ok) return { error: `checker does not compile: ${compile.message}` }
     return { lang, root, dir, size: measured ? copyMeasured(sb.boxDir, dir, measured) : copyTree(sb.boxDir, dir, keptBounds()) }
   }
@@ -367,6 +368,69 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const limits = stepLimits(checker.lang, { language: checker.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
     const r = await runInBox(sb, checker.lang, checker.root, '', limits, memoryKb, ['input', 'output', 'expected'])
     return checkerOutcome(program, r)
+  }
+
+  /**
+   * An output validator's files lie beside its main source; in C and C++ the other source files are
+   * compiled with it (as problemtools compiles every file of the validator's language).
+   */
+  function validatorSpec(lang: Language, spec: OutputValidatorChecker): JobSpec {
+    const files = spec.files ?? []
+    if (!files.length) return {}
+    const cFamily = /\.(c|cc|cpp|cxx|c\+\+|C)$/
+    const extra = cFamily.test(lang.sourceFile) ? files.filter((f) => cFamily.test(f.name)).map((f) => f.name) : []
+    return {
+      files: files.map((f) => ({ name: f.name, contentBase64: Buffer.from(f.content).toString('base64') })),
+      ...(extra.length && lang.compile && { compileArgv: lang.compile.flatMap((a) => (a === lang.sourceFile ? [a, ...extra] : [a])) }),
+    }
+  }
+
+  /** What of a validator's feedback file is read back: a message's worth. */
+  const FEEDBACK_BYTES = 64 * 1024
+
+  /**
+   * A Kattis/ICPC output validator, in a fresh box of its own beside what its compile step left: the
+   * files input and judge_answer (root's, read-only), an empty folder feedback/ (the jail's), argv
+   * input judge_answer feedback/ [flags], the program's output as its stdin.
+   */
+  async function runValidator(sb: Sandbox, validator: PreparedChecker, spec: OutputValidatorChecker, input: string, expected: string, program: RunResult, output: Uint8Array): Promise<TestOutcome> {
+    const none = { status: 'exit', exitCode: 42, stdout: '', stderr: '' } as RunResult
+    if ('error' in validator) return validatorOutcome(program, none, { broken: validator.error })
+    const { limits: caps } = settings
+    const files = Buffer.byteLength(input) + Buffer.byteLength(expected) + 2 * 4096
+    await sb.box('mount', caps.workDirBytes + validator.size.bytes + files, caps.workDirInodes + validator.size.inodes + 8)
+    copyTree(validator.dir, sb.boxDir, keptBounds())
+    const data = { input, judge_answer: expected }
+    const feedback = join(sb.boxDir, 'feedback')
+    try {
+      for (const name of ['input', 'judge_answer'] as const) writeNewFile(sb.boxDir, name, Buffer.from(data[name]), 0o444)
+      mkdirSync(feedback, 0o700)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      return validatorOutcome(program, none, { broken: 'its compile step left a file named input, judge_answer or feedback, where the test\'s files go' })
+    }
+    const uid = await sb.jailUid()
+    chownSync(feedback, uid, uid)
+    const { timeSec, memoryKb } = settings.checker
+    const limits = stepLimits(validator.lang, { language: validator.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
+    const r = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), limits, memoryKb, ['input', 'judge_answer', 'feedback/', ...(spec.flags ?? [])])
+    return validatorOutcome(program, r, readFeedback(feedback))
+  }
+
+  /** The validator's feedback files, read without following a link (no jail process is left to change them). */
+  function readFeedback(dir: string): ValidatorFeedback {
+    const st = lstatSync(dir, { throwIfNoEntry: false })
+    if (!st?.isDirectory()) return { broken: 'replaced its feedback folder' }
+    const out: ValidatorFeedback = {}
+    for (const name of ['judgemessage', 'teammessage', 'score'] as const) {
+      try {
+        out[name] = readRegularFile(join(dir, `${name}.txt`), FEEDBACK_BYTES).toString('utf8')
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue
+        return { broken: `left ${name}.txt as something other than a file of at most ${FEEDBACK_BYTES} bytes` }
+      }
+    }
+    return out
   }
 
   /** Every root some provisioned language runs in, its image mounted and its prepared jail building. */

@@ -11,7 +11,7 @@ import { createProblem, deleteProblem, listProblems, problemReply } from './prob
 
 
 /** The live client of that name (or id). */
-function clientNamed(db: Db, which: string): Client {
+export function clientNamed(db: Db, which: string): Client {
   const matches = listClients(db).filter((c) => !c.revokedAt && (c.name === which || String(c.id) === which))
   if (!matches.length) throw new Error(`no client ${which} (see clients list)`)
   if (matches.length > 1) throw new Error(`several clients are named ${which}: give its id`)

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Client } from '../clients/clients.ts'
 import { clampLimit } from '../config.ts'
-import { isProgramChecker, type CheckerSpec } from '../grading/checkers.ts'
+import { checkerProgram, checkerSourceBytes, type CheckerSpec } from '../grading/checkers.ts'
 import { offeredLanguage } from '../languages.ts'
 import { problems, problemTests } from '../storage/schema.ts'
 import { putBlob, readBlob, removeUnused } from './blobs.ts'
@@ -45,10 +45,11 @@ export function createProblem(deps: ServiceDeps, client: Client, input: ProblemI
   if (!input.tests.length) throw new AppError('InvalidArgumentError', 'a problem needs at least one test', {})
   if (input.tests.length > g.max_tests) throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} tests`, { max_tests: g.max_tests, test_count: input.tests.length })
   const checker = input.checker ?? 'lines'
-  if (isProgramChecker(checker)) {
-    const offer = offeredLanguage(deps.languages, config, checker.lang)
-    if (!offer.ok) throw new AppError('LanguageNotSupportedError', `checker: ${offer.detail}`, { lang: checker.lang })
-    if (Buffer.byteLength(checker.source) > limits.source_max_bytes) throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, {})
+  const program = checkerProgram(checker)
+  if (program) {
+    const offer = offeredLanguage(deps.languages, config, program.lang)
+    if (!offer.ok) throw new AppError('LanguageNotSupportedError', `checker: ${offer.detail}`, { lang: program.lang })
+    if (checkerSourceBytes(program) > limits.source_max_bytes) throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, {})
   }
   const clampTime = (t: number | undefined) => (t === undefined || !(t > 0) ? null : clampLimit(t, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec))
   let total = 0

@@ -55,6 +55,19 @@ export const ProblemReply = z
       .array(z.object({ id: z.string(), input_bytes: z.number().int(), expected_output_bytes: z.number().int(), points: z.number(), time_limit: z.number().nullable() }))
       .optional()
       .meta({ description: 'GET of one problem: each test\'s sizes (never its data).' }),
+    package: z
+      .object({
+        format: z.string(),
+        type: z.array(z.string()),
+        validator: z.record(z.string(), z.unknown()),
+        groups: z.array(z.object({ group: z.string(), cases: z.number().int() })),
+        time_limit: z.object({ seconds: z.number().nullable(), from: z.string() }),
+        memory_limit_kb: z.number().nullable(),
+        submissions: z.array(z.object({ folder: z.string(), files: z.array(z.string()) })),
+        ignored: z.array(z.string()),
+      })
+      .optional()
+      .meta({ description: 'A package import (POST with `package`): what was imported and every part left out.' }),
   })
   .meta({ id: 'ProblemReply' })
 

@@ -24,20 +24,38 @@ export class ZipRefused extends Error {}
 const S_IFMT = 0o170000
 const S_IFREG = 0o100000
 
-export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[]> {
+/** What readZipFiles may read: entries, bytes of one file, bytes in all; wanted() says which files to inflate (the rest are listed by name only). */
+export interface ZipReadCaps {
+  maxFiles: number
+  fileBytes: number
+  totalBytes: number
+  wanted?: (name: string) => boolean
+  /** How the zip is named in refusals ("the tests zip", "the package"). */
+  label: string
+}
+
+/**
+ * Every regular file of a zip, by its path: refused on absolute or `..` paths, backslashes, links and
+ * other non-regular entries, a name twice, more entries than maxFiles, and a file or a total over the
+ * caps, by the declared sizes before inflating and by the bytes inflated (a zip bomb stops at the cap).
+ * Files wanted() declines are not inflated: their names come back in `skipped`.
+ */
+export async function readZipFiles(data: Buffer, caps: ZipReadCaps): Promise<{ files: Map<string, Buffer>; skipped: string[] }> {
   const zip = await new Promise<ZipFile>((resolve, reject) =>
     yauzl.fromBuffer(data, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
-      err ? reject(new ZipRefused(`the tests zip does not open: ${err.message}`)) : resolve(z!)
+      err ? reject(new ZipRefused(`${caps.label} does not open: ${err.message}`)) : resolve(z!)
     )
   )
   const files = new Map<string, Buffer>()
+  const skipped: string[] = []
   const pending = new Set<string>()
+  let entries = 0
   let declared = 0
   let inflated = 0
   try {
     await new Promise<void>((resolve, reject) => {
       const fail = (why: string) => reject(new ZipRefused(why))
-      zip.on('error', (err: Error) => fail(`the tests zip is damaged: ${err.message}`))
+      zip.on('error', (err: Error) => fail(`${caps.label} is damaged: ${err.message}`))
       zip.on('end', () => resolve())
       zip.on('entry', (entry: Entry) => {
         const name = entry.fileName
@@ -50,10 +68,14 @@ export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[
         // the unix mode's file type, when the zip records one (many tools record the permissions only)
         const type = ((entry.externalFileAttributes >>> 16) & 0xffff) & S_IFMT
         if (type && type !== S_IFREG) return fail(`${name}: not a regular file (a link or a device)`)
-        if (files.size >= 2 * caps.maxTests + 16) return fail(`more files than ${caps.maxTests} tests need`)
+        if (++entries > caps.maxFiles) return fail(`more than ${caps.maxFiles} files in ${caps.label}`)
+        if (caps.wanted && !caps.wanted(name)) {
+          skipped.push(name)
+          return zip.readEntry()
+        }
         if (entry.uncompressedSize > caps.fileBytes) return fail(`${name}: larger than ${caps.fileBytes} bytes`)
         declared += entry.uncompressedSize
-        if (declared > caps.totalBytes) return fail(`the tests are larger than ${caps.totalBytes} bytes in all`)
+        if (declared > caps.totalBytes) return fail(`${caps.label} is larger than ${caps.totalBytes} bytes in all`)
         zip.openReadStream(entry, (err, stream) => {
           if (err || !stream) return fail(`${name}: ${err?.message ?? 'unreadable'}`)
           const chunks: Buffer[] = []
@@ -80,6 +102,11 @@ export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[
   } finally {
     zip.close()
   }
+  return { files, skipped }
+}
+
+export async function readTestZip(data: Buffer, caps: ZipCaps): Promise<ZipTest[]> {
+  const { files } = await readZipFiles(data, { maxFiles: 2 * caps.maxTests + 16, fileBytes: caps.fileBytes, totalBytes: caps.totalBytes, label: 'the tests zip' })
   // one common top folder (a zipped "tests/" folder) is dropped
   const names = [...files.keys()]
   const tops = new Set(names.map((n) => n.split('/')[0]))

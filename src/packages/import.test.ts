@@ -1,0 +1,165 @@
+// Importing Kattis/ICPC packages: the formats, the order of test data, the validator, the report of
+// what was left out, and every refusal (bad files, traversal names, links, bombs, sizes). Zips are
+// built with Python's zipfile, as in src/problems/zip.test.ts.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { importPackage } from './import.ts'
+import { PackageRefused, readPackageDir, readPackageZip } from './package-files.ts'
+
+type Entry = [string, string | { zeros: number }, { link?: boolean }?]
+function zip(entries: Entry[]): Buffer {
+  const script = `
+import io, json, sys, zipfile
+entries = json.loads(sys.argv[1])
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as z:
+    for name, data, opts in entries:
+        info = zipfile.ZipInfo(name)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = ((0o120777 if opts.get('link') else 0o100644) << 16)
+        z.writestr(info, b'\\0' * data['zeros'] if isinstance(data, dict) else data.encode())
+sys.stdout.buffer.write(buf.getvalue())
+`
+  return execFileSync('python3', ['-c', script, JSON.stringify(entries.map(([n, d, o]) => [n, d, o ?? {}]))], { maxBuffer: 64 << 20 })
+}
+const caps = { maxFiles: 500, fileBytes: 1 << 20, totalBytes: 4 << 20 }
+const load = async (files: Record<string, string>, prefix = '') => importPackage(await readPackageZip(zip(Object.entries(files).map(([n, d]) => [prefix + n, d])), caps), { fallbackName: 'pkg', maxTests: 100 })
+const refused = async (files: Record<string, string>, pattern: RegExp) => {
+  const err = await load(files).then(() => undefined, (e: unknown) => e)
+  expect(err).toBeInstanceOf(PackageRefused)
+  expect((err as Error).message).toMatch(pattern)
+}
+
+const HELLO = { 'problem.yaml': 'name: Hello\nsource: Kattis\nlicense: cc by-sa\nlimits:\n  memory: 512\n', 'data/secret/hello.in': '', 'data/secret/hello.ans': 'Hello World!\n' }
+
+describe('legacy packages', () => {
+  it('hello: one case, the default validator, limits, metadata ignored; in a top folder or not', async () => {
+    for (const prefix of ['', 'hello/']) {
+      const p = await load({ ...HELLO, 'problem_statement/problem.en.tex': 'x', 'submissions/accepted/hello.c': 'int main(){}', 'input_validators/validate.py': '' }, prefix)
+      expect(p.problem).toMatchObject({ name: 'Hello', memory_limit: 512 * 1024, checker: { type: 'kattis', flags: [] } })
+      expect(p.problem.tests.map((t) => t.name)).toEqual(['secret/hello'])
+      expect(p.report.time_limit.seconds).toBeNull()
+      expect(p.report.submissions).toEqual([{ folder: 'accepted', files: ['hello.c'] }])
+      expect(p.report.ignored).toEqual(expect.arrayContaining([expect.stringMatching(/^problem_statement\/problem\.en\.tex/), expect.stringMatching(/^input_validators\/validate\.py/), expect.stringMatching(/^problem\.yaml license/)]))
+    }
+  })
+  it('runs cases in lexicographic order (10 before 2), groups among cases by name, samples first', async () => {
+    const files: Record<string, string> = { 'problem.yaml': 'name: Order\n' }
+    for (const n of ['secret/2', 'secret/10', 'secret/b/1', 'secret/a', 'secret/c', 'sample/1']) Object.assign(files, { [`data/${n}.in`]: n, [`data/${n}.ans`]: n })
+    const p = await load(files)
+    expect(p.problem.tests.map((t) => t.name)).toEqual(['sample/1', 'secret/10', 'secret/2', 'secret/a', 'secret/b/1', 'secret/c'])
+    expect(p.report.groups).toEqual([{ group: 'sample', cases: 1 }, { group: 'secret', cases: 4 }, { group: 'secret/b', cases: 1 }])
+  })
+  it('an .in without .ans, an .ans alone, .interaction, .desc are listed as ignored', async () => {
+    const p = await load({ ...HELLO, 'data/secret/lonely.in': '', 'data/secret/orphan.ans': '', 'data/sample/1.interaction': '', 'data/secret/hello.desc': '', 'data/invalid_inputs/x.in': '' })
+    const ignored = p.report.ignored.join('\n')
+    for (const f of ['data/secret/lonely.in (no .ans', 'data/secret/orphan.ans (no .in', 'data/sample/1.interaction (a sample', 'data/secret/hello.desc', 'data/invalid_inputs/ (only']) expect(ignored).toContain(f)
+    expect(p.problem.tests).toHaveLength(1)
+  })
+  it('validator_flags go to the default validator; bad flags are refused naming problem.yaml', async () => {
+    const p = await load({ ...HELLO, 'problem.yaml': 'name: F\nvalidator_flags: float_tolerance 1e-6 case_sensitive\n' })
+    expect(p.problem.checker).toEqual({ type: 'kattis', flags: ['float_tolerance', '1e-6', 'case_sensitive'] })
+    await refused({ ...HELLO, 'problem.yaml': 'validator_flags: ignore_case\n' }, /problem\.yaml: validator_flags: unknown flag "ignore_case"/)
+    await refused({ ...HELLO, 'problem.yaml': 'validator_flags: float_tolerance\n' }, /problem\.yaml: validator_flags: float_tolerance needs a finite number/)
+  })
+  it('a custom validator: its language by extension, its other files beside it, its flags', async () => {
+    const p = await load({ ...HELLO, 'problem.yaml': 'validation: custom\nvalidator_flags: x y\n', 'output_validators/v/validate.cc': '#include "validate.h"\nint main(){}', 'output_validators/v/validate.h': '//' })
+    expect(p.problem.checker).toEqual({ type: 'output_validator', lang: 'CPP17', source: '#include "validate.h"\nint main(){}', files: [{ name: 'validate.h', content: '//' }], flags: ['x', 'y'] })
+    expect(p.report.validator).toMatchObject({ kind: 'custom', main: 'output_validators/v/validate.cc' })
+    const py = await load({ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/check.py': 'import sys' })
+    expect(py.problem.checker).toMatchObject({ type: 'output_validator', lang: 'PYTHON3', source: 'import sys', files: [] })
+  })
+  it('time limits from DOMjudge: .timelimit, domjudge-problem.ini', async () => {
+    expect((await load({ ...HELLO, '.timelimit': '3\n' })).problem.time_limit).toBe(3)
+    const ini = await load({ 'domjudge-problem.ini': "name = 'From ini'\ntimelimit = 2.5\ncolor = red\n", 'data/secret/1.in': '', 'data/secret/1.ans': '' })
+    expect(ini.problem).toMatchObject({ name: 'From ini', time_limit: 2.5 })
+    expect(ini.report.ignored.join('\n')).toContain('domjudge-problem.ini color')
+  })
+})
+
+describe('2023-07 packages', () => {
+  it('type, limits.time_limit, output_validator/', async () => {
+    const p = await load({ 'problem.yaml': 'problem_format_version: 2023-07-draft\nname: {en: Two}\ntype: pass-fail\nlimits:\n  time_limit: 2\n', 'data/secret/1.in': '1', 'data/secret/1.ans': '1', 'output_validator/v/v.py': 'pass' })
+    expect(p.problem).toMatchObject({ name: 'Two', time_limit: 2, checker: { type: 'output_validator', lang: 'PYTHON3' } })
+    expect(p.spec.acToTimeLimit).toBe(2)
+    expect(p.spec.timeLimitToTle).toBe(1.5)
+  })
+})
+
+describe('refusals name the file and the rule', () => {
+  it.each([
+    [{ 'data/secret/1.in': '', 'data/secret/1.ans': '' }, /^problem\.yaml: missing/],
+    [{ 'problem.yaml': 'name: [', 'data/secret/1.in': '' }, /^problem\.yaml: not valid YAML/],
+    [{ 'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: batch\n' }, /^problem\.yaml: unknown type "batch"/],
+    [{ 'problem.yaml': 'validation: fancy\n' }, /^problem\.yaml: validation must start with default or custom/],
+    [{ 'problem.yaml': 'validation: custom\n', 'data/secret/1.in': '', 'data/secret/1.ans': '' }, /^output_validators\/<name>\/: missing/],
+    [{ 'problem.yaml': 'name: x\n' }, /^data\/: no test cases/],
+    [{ 'problem.yaml': 'problem_format_version: 2025-09\n' }, /problem_format_version "2025-09" is not read here/],
+    [{ 'problem.yaml': 'limits:\n  time_multiplier: -1\n' }, /limits\.time_multiplier must be a positive number/],
+    [{ 'problem.yaml': 'validation: custom interactive\n' }, /interactive problems are not judged by Arbiter yet/],
+    [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: sometimes\n' }, /^data\/secret\/testdata\.yaml: on_reject must be break or continue/],
+    [{ ...HELLO, 'data/secret/testdata.yaml': 'output_validator_flags: a\n' }, /^data\/secret\/testdata\.yaml: output_validator_flags per group/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': '' }, /build\/run scripts/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/x.pl': '' }, /no source file in a language Arbiter offers/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/a/a.py': '', 'output_validators/b/b.py': '' }, /2 validators/],
+  ])('%#: %s', async (files, pattern) => refused(files as Record<string, string>, pattern))
+
+  it('more cases than grading.max_tests', async () => {
+    const files: Record<string, string> = { 'problem.yaml': '' }
+    for (let i = 0; i < 101; i++) Object.assign(files, { [`data/secret/${i}.in`]: '', [`data/secret/${i}.ans`]: '' })
+    await refused(files, /101 test cases, more than grading\.max_tests \(100\)/)
+  })
+
+  it('traversal names, absolute paths, links, a name twice: refused before anything is read', async () => {
+    for (const [entries, pattern] of [
+      [[['../evil', 'x']], /a path with \.\.|invalid relative path/],
+      [[['data/../../evil', 'x']], /a path with \.\.|invalid relative path/],
+      [[['/etc/passwd', 'x']], /absolute path/],
+      [[['data/secret/1.in', 'x'], ['data/secret/1.in', 'y']], /appears twice/],
+      [[['data/secret/1.in', '/etc/passwd', { link: true }]], /not a regular file/],
+      [[['problem_statement/img.png', '/etc/passwd', { link: true }]], /not a regular file/], // even a part that is never read
+    ] as [Entry[], RegExp][]) {
+      await expect(readPackageZip(zip(entries), caps)).rejects.toThrow(pattern)
+    }
+  })
+
+  it('a zip bomb stops at the cap; a statement that is never read is never inflated', async () => {
+    const bomb = zip([['problem.yaml', ''], ['data/secret/1.in', { zeros: 64 << 20 }], ['data/secret/1.ans', '']])
+    expect(bomb.length).toBeLessThan(200_000)
+    await expect(readPackageZip(bomb, caps)).rejects.toMatchObject({ tooLarge: true, message: expect.stringMatching(/larger than|beyond the caps/) })
+    const statement = zip([['problem.yaml', ''], ['statement/huge.pdf', { zeros: 64 << 20 }], ['data/secret/1.in', ''], ['data/secret/1.ans', '']])
+    const pkg = await readPackageZip(statement, caps)
+    expect(pkg.skipped).toEqual(['statement/huge.pdf'])
+  })
+
+  it('too many files, too many bytes in all', async () => {
+    await expect(readPackageZip(zip(Array.from({ length: 501 }, (_, i) => [`statement/${i}`, ''] as Entry)), caps)).rejects.toThrow(/more than 500 files/)
+    await expect(readPackageZip(zip(Array.from({ length: 5 }, (_, i) => [`data/secret/${i}.in`, { zeros: 1 << 20 }] as Entry)), caps)).rejects.toThrow(/larger than 4194304 bytes in all/)
+  })
+})
+
+describe('a package folder (the command line)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'arbiter-pkg-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  const make = (name: string, files: Record<string, string>) => {
+    const dir = join(root, name)
+    for (const [f, text] of Object.entries(files)) {
+      mkdirSync(join(dir, f, '..'), { recursive: true })
+      writeFileSync(join(dir, f), text)
+    }
+    return dir
+  }
+  it('reads it as the zip is read', () => {
+    const p = importPackage(readPackageDir(make('hello', { ...HELLO, 'statement/a.md': '' }), caps), { fallbackName: 'hello', maxTests: 100 })
+    expect(p.problem.tests.map((t) => t.name)).toEqual(['secret/hello'])
+    expect(p.report.ignored.join('\n')).toContain('statement/a.md')
+  })
+  it('refuses a link by name, never following it', () => {
+    const dir = make('linked', HELLO)
+    symlinkSync('/etc/passwd', join(dir, 'data', 'secret', 'x.ans'))
+    expect(() => readPackageDir(dir, caps)).toThrow(/data\/secret\/x\.ans: a link or special file/)
+  })
+})

@@ -1,0 +1,150 @@
+// A problem package → a stored problem's input (tests in the format's order, the validator as the
+// problem's checker, the limits) and the report of what was imported and what was left out. Refusals
+// name the file and the rule (PackageRefused). The problem is then stored as any other problem
+// (problems/problems.ts) and graded through the same core.
+import type { CheckerSpec } from '../grading/checkers.ts'
+import type { ProblemInput } from '../problems/problems.ts'
+import { languageOfFiles } from './package-languages.ts'
+import { PackageRefused, type PackageFiles } from './package-files.ts'
+import { readPackageSpec, type PackageSpec } from './problem-yaml.ts'
+import { casesOf, isGroup, readTestData, type TestGroup } from './test-data.ts'
+import { parseValidatorFlags } from '../grading/default-validator.ts'
+
+export interface ImportReport {
+  format: PackageSpec['format']
+  type: string[]
+  validator: { kind: 'default'; flags: string[] } | { kind: 'custom'; lang: string; main: string; files: string[]; flags: string[] }
+  groups: { group: string; cases: number }[]
+  time_limit: { seconds: number | null; from: string }
+  memory_limit_kb: number | null
+  submissions: { folder: string; files: string[] }[]
+  ignored: string[]
+}
+
+export interface ImportedPackage {
+  spec: PackageSpec
+  data: TestGroup
+  problem: ProblemInput
+  report: ImportReport
+}
+
+export interface ImportOptions {
+  /** The problem's name when problem.yaml gives none (the zip's or folder's name). */
+  fallbackName: string
+  maxTests: number
+}
+
+/** The custom output validator's files: output_validators/<name>/ (legacy) or output_validator/ (2023-07), one program. */
+function validatorFiles(pkg: PackageFiles, spec: PackageSpec): { dir: string; files: [string, Buffer][] } | undefined {
+  const root = spec.format === 'legacy' ? 'output_validators/' : 'output_validator/'
+  const other = spec.format === 'legacy' ? 'output_validator/' : 'output_validators/'
+  for (const p of pkg.files.keys()) if (p.startsWith(other)) pkg.skipped.push(`${p} (the ${spec.format} format reads ${root})`)
+  const all = [...pkg.files.entries()].filter(([p]) => p.startsWith(root))
+  if (!all.length) return undefined
+  const tops = new Set(all.map(([p]) => p.slice(root.length).split('/')[0]))
+  const nested = all.every(([p]) => p.slice(root.length).includes('/'))
+  if (nested && tops.size > 1) throw new PackageRefused(root, `${tops.size} validators (${[...tops].join(', ')}): Arbiter runs one`)
+  const dir = nested ? `${root}${[...tops][0]}/` : root
+  const files = all.map(([p, b]) => [p.slice(dir.length), b] as [string, Buffer])
+  const deep = files.find(([n]) => n.includes('/'))
+  if (deep) throw new PackageRefused(`${dir}${deep[0]}`, 'a validator\'s files lie in one folder (no subfolders)')
+  return { dir, files }
+}
+
+function customValidator(pkg: PackageFiles, spec: PackageSpec, flags: string[]): { checker: CheckerSpec; report: ImportReport['validator'] } {
+  const found = validatorFiles(pkg, spec)
+  const where = spec.format === 'legacy' ? 'output_validators/<name>/' : 'output_validator/'
+  if (!found) throw new PackageRefused(where, `missing: problem.yaml asks for a custom validator (${spec.format === 'legacy' ? 'validation: custom' : 'type'})`)
+  const names = found.files.map(([n]) => n)
+  if (names.includes('build') || names.includes('run')) throw new PackageRefused(`${found.dir}build`, 'build/run scripts are not run here: give the validator as source files')
+  const chosen = languageOfFiles(names)
+  if (!chosen?.lang) throw new PackageRefused(found.dir, `no source file in a language Arbiter offers (${names.join(', ')})`)
+  const main = found.files.find(([n]) => n === chosen.main)!
+  const text = (n: string, b: Buffer) => {
+    const t = b.toString('utf8')
+    if (Buffer.byteLength(t) !== b.length || t.includes('\uFFFD')) throw new PackageRefused(`${found.dir}${n}`, 'not UTF-8 text')
+    return t
+  }
+  return {
+    checker: {
+      type: 'output_validator',
+      lang: chosen.lang,
+      source: text(main[0], main[1]),
+      files: found.files.filter(([n]) => n !== chosen.main).map(([name, b]) => ({ name, content: text(name, b) })),
+      flags,
+    },
+    report: { kind: 'custom', lang: chosen.lang, main: `${found.dir}${chosen.main}`, files: names.map((n) => `${found.dir}${n}`), flags },
+  }
+}
+
+export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedPackage {
+  const spec = readPackageSpec(pkg.files, opts.fallbackName)
+  const ignored = [...spec.ignored]
+  for (const t of ['interactive', 'multi-pass', 'scoring'] as const)
+    if (spec.types.has(t)) throw new PackageRefused('problem.yaml', `${t} problems are not judged by Arbiter yet (pass-fail only; see docs/api/problem-packages.md)`)
+  const data = readTestData(pkg.files, ignored)
+  const cases = casesOf(data)
+  if (!cases.length) throw new PackageRefused('data/', 'no test cases (data/sample/*.in + .ans, data/secret/*.in + .ans)')
+  if (cases.length > opts.maxTests) throw new PackageRefused('data/', `${cases.length} test cases, more than grading.max_tests (${opts.maxTests})`, true)
+  const withFlags = cases.find(({ group }) => group.settings.outputValidatorFlags.length)
+  if (withFlags) throw new PackageRefused(`data/${withFlags.group.path}/testdata.yaml`, 'output_validator_flags per group are not applied here: give validator_flags in problem.yaml')
+  // pass-fail: the first case that is not accepted decides (on_reject: break, problemtools' default);
+  // other grader settings would change the verdict, so they are refused rather than ignored
+  const walk = (g: TestGroup): void => {
+    const s = g.settings
+    if (s.onReject !== 'break' || s.graderFlags.some((f) => f !== 'first_error' && f !== 'worst_error'))
+      throw new PackageRefused(`data/${g.path ? `${g.path}/` : ''}testdata.yaml`, 'on_reject: continue and grader_flags other than first_error/worst_error are read for scoring problems only')
+    g.items.forEach((i) => isGroup(i) && walk(i))
+  }
+  walk(data)
+  let checker: CheckerSpec
+  let validator: ImportReport['validator']
+  if (spec.customValidator) ({ checker, report: validator } = customValidator(pkg, spec, spec.validatorFlags))
+  else {
+    try {
+      parseValidatorFlags(spec.validatorFlags)
+    } catch (err) {
+      throw new PackageRefused('problem.yaml', `validator_flags: ${(err as Error).message}`)
+    }
+    checker = { type: 'kattis', flags: spec.validatorFlags }
+    validator = { kind: 'default', flags: spec.validatorFlags }
+    const stray = [...pkg.files.keys()].filter((p) => /^output_validators?\//.test(p))
+    for (const p of stray) ignored.push(`${p} (validation: default: the default validator judges)`)
+  }
+  const submissions = new Map<string, string[]>()
+  for (const p of pkg.files.keys()) {
+    const m = /^submissions\/([^/]+)\/(.+)$/.exec(p)
+    if (m) submissions.set(m[1], [...(submissions.get(m[1]) ?? []), m[2]])
+    else if (p.startsWith('submissions/')) ignored.push(p)
+  }
+  const groups: ImportReport['groups'] = []
+  const count = (g: TestGroup) => {
+    const direct = g.items.filter((i) => !isGroup(i)).length
+    if (direct) groups.push({ group: g.path, cases: direct })
+    g.items.forEach((i) => isGroup(i) && count(i))
+  }
+  count(data)
+  const memoryKb = spec.memoryMb !== undefined ? Math.round(spec.memoryMb * 1024) : undefined
+  const report: ImportReport = {
+    format: spec.format,
+    type: [...spec.types],
+    validator,
+    groups,
+    time_limit: spec.timeLimitSec !== undefined ? { seconds: spec.timeLimitSec, from: spec.timeLimitFrom! } : { seconds: null, from: 'none given: `problems verify` computes it from the accepted submissions as problemtools does; until then a submission\'s own time limit applies' },
+    memory_limit_kb: memoryKb ?? null,
+    submissions: [...submissions].sort(([a], [b]) => (a < b ? -1 : 1)).map(([folder, files]) => ({ folder, files: files.sort() })),
+    ignored: [...ignored, ...pkg.skipped.map((p) => `${p} (not read: statements, attachments, input validators, generators and the like)`)],
+  }
+  return {
+    spec,
+    data,
+    report,
+    problem: {
+      name: spec.name,
+      tests: cases.map(({ test }) => ({ name: test.name, input: test.input, expected_output: test.answer })),
+      checker,
+      ...(spec.timeLimitSec !== undefined && { time_limit: spec.timeLimitSec }),
+      ...(memoryKb !== undefined && { memory_limit: memoryKb }),
+    },
+  }
+}
