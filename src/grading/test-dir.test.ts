@@ -1,21 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readTestDir } from './test-dir.ts'
+import { makeTree } from '../testing/zips.ts'
 
 describe('readTestDir: the three layouts, natural order, unpaired files refused', () => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-testdir-'))
   afterAll(() => rmSync(root, { recursive: true, force: true }))
-  const make = (name: string, files: Record<string, string>) => {
-    const dir = join(root, name)
-    for (const [f, text] of Object.entries(files)) {
-      mkdirSync(join(dir, f, '..'), { recursive: true })
-      writeFileSync(join(dir, f), text)
-    }
-    return dir
-  }
+  const make = (name: string, files: Record<string, string>) => makeTree(root, name, files)
 
   it('NAME.in + NAME.out, 2 before 10', () => {
     const dir = make('inout', { '10.in': 'b', '10.out': 'B', '2.in': 'a', '2.out': 'A', 'notes.txt': 'ignored' })

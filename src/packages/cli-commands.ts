@@ -1,10 +1,15 @@
 // CLI of problem packages: `problems import DIR|ZIP --client NAME` stores a Kattis/ICPC package as a
-// problem of that client and prints the problem with the import's report (the API's reply).
+// problem of that client and prints the problem with the import's report (the API's reply);
+// `problems verify DIR|ZIP` runs its submissions in the jail (the worker graded submissions use) and
+// prints the table, exit code 0 only when every submission got its folder's verdict.
 import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
-import type { CliCommands } from '../cli-types.ts'
+import { CliExit, type CliCommands } from '../cli-types.ts'
 import type { Config } from '../config.ts'
-import { loadLanguages } from '../languages.ts'
+import { isProvisioned, loadLanguages, offeredLanguage, resolveLanguage } from '../languages.ts'
+import { workerSettings } from '../jobs/pool.ts'
+import { createJobRunner } from '../jobs/worker.ts'
+import { verifyPackage, verifyTable } from './verify.ts'
 import { clientNamed } from '../problems/cli-commands.ts'
 import { createProblem, problemReply } from '../problems/problems.ts'
 import { importPackage } from './import.ts'
@@ -33,5 +38,52 @@ export const packageCommands: CliCommands = {
         return { ...problemReply(problem), package: imported.report }
       })
     },
+  },
+}
+
+/** A progress bar on a terminal (stderr), nothing otherwise. */
+function progressBar(done: number, total: number, label: string) {
+  if (!process.stderr.isTTY) return
+  const width = 30
+  const filled = total ? Math.round((done / total) * width) : width
+  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${label.slice(0, 40).padEnd(40)}${done === total ? '\n' : ''}`)
+}
+
+packageCommands['problems verify'] = {
+  summary: 'problems verify DIR|ZIP [--json]: run every submission of a Kattis/ICPC package and check its verdict against its folder (exit 0 only when all do)',
+  options: { json: { type: 'boolean' } },
+  async run({ values, positionals }, ctx) {
+    const path = positionals[0]
+    if (!path) throw new Error('usage: problems verify DIR|ZIP [--json]')
+    const config = ctx.config()
+    const pkg = await readPackage(path, config)
+    const imported = importPackage(pkg, { fallbackName: basename(path).replace(/\.zip$/i, ''), maxTests: config.grading.max_tests })
+    const submissions = new Map([...pkg.files].filter(([p]) => p.startsWith('submissions/') && p.split('/').length >= 3))
+    const languages = loadLanguages()
+    const canRun = (code: string) => {
+      const lang = resolveLanguage(languages, code)
+      return !!lang && offeredLanguage(languages, config, code).ok && isProvisioned(config.paths.toolchains, lang)
+    }
+    const memoryLimitKb = Math.min(imported.problem.memory_limit ?? config.limits.default_memory_kb, config.limits.max_memory_kb)
+    const runner = createJobRunner(workerSettings(config), `verify-${process.pid}`)
+    try {
+      const report = await verifyPackage(imported, submissions, {
+        canRun,
+        run: (job) => runner.run(job),
+        maxTimeSec: config.limits.max_time_sec,
+        memoryLimitKb,
+        // gcc 14 refuses what older gcc (problemtools' and the judges' Debian) only warned about, such as
+        // an implicit declaration (hello's hello_alarm.c): a package's C is compiled as they compile it
+        compileArgv: (code) => {
+          const lang = resolveLanguage(languages, code)
+          return code === 'C' && lang?.compile?.[0] === 'gcc' ? [lang.compile[0], '-fpermissive', ...lang.compile.slice(1)] : undefined
+        },
+        onRow: (row, done, total) => progressBar(done, total, row.file),
+      })
+      process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${verifyTable(report)}\n`)
+      return new CliExit(report.ok ? 0 : 1)
+    } finally {
+      await runner.close()
+    }
   },
 }

@@ -1,30 +1,16 @@
 // Importing Kattis/ICPC packages: the formats, the order of test data, the validator, the report of
 // what was left out, and every refusal (bad files, traversal names, links, bombs, sizes). Zips are
 // built with Python's zipfile, as in src/problems/zip.test.ts.
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { importPackage } from './import.ts'
 import { PackageRefused, readPackageDir, readPackageZip } from './package-files.ts'
+import { makeTree, makeZip, type ZipEntry } from '../testing/zips.ts'
 
-type Entry = [string, string | { zeros: number }, { link?: boolean }?]
-function zip(entries: Entry[]): Buffer {
-  const script = `
-import io, json, sys, zipfile
-entries = json.loads(sys.argv[1])
-buf = io.BytesIO()
-with zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as z:
-    for name, data, opts in entries:
-        info = zipfile.ZipInfo(name)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        info.external_attr = ((0o120777 if opts.get('link') else 0o100644) << 16)
-        z.writestr(info, b'\\0' * data['zeros'] if isinstance(data, dict) else data.encode())
-sys.stdout.buffer.write(buf.getvalue())
-`
-  return execFileSync('python3', ['-c', script, JSON.stringify(entries.map(([n, d, o]) => [n, d, o ?? {}]))], { maxBuffer: 64 << 20 })
-}
+type Entry = ZipEntry
+const zip = makeZip
 const caps = { maxFiles: 500, fileBytes: 1 << 20, totalBytes: 4 << 20 }
 const load = async (files: Record<string, string>, prefix = '') => importPackage(await readPackageZip(zip(Object.entries(files).map(([n, d]) => [prefix + n, d])), caps), { fallbackName: 'pkg', maxTests: 100 })
 const refused = async (files: Record<string, string>, pattern: RegExp) => {
@@ -144,14 +130,7 @@ describe('refusals name the file and the rule', () => {
 describe('a package folder (the command line)', () => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-pkg-'))
   afterAll(() => rmSync(root, { recursive: true, force: true }))
-  const make = (name: string, files: Record<string, string>) => {
-    const dir = join(root, name)
-    for (const [f, text] of Object.entries(files)) {
-      mkdirSync(join(dir, f, '..'), { recursive: true })
-      writeFileSync(join(dir, f), text)
-    }
-    return dir
-  }
+  const make = (name: string, files: Record<string, string>) => makeTree(root, name, files)
   it('reads it as the zip is read', () => {
     const p = importPackage(readPackageDir(make('hello', { ...HELLO, 'statement/a.md': '' }), caps), { fallbackName: 'hello', maxTests: 100 })
     expect(p.problem.tests.map((t) => t.name)).toEqual(['secret/hello'])

@@ -1,28 +1,10 @@
 // The tests zip of a problem upload, against what graders send and what attackers send. Zips are
 // built with Python's zipfile (python3 is on every machine the setup runs on).
-import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { readTestZip, ZipRefused } from './zip.ts'
+import { makeZip } from '../testing/zips.ts'
 
-/** entries: [name, text or {bytes of zeros}, {link?: true}] → a zip (deflated). */
-function zip(entries: [string, string | { zeros: number }, { link?: boolean }?][]): Buffer {
-  const script = `
-import io, json, sys, zipfile
-entries = json.loads(sys.argv[1])
-buf = io.BytesIO()
-with zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as z:
-    for name, data, opts in entries:
-        info = zipfile.ZipInfo(name)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        if opts.get('link'):
-            info.external_attr = (0o120777 << 16)
-        else:
-            info.external_attr = (0o100644 << 16)
-        z.writestr(info, b'\\0' * data['zeros'] if isinstance(data, dict) else data.encode())
-sys.stdout.buffer.write(buf.getvalue())
-`
-  return execFileSync('python3', ['-c', script, JSON.stringify(entries.map(([n, d, o]) => [n, d, o ?? {}]))], { maxBuffer: 64 << 20 })
-}
+const zip = makeZip
 const caps = { maxTests: 10, fileBytes: 1 << 20, totalBytes: 4 << 20 }
 
 describe('a problem upload\'s tests zip', () => {

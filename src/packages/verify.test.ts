@@ -1,0 +1,78 @@
+// verifyPackage with a fake runner: expected verdicts by folder and by DOMjudge's comment, the time
+// limit computed from the accepted submissions as problemtools computes it, what is not run and why.
+import { describe, expect, it } from 'vitest'
+import type { Job, JobResult, TestOutcome } from '../jobs/types.ts'
+import { importPackage } from './import.ts'
+import { expectedResults, verdictOf, verifyPackage } from './verify.ts'
+
+const outcome = (status: TestOutcome['status'], timeUsedSec = 0.1): TestOutcome => ({ status, statusDetail: 'NA', timeUsedSec, memoryUsedKb: 1, exitCode: 0, signal: 'OTHER', checkerMessage: '', earned: status === 'AC' ? 1 : 0, stdout: '' })
+const files = (extra: Record<string, string>, yaml = 'name: P\n') =>
+  new Map(Object.entries({ 'problem.yaml': yaml, 'data/secret/1.in': '1', 'data/secret/1.ans': '1', ...extra }).map(([k, v]) => [k, Buffer.from(v)]))
+
+/** Each source says what its run gives: "AC 0.3" (status, CPU seconds), or "CE". */
+async function verify(subs: Record<string, string>, yaml?: string, canRun = (code: string) => code !== 'RUST') {
+  const all = files(subs, yaml)
+  const pkg = importPackage({ files: all, skipped: [] }, { fallbackName: 'p', maxTests: 100 })
+  const jobs: Job[] = []
+  const run = async (job: Job): Promise<JobResult> => {
+    jobs.push(job)
+    const [status, time] = job.source.trim().split('\n').at(-1)!.split(' ')
+    if (status === 'CE') return { compile: { ok: false, message: 'error: no' } }
+    return { compile: { ok: true, message: '' }, tests: [outcome(status as TestOutcome['status'], Number(time ?? 0.1))] }
+  }
+  const report = await verifyPackage(pkg, new Map([...all].filter(([p]) => p.startsWith('submissions/'))), { canRun, run, maxTimeSec: 10, memoryLimitKb: 1 << 20 })
+  return { report, jobs }
+}
+
+describe('verifying a package', () => {
+  it('each folder expects its verdict; the time limit is max(1, ceil(slowest AC × 5)); others run at it with the margin as extra time', async () => {
+    const { report, jobs } = await verify({
+      'submissions/accepted/a.c': 'AC 0.3',
+      'submissions/accepted/b.py': 'AC 0.5',
+      'submissions/wrong_answer/w.cc': 'WA',
+      'submissions/time_limit_exceeded/t.cc': 'TLE 9',
+      'submissions/run_time_error/r.cc': 'MLE', // a memory overrun is a crash, as problemtools sees it
+      'submissions/run_time_error/wrong.cc': 'AC',
+      'submissions/accepted/c.rs': 'AC',
+      'submissions/slow_accepted/s.py': 'AC',
+      'submissions/accepted/multi/main.py': 'AC',
+      'submissions/accepted/multi/lib.py': '',
+    })
+    expect(report.timeLimitSec).toBe(3)
+    expect(report.rows.map((r) => [r.file, r.got ?? '-', r.outcome])).toEqual([
+      ['accepted/a.c', 'AC', 'pass'],
+      ['accepted/b.py', 'AC', 'pass'],
+      ['accepted/c.rs', '-', 'not offered'],
+      ['accepted/multi/', '-', 'not judged'],
+      ['run_time_error/r.cc', 'RTE', 'pass'],
+      ['run_time_error/wrong.cc', 'AC', 'fail'],
+      ['slow_accepted/s.py', '-', 'not judged'],
+      ['time_limit_exceeded/t.cc', 'TLE', 'pass'],
+      ['wrong_answer/w.cc', 'WA', 'pass'],
+    ])
+    expect(report.ok).toBe(false)
+    // accepted ran first at the largest limit; the rest at the computed one, the margin (2) as extra time
+    expect(jobs.slice(0, 2).map((j) => j.timeLimitSec)).toEqual([10, 10])
+    expect(jobs.slice(2).every((j) => j.timeLimitSec === 3 && j.cpuExtraSec === 3)).toBe(true)
+    expect(jobs[0].checker).toEqual({ type: 'kattis', flags: [] })
+  })
+
+  it('a fixed limit (2023-07) is used as it is; DOMjudge\'s compiler_error and @EXPECTED_RESULTS@ are read', async () => {
+    const { report } = await verify(
+      { 'submissions/compiler_error/x.c': 'CE', 'submissions/accepted/y.c': '// @EXPECTED_RESULTS@: CORRECT, TIMELIMIT\nTLE' },
+      'problem_format_version: 2023-07-draft\nlimits:\n  time_limit: 2\n'
+    )
+    expect(report.timeLimitSec).toBe(2)
+    expect(report.rows.map((r) => [r.file, r.expected, r.got, r.outcome])).toEqual([
+      ['accepted/y.c', ['AC', 'TLE'], 'TLE', 'pass'],
+      ['compiler_error/x.c', ['CE'], 'CE', 'pass'],
+    ])
+    expect(report.ok).toBe(true)
+  })
+
+  it('reads @EXPECTED_RESULTS@ and the verdict of a run', () => {
+    expect(expectedResults('x\n# @EXPECTED_RESULTS@: WRONG-ANSWER,RUN-ERROR\n')).toEqual(['WA', 'RTE'])
+    expect(expectedResults('@EXPECTED_RESULTS@: MAYBE')).toBeUndefined()
+    expect(verdictOf({ compile: { ok: true, message: '' }, tests: [outcome('AC'), outcome('IE'), outcome('SKIPPED')] })).toBe('JE')
+  })
+})

@@ -1,0 +1,162 @@
+// Verifying a package as problemtools' verifyproblem does: every submission in submissions/<folder>/
+// is graded against the package's tests (the same job the worker runs for a graded submission), and
+// its verdict is compared with the one its folder (or DOMjudge's @EXPECTED_RESULTS@ comment) expects.
+// When the package gives no time limit, the accepted submissions run first and the limit is
+// max(1, ceil(slowest CPU × multiplier / resolution)) × resolution; the others run at that limit
+// with the safety margin as extra CPU time, as problemtools' check "OK with extra time" allows.
+import type { Job, JobResult, TestOutcome } from '../jobs/types.ts'
+import type { ImportedPackage } from './import.ts'
+import { languageOfFiles } from './package-languages.ts'
+
+export type PackageVerdict = 'AC' | 'WA' | 'TLE' | 'RTE' | 'CE' | 'JE'
+
+/** The verdicts each folder expects (problemtools' five, DOMjudge's compiler_error). */
+export const FOLDER_VERDICTS: Record<string, PackageVerdict[]> = {
+  accepted: ['AC'],
+  wrong_answer: ['WA'],
+  time_limit_exceeded: ['TLE'],
+  run_time_error: ['RTE'],
+  compiler_error: ['CE'],
+}
+
+/** DOMjudge's @EXPECTED_RESULTS@ names → verdicts. */
+const DOMJUDGE_RESULTS: Record<string, PackageVerdict> = {
+  CORRECT: 'AC',
+  'WRONG-ANSWER': 'WA',
+  WRONG_ANSWER: 'WA',
+  'NO-OUTPUT': 'WA',
+  TIMELIMIT: 'TLE',
+  'RUN-ERROR': 'RTE',
+  RUN_TIME_ERROR: 'RTE',
+  'OUTPUT-LIMIT': 'RTE',
+  'COMPILER-ERROR': 'CE',
+}
+
+/** The verdicts a DOMjudge submission's @EXPECTED_RESULTS@: comment allows, if it has one. */
+export function expectedResults(source: string): PackageVerdict[] | undefined {
+  const m = /@EXPECTED_RESULTS@:\s*([A-Za-z_, -]+)/.exec(source.slice(0, 64 * 1024))
+  if (!m) return undefined
+  const list = m[1].split(/[\s,]+/).filter(Boolean).map((r) => DOMJUDGE_RESULTS[r.toUpperCase()])
+  return list.every(Boolean) && list.length ? list : undefined
+}
+
+/** A test's status as problemtools names it: a memory overrun crashes the program there (RTE). */
+const verdictOfTest = (o: TestOutcome): PackageVerdict => ({ AC: 'AC', WA: 'WA', TLE: 'TLE', MLE: 'RTE', RE: 'RTE', IE: 'JE', SKIPPED: 'AC' } as const)[o.status]
+
+/** The first case that is not accepted decides (on_reject: break); all accepted is AC. */
+export function verdictOf(result: JobResult): PackageVerdict {
+  if (!result.compile.ok) return 'CE'
+  const failed = (result.tests ?? []).find((t) => t.status !== 'AC' && t.status !== 'SKIPPED')
+  return failed ? verdictOfTest(failed) : 'AC'
+}
+
+export interface SubmissionRow {
+  file: string
+  folder: string
+  expected: PackageVerdict[]
+  lang?: string
+  got?: PackageVerdict
+  /** Slowest test's CPU seconds. */
+  time?: number
+  /** 'pass' | 'fail' | why it was not run. */
+  outcome: 'pass' | 'fail' | 'not offered' | 'not judged'
+  note?: string
+}
+
+export interface VerifyReport {
+  problem: string
+  timeLimitSec: number
+  timeLimitFrom: string
+  rows: SubmissionRow[]
+  ok: boolean
+}
+
+export interface VerifyOptions {
+  /** Whether Arbiter can run this language code here (offered and provisioned). */
+  canRun(code: string): boolean
+  /** Runs one graded job (the worker's run). */
+  run(job: Job): Promise<JobResult>
+  /** CPU seconds the accepted submissions may take when the limit is to be computed (limits.max_time_sec). */
+  maxTimeSec: number
+  memoryLimitKb: number
+  /** A compile command other than the language's, for a package's submissions (see the CLI). */
+  compileArgv?(code: string): string[] | undefined
+  onRow?: (row: SubmissionRow, done: number, total: number) => void
+}
+
+export async function verifyPackage(pkg: ImportedPackage, submissions: Map<string, Buffer>, opts: VerifyOptions): Promise<VerifyReport> {
+  const { spec, problem } = pkg
+  const tests = problem.tests.map((t) => ({ input: Buffer.from(t.input).toString('utf8'), expectedOutput: Buffer.from(t.expected_output).toString('utf8') }))
+  const rows: SubmissionRow[] = []
+  const runnable: { row: SubmissionRow; source: string }[] = []
+  // a submission is a file of a folder, or a folder of files (a multi-file submission)
+  const programs = new Map<string, [string, Buffer][]>()
+  for (const [path, bytes] of [...submissions].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const [, folder, first, ...rest] = path.split('/')
+    const key = `${folder}/${first}${rest.length ? '/' : ''}`
+    programs.set(key, [...(programs.get(key) ?? []), [rest.join('/') || first, bytes]])
+  }
+  for (const [key, files] of programs) {
+    const folder = key.split('/')[0]
+    const chosen = languageOfFiles(files.map(([n]) => n))
+    const main = files.find(([n]) => n === chosen?.main) ?? files[0]
+    const source = main[1].toString('utf8')
+    const expected = expectedResults(source) ?? FOLDER_VERDICTS[folder]
+    const row: SubmissionRow = { file: key, folder, expected: expected ?? [], outcome: 'not judged' }
+    rows.push(row)
+    if (!expected) {
+      row.note = folder === 'partially_accepted' ? 'scoring problems are not judged yet' : `folder ${folder} is not one of ${Object.keys(FOLDER_VERDICTS).join(', ')}`
+      continue
+    }
+    // problemtools: .py is Python 3 unless its files say python2 in their first line
+    if (chosen?.lang === 'PYTHON3' && files.every(([n, b]) => !n.endsWith('.py') || /^#!.*python2/.test(b.subarray(0, 200).toString('utf8')))) chosen.lang = 'PYTHON'
+    row.lang = chosen?.lang || chosen?.language.name
+    if (chosen?.lang && files.length > 1) {
+      row.note = 'a multi-file submission (not run yet)'
+      continue
+    }
+    if (!chosen?.lang || !opts.canRun(chosen.lang)) {
+      row.outcome = 'not offered'
+      row.note = chosen ? `${chosen.language.name} is not offered here` : 'no known language'
+      continue
+    }
+    runnable.push({ row, source })
+  }
+  let done = 0
+  const total = runnable.length
+  const judge = async ({ row, source }: (typeof runnable)[number], timeLimitSec: number, extra: number) => {
+    const compileArgv = opts.compileArgv?.(row.lang!)
+    const result = await opts.run({ language: row.lang!, source, input: '', timeLimitSec, memoryLimitKb: opts.memoryLimitKb, tests, checker: problem.checker, stopOnFirstFailure: true, ...(extra > 0 && { cpuExtraSec: extra }), ...(compileArgv && { compileArgv }) })
+    row.got = verdictOf(result)
+    row.time = Math.max(0, ...(result.tests ?? []).map((t) => t.timeUsedSec))
+    row.outcome = row.expected.includes(row.got) ? 'pass' : 'fail'
+    const failed = (result.tests ?? []).find((t) => t.status !== 'AC' && t.status !== 'SKIPPED')
+    if (!result.compile.ok) row.note = result.compile.message.split('\n')[0]
+    else if (failed?.checkerMessage) row.note = failed.checkerMessage.split('\n').slice(-1)[0]
+    opts.onRow?.(row, ++done, total)
+    return result
+  }
+  // the time limit: fixed by the package, or from the accepted submissions (problemtools' rule)
+  let timeLimitSec = spec.timeLimitSec
+  let timeLimitFrom = spec.timeLimitFrom ?? ''
+  const accepted = runnable.filter((r) => r.row.folder === 'accepted')
+  const first = timeLimitSec === undefined ? accepted : []
+  for (const r of first) await judge(r, opts.maxTimeSec, 0)
+  if (timeLimitSec === undefined) {
+    const slowest = Math.max(0, ...first.filter((r) => r.row.got === 'AC').map((r) => r.row.time ?? 0))
+    const res = spec.timeResolution
+    timeLimitSec = Math.min(opts.maxTimeSec, Math.max(1, Math.ceil((slowest * spec.acToTimeLimit) / res)) * res)
+    timeLimitFrom = `computed: slowest accepted ${slowest.toFixed(2)} s CPU × ${spec.acToTimeLimit}, rounded up to ${res} s, at least 1 s${timeLimitSec === opts.maxTimeSec ? ` (capped at limits.max_time_sec ${opts.maxTimeSec})` : ''}`
+  }
+  for (const r of runnable) if (!first.includes(r)) await judge(r, timeLimitSec, timeLimitSec * (spec.timeLimitToTle - 1))
+  return { problem: problem.name, timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
+}
+
+/** The table verify prints: file, expected, got, time, pass/fail. */
+export function verifyTable(report: VerifyReport): string {
+  const head = ['file', 'expected', 'got', 'time', 'result']
+  const body = report.rows.map((r) => [r.file, r.expected.join('|') || '-', r.got ?? '-', r.time !== undefined ? `${r.time.toFixed(2)} s` : '-', r.outcome + (r.note ? ` (${r.note})` : '')])
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => Math.min(row[i].length, i === 4 ? 0 : 60))))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 4 ? c : c.padEnd(widths[i]))).join('  ')
+  return [`${report.problem}: time limit ${report.timeLimitSec} s (${report.timeLimitFrom})`, line(head), ...body.map(line), report.ok ? 'every submission got its verdict' : 'some submissions did not get their verdict'].join('\n')
+}
