@@ -261,7 +261,30 @@ export const ConfigSchema = z
           .int()
           .min(0)
           .default(256 << 20)
-          .describe("Each client's cache of files uploaded with PUT files/{id}: past this size its least recently used files are evicted."),
+          .describe("Each client's cache of files uploaded with PUT files/{id}, counted in whole 4 KiB disk blocks (a 1-byte file costs 4 KiB): past it the client's least recently used files are evicted."),
+        file_cache_files: z
+          .number()
+          .int()
+          .min(1)
+          .default(4096)
+          .describe("File ids one client's cache of PUT files/{id} holds: past it the client's least recently used ids are evicted."),
+        file_store_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(1 << 30)
+          .describe('All clients\' Jobe files together, in 4 KiB disk blocks: past it the client holding the most loses its least recently used files.'),
+        file_store_files: z
+          .number()
+          .int()
+          .min(1)
+          .default(16384)
+          .describe('File ids of all clients together: past it the client holding the most loses its least recently used ids.'),
+        file_ttl_hours: z
+          .number()
+          .positive()
+          .default(48)
+          .describe("A Jobe file id unused this long is forgotten, its file deleted with its last id (Jobe deletes files unused for two days); CodeRunner uploads it again on the run's 404."),
         file_max_bytes: z.number().int().positive().default(16 << 20).describe('Largest file one PUT files/{id} may upload.'),
         max_memory_kb: z
           .number()

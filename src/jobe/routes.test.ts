@@ -6,7 +6,7 @@ import { createFakePool, echo, okRun, type Behaviour } from '../testing/fake-poo
 import type { Job } from '../jobs/types.ts'
 import { submissions } from '../storage/schema.ts'
 import { createFileCache, type FileCache } from './file-cache.ts'
-import { JOBE_PREFIX, jobeRoutes } from './routes.ts'
+import { fileCacheLimits, JOBE_PREFIX, jobeRoutes } from './routes.ts'
 import { PY_SYNTAX_CHECK } from './languages.ts'
 import { JobeResult } from './schemas.ts'
 
@@ -32,7 +32,7 @@ const behave: Behaviour = (job) => (behaviours[job.source] ?? echo)(job)
 
 function setup(opts: { quota?: number; config?: Record<string, Record<string, unknown>>; pool?: ReturnType<typeof createFakePool>; wrap?: (cache: FileCache) => FileCache } = {}) {
   deps = createTestDeps({ pool: opts.pool ?? createFakePool({ behave }), config: testConfig({ limits: { max_memory_kb: 262144 }, ...opts.config }) })
-  const cache = createFileCache(tempDir('arbiter-jobe-files-'), () => deps.config.jobe.file_cache_bytes)
+  const cache = createFileCache(tempDir('arbiter-jobe-files-'), fileCacheLimits(deps.config))
   const app = jobeRoutes(deps, opts.wrap ? opts.wrap(cache) : cache)
   const key = addClient(deps, { name: 'moodle', quota: opts.quota })
   const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = { 'X-API-KEY': key }) =>
@@ -265,6 +265,15 @@ describe('Jobe routes', () => {
     expect((await run(c('x', { file_list: named(2) }))).status).toBe(200)
     expect(reads).toBe(1)
     expect(lastJob().files!.map((f) => f.name)).toEqual(['f0.txt', 'f1.txt'])
+  })
+
+  test('a PUT of a file larger than the cache itself is 413, and the cache keeps what it had', async () => {
+    const { req, put } = setup({ config: { jobe: { file_cache_bytes: 8192 } } })
+    expect((await put('small00001', 'kept')).status).toBe(204)
+    const r = await put('large00001', 'x'.repeat(8193))
+    expect([r.status, await r.json()]).toEqual([413, 'put: file large00001 is larger than the file cache (8192 bytes)'])
+    expect((await req('HEAD', 'files/small00001')).status).toBe(204)
+    expect((await req('HEAD', 'files/large00001')).status).toBe(404)
   })
 
   test('a PUT without file_contents or with bad base64 is 400', async () => {

@@ -13,7 +13,7 @@ import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { offeredLanguage, recordedVersions } from '../languages.ts'
 import type { Log } from '../log.ts'
-import { createFileCache, isFileId, type FileCache } from './file-cache.ts'
+import { createFileCache, FileTooLarge, isFileId, type FileCache, type FileCacheLimits } from './file-cache.ts'
 import { JOBE_STACK_BYTES, jobeLanguages, type JobeLanguage } from './languages.ts'
 import { jobeDocs } from './openapi-docs.ts'
 import { jobeResult, overloadResult } from './outcome.ts'
@@ -121,7 +121,16 @@ export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { 
   }
 }
 
-export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(deps.config.dataDir, 'jobe-files'), () => deps.config.jobe.file_cache_bytes)): Hono {
+/** The store's caps, read from the config at each use. */
+export const fileCacheLimits = (config: Deps['config']) => (): FileCacheLimits => ({
+  clientFiles: config.jobe.file_cache_files,
+  clientBytes: config.jobe.file_cache_bytes,
+  totalFiles: config.jobe.file_store_files,
+  totalBytes: config.jobe.file_store_bytes,
+  ttlMs: config.jobe.file_ttl_hours * 3_600_000,
+})
+
+export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(deps.config.dataDir, 'jobe-files'), fileCacheLimits(deps.config))): Hono {
   const app = new Hono()
   const { config } = deps
   const auth = apiKey(deps)
@@ -189,7 +198,12 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
     if (clean.length % 4 === 1 || !/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) throw new JobeError(400, `put: contents of file ${id} are not valid base-64`)
     const content = Buffer.from(clean, 'base64')
     if (content.length > max) throw new JobeError(413, `put: file ${id} is larger than ${max} bytes`)
-    cache.put(c.var.client.id, id, content)
+    try {
+      cache.put(c.var.client.id, id, content)
+    } catch (err) {
+      if (err instanceof FileTooLarge) throw new JobeError(413, `put: file ${id} is ${err.message}`)
+      throw err
+    }
     return c.body(null, 204, CORS)
   }))
 
