@@ -33,6 +33,15 @@ describe('normaliseJobSpec', () => {
     expect(normaliseJobSpec(config, { files: [{ name: 'data.txt', contentBase64: 'aGk=\n' }] })).toEqual({ files: [{ name: 'data.txt', contentBase64: 'aGk=' }] })
   })
 
+  test('files are counted at their decoded size, padding no byte: exactly files_max_bytes in all fits, one byte more does not', () => {
+    // 8 bytes as 4 + 4 ('YWFhYQ==' twice: 16 base64 characters, 12 by the 3/4 rule without the padding taken off)
+    expect(normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYQ==' }, { name: 'b', contentBase64: 'YWFhYQ==' }] }).files).toHaveLength(2)
+    // 4 + 4, unpadded
+    expect(normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYQ' }, { name: 'b', contentBase64: 'YWFhYQ' }] }).files).toHaveLength(2)
+    // 5 + 4
+    expect(thrownAppError(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYWE=' }, { name: 'b', contentBase64: 'YWFhYQ==' }] })).code).toBe('PayloadTooLargeError')
+  })
+
   test('argv items must be strings', () => {
     expect(thrownAppError(() => normaliseJobSpec(config, { compileArgv: ['gcc', 3 as unknown as string] })).code).toBe('InvalidArgumentError')
     expect(thrownAppError(() => normaliseJobSpec(config, { runArgv: [] })).code).toBe('InvalidArgumentError')

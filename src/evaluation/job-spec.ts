@@ -35,7 +35,8 @@ function checkFiles(limits: Config['limits'], files: JobFile[]): JobFile[] {
     seen.add(f.name)
     const b64 = f.contentBase64.replace(/\s+/g, '')
     if (b64.length % 4 === 1 || !BASE64.test(b64)) throw new AppError('InvalidArgumentError', `file '${f.name}' is not valid base64`, { name: f.name })
-    total += Math.floor((b64.length * 3) / 4)
+    // the decoded size: padding is no byte (two files of exactly files_max_bytes / 2 fit)
+    total += Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0)
     if (total > limits.files_max_bytes)
       throw new AppError('PayloadTooLargeError', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
   }
