@@ -53,7 +53,7 @@ describe('the Jobe file store: per client, content-addressed', () => {
 })
 
 describe('the Jobe file store: bounded by entries and disk blocks', () => {
-  test('2,000 PUTs of the same 21 bytes under new ids: the ids are counted and capped, one blob on disk', () => {
+  test('2,000 PUTs of the same 21 bytes under new ids: the ids are counted and capped, one blob on disk', { timeout: 60_000 }, () => {
     // before: 2,000 id files for a client capped at 64 KB (the cap counted blob bytes, never ids)
     const dir = tempDir()
     const cache = createFileCache(dir, caps({ clientFiles: 100, clientBytes: 64 << 10 }))
@@ -67,7 +67,7 @@ describe('the Jobe file store: bounded by entries and disk blocks', () => {
     expect(cache.has(1, id(1999))).toBe(true)
   })
 
-  test('1,500 distinct tiny uploads: each costs a 4 KiB block, so 64 KiB holds 16 of them', () => {
+  test('1,500 distinct tiny uploads: each costs a 4 KiB block, so 64 KiB holds 16 of them', { timeout: 60_000 }, () => {
     // before: 1,500 blob files of 21 bytes "fit" 64 KB (31.5 KB of content, ~6 MB of disk blocks)
     const dir = tempDir()
     const cache = createFileCache(dir, caps({ clientBytes: 64 << 10 }))
@@ -126,7 +126,7 @@ describe('the Jobe file store: bounded by entries and disk blocks', () => {
 })
 
 describe('the Jobe file store: the global cap, shared between clients', () => {
-  test('a client filling the store pushes out its own files, not those of a client holding less', () => {
+  test('a client filling the store pushes out its own files, not those of a client holding less', { timeout: 60_000 }, () => {
     const cache = createFileCache(tempDir(), caps({ totalFiles: 20, clientFiles: 1000 }))
     for (let i = 0; i < 5; i++) cache.put(1, id(i), Buffer.from(`a${i}`))
     for (let i = 0; i < 500; i++) cache.put(2, id(i), Buffer.from(`b${i}`))
@@ -135,7 +135,7 @@ describe('the Jobe file store: the global cap, shared between clients', () => {
     for (let i = 0; i < 5; i++) expect(cache.has(1, id(i))).toBe(true)
   })
 
-  test('the client holding the most gives way, down to what the other holds, never below', () => {
+  test('the client holding the most gives way, down to what the other holds, never below', { timeout: 60_000 }, () => {
     const cache = createFileCache(tempDir(), caps({ totalFiles: 20, clientFiles: 1000 }))
     for (let i = 0; i < 18; i++) cache.put(1, id(i), Buffer.from(`a${i}`))
     for (let i = 0; i < 100; i++) cache.put(2, id(i), Buffer.from(`b${i}`))
@@ -147,7 +147,7 @@ describe('the Jobe file store: the global cap, shared between clients', () => {
     expect(cache.has(1, id(17))).toBe(true)
   })
 
-  test('by disk blocks as well: a client of many large files yields to one of a few small ones', () => {
+  test('by disk blocks as well: a client of many large files yields to one of a few small ones', { timeout: 60_000 }, () => {
     const cache = createFileCache(tempDir(), caps({ totalBytes: 64 * BLOCK_BYTES }))
     for (let i = 0; i < 3; i++) cache.put(1, id(i), Buffer.alloc(100, i))
     for (let i = 0; i < 40; i++) cache.put(2, id(i), Buffer.alloc(4 * BLOCK_BYTES, i))
