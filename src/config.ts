@@ -403,6 +403,23 @@ export const ConfigSchema = z
           .describe('Fingerprints found in more than this share of the submissions count as common code and are ignored (1 = none are).'),
         time_limit_sec: z.number().int().min(1).default(600).describe('Wall-clock time one analysis may take before it fails.'),
         memory_mb: z.number().int().min(128).default(1024).describe('Resident memory the analysis process may use before it is stopped and the report fails.'),
+        file_parse_sec: z
+          .number()
+          .positive()
+          .default(5)
+          .describe('CPU seconds the parser may spend on one submission; past it that submission is left out of the report (with the reason shown) and the others are compared.'),
+        max_queued_per_client: z
+          .number()
+          .int()
+          .min(0)
+          .default(5)
+          .describe("Reports one client may have waiting; one more is refused with 429 and Retry-After (0 = no cap). Clients' reports run in turn, whoever asked first."),
+        submissions_per_quota_unit: z
+          .number()
+          .int()
+          .min(1)
+          .default(100)
+          .describe("A report counts against the client's quota as one submission per this many submissions it compares, started (100: a report of 2-100 costs 1, of 1,500 costs 15)."),
       },
       'Similarity reports (Dolos): which submissions to a problem look copied. One analysis at a time, in a niced child process.'
     ),

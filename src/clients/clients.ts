@@ -47,6 +47,24 @@ export function roomClientOf(db: Db, now: Date, company: { id: number; name: str
     .get() ?? db.select().from(clients).where(eq(clients.roomOfCompany, company.id)).get()!
 }
 
+/**
+ * Counts `cost` against the client's quota (its own, else defaultQuota; 0 = unlimited), or refuses with
+ * QuotaExceededError when that would pass it. Call inside the transaction that stores what it pays for.
+ */
+export function chargeQuota(db: Db, client: Client, defaultQuota: number, cost: number): void {
+  const quota = client.quota ?? defaultQuota
+  const charged = db
+    .update(clients)
+    .set({ used: sql`${clients.used} + ${cost}` })
+    .where(and(eq(clients.id, client.id), quota > 0 ? sql`${clients.used} + ${cost} <= ${quota}` : undefined))
+    .returning({ used: clients.used })
+    .get()
+  if (!charged) {
+    const current = db.select({ used: clients.used }).from(clients).where(eq(clients.id, client.id)).get()?.used ?? 0
+    throw new AppError('QuotaExceededError', 'API usage quota exceeded', { quota, current_count: current })
+  }
+}
+
 /** Revokes by id or by name; a revoked secret is answered like an unknown one. */
 export function revokeClient(db: Db, now: Date, idOrName: string): Client {
   const byId = /^\d+$/.test(idOrName)

@@ -4,7 +4,7 @@
 // anywhere else.
 import { escapeHtml as e } from '../http/html.ts'
 import type { PairFragment } from './analyse.ts'
-import type { PairRow, ReportRow } from './reports.ts'
+import { submissionsOf, type PairRow, type ReportRow } from './reports.ts'
 
 const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;padding:0 1rem;color:#1d1d1f;max-width:90rem}
@@ -70,6 +70,12 @@ export function reportPage(nonce: string, row: ReportRow, pairs: PairRow[], base
   ]
   if (row.failure) facts.push(['Error', row.failure])
   let body = `<table class="facts" id="facts">${facts.map(([k, v]) => `<tr><th>${e(k)}</th><td>${e(v)}</td></tr>`).join('')}</table>`
+  const excluded = submissionsOf(row).filter((s) => s.excluded)
+  if (excluded.length) {
+    body += `<h2>Left out</h2><p>The parser could not take these submissions; the report compares the others.</p><table id="excluded"><tr><th>Submission</th><th>Why</th></tr>${excluded
+      .map((s) => `<tr><td>${e(s.he_id)}</td><td>${e(s.excluded!)}</td></tr>`)
+      .join('')}</table>`
+  }
   if (row.state === 'completed') {
     body += `<h2>Similarity of all pairs</h2>${histogram(row.histogramJson ? (JSON.parse(row.histogramJson) as number[]) : [], row.minSimilarity)}`
     body += `<h2>Most similar pairs</h2>`

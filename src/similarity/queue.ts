@@ -45,6 +45,7 @@ export async function runReport(deps: QueueDeps, row: ReportRow, signal?: AbortS
         minSimilarity: row.minSimilarity,
         maxPairs: cfg.max_pairs,
         maxFingerprintShare: cfg.max_fingerprint_share,
+        fileParseSec: cfg.file_parse_sec,
       },
       { timeSec: cfg.time_limit_sec, memoryMb: cfg.memory_mb, ...(deps.sandboxBusy && { yieldTo: deps.sandboxBusy }) },
       (fraction, stage) => {

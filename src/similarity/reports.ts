@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import type { Client } from '../clients/clients.ts'
+import { chargeQuota, type Client } from '../clients/clients.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
 import { enqueueDelivery } from '../jobs/outbox.ts'
 import { problems, similarityPairs, similarityReports, submissions } from '../storage/schema.ts'
@@ -58,27 +58,57 @@ export function requestReport(deps: ServiceDeps, client: Client, req: Similarity
     })
 
   const now = deps.now()
-  return deps.db
-    .insert(similarityReports)
-    .values({
-      publicId: randomUUID(),
-      viewToken: randomBytes(16).toString('hex'),
-      clientId: client.id,
-      problemId: req.problem_id ?? null,
-      heIdsJson: req.he_ids ? JSON.stringify(req.he_ids) : null,
-      language: family,
-      minSimilarity: req.min_similarity ?? cfg.default_min_similarity,
-      template: req.template?.trim() ? req.template : null,
-      callbackUrl: callback,
-      submissionsJson: JSON.stringify(chosen.map((c) => ({ he_id: c.heId, language: c.language }))),
-      submissionCount: chosen.length,
-      state,
-      attempt: state === 'running' ? 1 : 0,
-      startedAt: state === 'running' ? now : null,
-      createdAt: now,
+  return deps.db.transaction(() => {
+    // asked through the API (queued): the client's cap of waiting reports, then its quota; the admin's
+    // `cli similarity` (running at once) is neither
+    if (state === 'queued') {
+      refuseWhenFull(deps, client)
+      chargeQuota(deps.db, client, deps.config.evaluation.default_quota, reportCost(deps, chosen.length))
+    }
+    return deps.db
+      .insert(similarityReports)
+      .values({
+        publicId: randomUUID(),
+        viewToken: randomBytes(16).toString('hex'),
+        clientId: client.id,
+        problemId: req.problem_id ?? null,
+        heIdsJson: req.he_ids ? JSON.stringify(req.he_ids) : null,
+        language: family,
+        minSimilarity: req.min_similarity ?? cfg.default_min_similarity,
+        template: req.template?.trim() ? req.template : null,
+        callbackUrl: callback,
+        submissionsJson: JSON.stringify(chosen.map((c) => ({ he_id: c.heId, language: c.language }))),
+        submissionCount: chosen.length,
+        state,
+        attempt: state === 'running' ? 1 : 0,
+        startedAt: state === 'running' ? now : null,
+        createdAt: now,
+      })
+      .returning()
+      .get()
+  })
+}
+
+/** Seconds a client whose reports fill its cap is told to wait: reports take seconds to minutes. */
+export const REPORTS_FULL_RETRY_AFTER_SEC = 30
+
+/** What a report of n submissions counts against the quota: one per similarity.submissions_per_quota_unit, started. */
+export const reportCost = (deps: Pick<Deps, 'config'>, n: number) => Math.max(1, Math.ceil(n / deps.config.similarity.submissions_per_quota_unit))
+
+function refuseWhenFull(deps: Pick<Deps, 'config' | 'db'>, client: Client): void {
+  const max = deps.config.similarity.max_queued_per_client
+  if (max <= 0) return
+  const queued = deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(similarityReports)
+    .where(and(eq(similarityReports.clientId, client.id), eq(similarityReports.state, 'queued')))
+    .get()!.n
+  if (queued >= max)
+    throw new AppError('QueueFullError', `${queued} similarity reports of this client are already waiting; try again later`, {
+      queued,
+      max_queued: max,
+      retry_after: REPORTS_FULL_RETRY_AFTER_SEC,
     })
-    .returning()
-    .get()
 }
 
 /** Languages present in a selection, for the "mixed languages" refusal: "python (12), java (3)". */
@@ -174,6 +204,8 @@ export interface SubmissionEntry {
   he_id: string
   language: string
   lines?: number
+  /** Why the parser could not take it: left out of the report (analyse.ts). */
+  excluded?: string
 }
 export const submissionsOf = (row: Pick<ReportRow, 'submissionsJson'>): SubmissionEntry[] => JSON.parse(row.submissionsJson) as SubmissionEntry[]
 
@@ -189,7 +221,7 @@ export function reportReply(deps: Pick<Deps, 'config' | 'db'>, row: ReportRow): 
     problem_id: row.problemId,
     min_similarity: row.minSimilarity,
     web_link: webLinkOf(deps, row),
-    submissions: submissionsOf(row).map((s) => ({ he_id: s.he_id, language: s.language, lines: s.lines ?? null })),
+    submissions: submissionsOf(row).map((s) => ({ he_id: s.he_id, language: s.language, lines: s.lines ?? null, excluded: s.excluded ?? null })),
     pair_count: row.pairsAbove,
     histogram: row.histogramJson ? (JSON.parse(row.histogramJson) as number[]) : null,
     pairs: pairs.map((p) => ({
@@ -251,10 +283,19 @@ export function* sourceBatches(deps: Pick<Deps, 'db'>, row: Pick<ReportRow, 'cli
 const claimed = (row: Pick<ReportRow, 'id' | 'attempt'>) =>
   and(eq(similarityReports.id, row.id), eq(similarityReports.attempt, row.attempt), eq(similarityReports.state, 'running'))
 
-/** The oldest queued report, now running under a fresh claim token; undefined when none waits. */
+/**
+ * The next report, now running under a fresh claim token; undefined when none waits. Clients take
+ * turns (round robin, as runs do): the client whose last report started longest ago (or never) goes
+ * next, with its oldest queued report, so one client's 20 reports do not all run before another's one.
+ */
 export function claimNext(deps: Pick<Deps, 'db' | 'now'>): ReportRow | undefined {
   return deps.db.transaction((tx) => {
-    const next = tx.select({ id: similarityReports.id, attempt: similarityReports.attempt }).from(similarityReports).where(eq(similarityReports.state, 'queued')).orderBy(asc(similarityReports.id)).limit(1).get()
+    const next = tx.get<{ id: number; attempt: number } | undefined>(sql`
+      select r.id, r.attempt from similarity_reports r
+      where r.state = 'queued'
+        and r.id = (select min(q.id) from similarity_reports q where q.client_id = r.client_id and q.state = 'queued')
+      order by coalesce((select max(s.started_at) from similarity_reports s where s.client_id = r.client_id), 0), r.id
+      limit 1`)
     if (!next) return undefined
     return tx
       .update(similarityReports)
@@ -287,11 +328,14 @@ export function completeReport(
     } else {
       const { result } = outcome
       const lines = new Map(result.files.map((f) => [f.id, f.lines]))
+      const excluded = new Map((result.excluded ?? []).map((x) => [x.id, x.reason]))
       set = {
         state: 'completed',
         pairsAbove: result.pairs_above,
         histogramJson: JSON.stringify(result.histogram),
-        submissionsJson: JSON.stringify(submissionsOf(row).map((s) => ({ ...s, ...(lines.has(s.he_id) && { lines: lines.get(s.he_id) }) }))),
+        submissionsJson: JSON.stringify(
+          submissionsOf(row).map((s) => ({ ...s, ...(lines.has(s.he_id) && { lines: lines.get(s.he_id) }), ...(excluded.has(s.he_id) && { excluded: excluded.get(s.he_id) }) }))
+        ),
         maxRssKb: outcome.maxRssKb,
         durationMs: outcome.ms,
       }

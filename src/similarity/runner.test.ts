@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
 import { until } from '../testing/evaluation.ts'
 import { generateSubmissions } from '../testing/similarity-submissions.ts'
-import { AnalysisFailed, inBatches, runAnalysis, WAITING_STAGE, YIELD_IDLE_MS } from './runner.ts'
+import { AnalysisFailed, cpuMeter, CPU_WINDOW_MS, inBatches, MAX_STOPPED_MS, runAnalysis, WAITING_STAGE, YIELD_IDLE_MS } from './runner.ts'
 
 const settings = { language: 'python', minSimilarity: 0, maxPairs: 100 }
 const limits = { timeSec: 120, memoryMb: 512 }
@@ -60,7 +60,8 @@ test('while the sandbox has work the analysis is stopped, its deadline not runni
   let busy = true
   const stages: string[] = []
   let releasedAt = 0
-  const run = runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 2, memoryMb: 512, yieldTo: () => busy }, (_, stage) => stages.push(stage))
+  // the jobs use the CPU (othersBusy): the rule stops the analysis
+  const run = runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 2, memoryMb: 512, yieldTo: () => busy, othersBusy: () => true }, (_, stage) => stages.push(stage))
   // stopped at once, and kept stopped past its 2 s deadline (stopped time is not run time)
   await until(() => analysisChildren().some((c) => c.state === 'T'), 5_000)
   await new Promise((r) => setTimeout(r, 3_000))
@@ -78,4 +79,38 @@ test('while the sandbox has work the analysis is stopped, its deadline not runni
 test('an analysis that runs past its deadline is still stopped by it', { timeout: 60_000 }, async () => {
   const { files } = generateSubmissions({ count: 600, seed: 7, copyShare: 0.05 })
   await expect(runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 0.5, memoryMb: 512, yieldTo: () => false })).rejects.toThrow(/took longer than 0.5 s/)
+})
+
+test('work in the sandbox that does not use the CPU (a program that sleeps) does not stop the analysis', { timeout: 120_000 }, async () => {
+  const { files } = generateSubmissions({ count: 60, seed: 7, copyShare: 0.05 })
+  const stages: string[] = []
+  const { result } = await runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 60, memoryMb: 512, yieldTo: () => true, othersBusy: () => false }, (_, stage) => stages.push(stage))
+  expect(result.files).toHaveLength(60)
+  expect(stages).not.toContain(WAITING_STAGE)
+})
+
+test('the floor: a sandbox that is busy for ever (using the CPU) still lets the analysis finish, a second in every five', { timeout: 120_000 }, async () => {
+  const { files } = generateSubmissions({ count: 60, seed: 7, copyShare: 0.05 })
+  const stages: string[] = []
+  const started = performance.now()
+  const { result } = await runAnalysis({ ...settings, batches: inBatches(files) }, { timeSec: 60, memoryMb: 512, yieldTo: () => true, othersBusy: () => true }, (_, stage) => stages.push(stage))
+  expect(result.files).toHaveLength(60)
+  expect(stages).toContain(WAITING_STAGE)
+  // it was stopped at first, for MAX_STOPPED_MS, before the floor let it run
+  expect(performance.now() - started).toBeGreaterThanOrEqual(MAX_STOPPED_MS)
+})
+
+test('cpuMeter: a process spinning beside the measured one counts as others using the CPU', { timeout: 30_000 }, async () => {
+  const { spawn } = await import('node:child_process')
+  const sleeper = spawn('sleep', ['5'])
+  const spinner = spawn(process.execPath, ['-e', 'for(;;){}'])
+  try {
+    const meter = cpuMeter(() => sleeper.pid)
+    meter()
+    await new Promise((r) => setTimeout(r, CPU_WINDOW_MS * 3))
+    expect(meter()).toBe(true)
+  } finally {
+    sleeper.kill()
+    spinner.kill()
+  }
 })

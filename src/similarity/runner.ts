@@ -1,12 +1,15 @@
 // Runs one analysis in a child process (analyse-child.ts), off the server's event loop and out of the
 // sandbox's way: with `yieldTo` (the server's: "this machine's jails have work"), the child is stopped
-// (SIGSTOP) while the local sandbox has work and continued once it has been idle for YIELD_IDLE_MS, so a
-// report never takes CPU from a job — niceness alone does not do that: the jails run in cgroups (and
+// (SIGSTOP) while the local sandbox has work that uses the CPU and continued once it has been idle for
+// YIELD_IDLE_MS, so a report never takes CPU from a job — niceness alone does not do that: the jails run in cgroups (and
 // under systemd another unit) of their own, which the kernel shares the CPU with at equal weight
 // whatever a process's nice value (measured: a queue of python runs at 63% of its throughput beside a
 // report at nice 19; scripts/bench-similarity-queue.ts). Also niced to 19, its heap capped with
 // --max-old-space-size, its resident memory watched (killed beyond the cap: tree-sitter's native memory
-// is outside the heap), and killed once it has run (stopped time not counted) longer than its deadline. The sources go to the child in batches, each sent
+// is outside the heap), and killed once it has run (stopped time not counted) longer than its deadline.
+// Work that holds the pool without using the CPU (a program that sleeps) does not stop it, and a floor
+// lets it run FLOOR_RUN_MS after MAX_STOPPED_MS stopped whatever the sandbox does: no client can hold a
+// report for ever by keeping the pool busy. The sources go to the child in batches, each sent
 // once the previous one is written to the pipe: the server holds one batch at a time, not the report.
 import { fork, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -51,6 +54,56 @@ export interface RunLimits {
   nice?: number
   /** True while this machine's sandbox has work: the analysis is stopped until it has been idle YIELD_IDLE_MS. */
   yieldTo?: () => boolean
+  /**
+   * True while processes other than the analysis use the CPU (default: this machine's /proc/stat, less
+   * the child's own time, over the last CPU_WINDOW_MS): the sandbox's work stops the analysis only then.
+   */
+  othersBusy?: () => boolean
+}
+
+/** How long the CPU is measured over, and the share of one core others must use to count as busy. */
+export const CPU_WINDOW_MS = 250
+export const CPU_BUSY_CORES = 0.5
+/** The floor: stopped this long in a row, the analysis runs FLOOR_RUN_MS whatever the sandbox does (a fifth of the time at worst). */
+export const MAX_STOPPED_MS = 4000
+export const FLOOR_RUN_MS = 1000
+
+/** Clock ticks of the whole machine's busy CPU (/proc/stat) and of one process (/proc/<pid>/stat). */
+function busyTicks(): number | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal: all but idle and iowait
+    return f.slice(0, 8).reduce((a, b) => a + b, 0) - (f[3] ?? 0) - (f[4] ?? 0)
+  } catch {
+    return undefined
+  }
+}
+function processTicks(pid: number): number | undefined {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // after the command's closing parenthesis: field 3 on; utime and stime are fields 14 and 15
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ')
+    return Number(rest[11]) + Number(rest[12])
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the machine's CPU, less one process's, was busy over the last window (USER_HZ ticks: 100 a second). */
+export function cpuMeter(pid: () => number | undefined): () => boolean {
+  let last: { at: number; busy: number; own: number } | undefined
+  let busy = true
+  return () => {
+    const at = performance.now()
+    if (last && at - last.at < CPU_WINDOW_MS) return busy
+    const all = busyTicks()
+    const p = pid()
+    const own = p ? (processTicks(p) ?? 0) : 0
+    if (all === undefined) return (busy = true) // cannot tell: yield, as before
+    if (last) busy = (all - last.busy - (own - last.own)) / 100 / ((at - last.at) / 1000) >= CPU_BUSY_CORES
+    last = { at, busy: all, own }
+    return busy
+  }
 }
 
 /** How often the sandbox is looked at (a job waits at most about this long for the CPU the analysis held). */
@@ -107,6 +160,9 @@ export function runAnalysis(input: RunInput, limits: RunLimits, onProgress: (fra
     let ranMs = 0
     let since = performance.now()
     let stopped = false
+    let stoppedSince = 0
+    // the floor: until this moment the analysis runs whatever the sandbox does
+    let floorUntil = 0
     let idleSince = 0
     let last = { fraction: 0, stage: '' }
     const clock = () => {
@@ -121,24 +177,30 @@ export function runAnalysis(input: RunInput, limits: RunLimits, onProgress: (fra
       if (kb !== undefined && kb > limits.memoryMb * 1024) kill(`the analysis needed more than ${limits.memoryMb} MB`)
     }, 250)
     const yieldTo = limits.yieldTo
+    const othersBusy = limits.othersBusy ?? cpuMeter(() => child.pid)
+    const resume = (floor: boolean) => {
+      clock()
+      stopped = !child.kill('SIGCONT')
+      if (!stopped && floor) floorUntil = performance.now() + FLOOR_RUN_MS
+      if (!stopped && last.stage) onProgress(last.fraction, last.stage)
+    }
     const gate = yieldTo
       ? setInterval(() => {
           if (failure || child.exitCode !== null) return
           const now = performance.now()
-          if (yieldTo()) {
+          // only work that uses the CPU stops the analysis (a job that sleeps holds the pool, not the CPU)
+          if (yieldTo() && othersBusy()) {
             idleSince = 0
-            if (!stopped) {
+            if (stopped && now - stoppedSince >= MAX_STOPPED_MS) resume(true)
+            else if (!stopped && now >= floorUntil) {
               clock()
               stopped = child.kill('SIGSTOP')
+              stoppedSince = now
               if (stopped) onProgress(last.fraction, WAITING_STAGE)
             }
           } else if (stopped) {
             idleSince ||= now
-            if (now - idleSince >= YIELD_IDLE_MS) {
-              clock()
-              stopped = !child.kill('SIGCONT')
-              if (!stopped && last.stage) onProgress(last.fraction, last.stage)
-            }
+            if (now - idleSince >= YIELD_IDLE_MS) resume(false)
           }
         }, YIELD_POLL_MS)
       : undefined

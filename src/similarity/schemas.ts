@@ -61,7 +61,14 @@ export const SimilarityReport = z
     problem_id: z.string().nullable(),
     min_similarity: z.number(),
     web_link: z.string().meta({ description: 'The report page (no credential needed: the link is the secret).' }),
-    submissions: z.array(z.object({ he_id: z.string(), language: z.string(), lines: z.number().int().nullable() })),
+    submissions: z.array(
+      z.object({
+        he_id: z.string(),
+        language: z.string(),
+        lines: z.number().int().nullable(),
+        excluded: z.string().nullable().meta({ description: 'Why this submission was left out of the report (the parser could not take it within its budget); null when compared.' }),
+      })
+    ),
     pair_count: z.number().int().nullable().meta({ description: 'Pairs at or above min_similarity (at most similarity.max_pairs are listed).' }),
     histogram: z.array(z.number().int()).nullable().meta({ description: 'Every pair counted in 20 bins of similarity: [0, 0.05), [0.05, 0.1), … [0.95, 1].' }),
     pairs: z.array(SimilarityPair).meta({ description: 'Most similar first.' }),
