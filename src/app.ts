@@ -101,7 +101,7 @@ export function createApp(deps: Deps): Hono {
   let openapi: ReturnType<typeof buildOpenApi> | undefined
   app.get('/openapi.json', documented(serverDocs.openapi, (c) => c.json((openapi ??= buildOpenApi(deps.config, app)))))
   // GET /metrics (metrics.enabled, metrics.token)
-  app.route('/', metricsRoute(deps.config, metrics))
+  app.route('/', metricsRoute(deps, metrics))
   // ── the admin's dashboard (signed in with a token from `cli admin create`) ──
   app.route('/', internalRoutes("the admin's dashboard (HTML, session cookie + CSRF token)", adminRoutes(deps)))
   // GET /docs: the document above, browsable; GET /docs/pages/…: the pages of docs/ it links

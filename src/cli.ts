@@ -19,6 +19,7 @@ import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
 import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
 import { similarityCommands } from './similarity/cli-commands.ts'
+import { metricsCommands } from './metrics/cli-commands.ts'
 
 const commands: CliCommands = {
   ...jobCommands,
@@ -33,6 +34,7 @@ const commands: CliCommands = {
   ...packageCommands,
   ...sandboxHostCommands,
   ...similarityCommands,
+  ...metricsCommands,
 }
 
 /** The one way a command reads the config and opens the database (cli-types.ts CliContext). */

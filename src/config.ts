@@ -570,7 +570,8 @@ export const ConfigSchema = z
         token: z
           .string()
           .default('')
-          .describe('When set, GET /metrics needs `Authorization: Bearer <token>` (401 otherwise); empty = open to whoever reaches the port.'),
+          .describe('The bearer token GET /metrics needs (`Authorization: Bearer <token>`, 401 otherwise); empty = the one made at first start, shown by `cli metrics token`.'),
+        open: z.boolean().default(false).describe('true = GET /metrics answers whoever reaches the port, with no token (closed by default).'),
       },
       'GET /metrics for Prometheus (changes apply on SIGHUP).'
     ),

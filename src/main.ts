@@ -14,6 +14,7 @@ import { callbackSender, createOutbox } from './jobs/outbox.ts'
 import { createJailPool } from './jobs/jail-pool.ts'
 import { createPool } from './jobs/pool.ts'
 import { createMetrics } from './metrics/metrics.ts'
+import { storedMetricsToken } from './metrics/token.ts'
 import { signedCallbackSender } from './jobs/signature.ts'
 import { compileOverridesByCode, isProvisionedCached, loadLanguages, resolveLanguage, type Language } from './languages.ts'
 import type { Config } from './config.ts'
@@ -41,6 +42,11 @@ async function main() {
   const jobs = remote ? (local ? combinePools(local, remote, (code) => runsHere(config, languages, code)) : remote) : local!
   // the pool the queue sees is timed for /metrics (compile and run durations)
   const metrics = createMetrics({ config, db, pool: jobs, now, ...(remote && { sandboxHosts: jobs as RemotePool }) })
+  // /metrics is closed from the first start: its token is made now if the config sets none
+  if (!config.metrics.open && !config.metrics.token) {
+    storedMetricsToken(db, now())
+    log.info('GET /metrics needs its bearer token: see `npm run -s cli -- metrics token`')
+  }
   const pool = metrics.instrument(jobs)
   const base = { config, db, log, languages, pool, metrics, now, protocols: createProtocols() }
   // one sender per outbox kind; without an SMTP server e-mails wait in the outbox (`cli outbox`)

@@ -78,15 +78,17 @@ export function adminRoutes(deps: Deps): Hono {
     return c.redirect('/admin', 303)
   })
 
-  // POST /admin/logout: CSRF-checked (a forged form cannot sign an admin out); the session ends on the server
+  // POST /admin/logout: CSRF-checked (a forged form cannot sign an admin out); the session ends on the server.
+  // The cookie is deleted only with the session it names: a cross-site form post carries no cookie
+  // (SameSite=Strict), and a browser would still apply a deletion in its answer, signing the admin out.
   app.post('/admin/logout', body, (c) => {
     const s = signedIn(c)
     if (s) {
       if (!csrfMatches(deps.db, deps.now(), s.cookie, c.var.body.csrf)) return page(c, signInPage('The form was stale or forged (CSRF check).'), 403)
       endSession(deps.db, s.cookie)
       deps.log.info('admin signed out', { admin: s.admin.name })
+      deleteCookie(c, ADMIN_COOKIE, { path: '/admin' })
     }
-    deleteCookie(c, ADMIN_COOKIE, { path: '/admin' })
     return c.redirect('/admin', 303)
   })
 

@@ -1,6 +1,8 @@
 // The admin's dashboard in a real headless Chromium: sign-in with a token from `cli admin create`, every
 // panel with real data (a jailed submission, a doctor self-test, a client, a failed callback, an
 // interview), creating and revoking a client, retrying a failed delivery; CSRF and revocation hold.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser } from '../testing/browser.ts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -117,6 +119,42 @@ test('sign in, see every panel, create and revoke a client, retry a failed deliv
   await page.goto(`${s.base}/admin`)
   expect(await page.locator('#token').count()).toBe(1)
   await ctx.close()
+})
+
+test('a cross-site page cannot sign the admin out: its auto-submitted form to /admin/logout leaves the session and its cookie', { timeout: 120_000 }, async () => {
+  const { token } = await s.cli('admin', 'create', '--name', 'bea')
+  // another site (localhost is not the same site as 127.0.0.1) with a form posting to the sign-out
+  const evil = createServer((_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><form id="f" method="post" action="${s.base}/admin/logout"><input name="x" value="1"></form><script>document.getElementById('f').submit()</script>`)
+  )
+  await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r))
+  const evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`
+  const ctx = await browser.newContext()
+  try {
+    const page = await ctx.newPage()
+    await page.goto(`${s.base}/admin`)
+    await page.fill('#token', token)
+    await page.click('#sign-in')
+    await page.waitForSelector('#live')
+    expect(new URL(s.base).hostname).not.toBe('localhost')
+    // the admin visits the other site: its form posts to the sign-out and the browser follows the answer
+    await page.goto(evilUrl)
+    await page.waitForURL(`${s.base}/admin`, { timeout: 10_000 })
+    // the admin comes back: still signed in (the cookie was neither sent cross-site nor deleted)
+    await page.goto(`${s.base}/admin`)
+    expect(await page.locator('#live').count()).toBe(1)
+    expect((await ctx.cookies(`${s.base}/admin`)).map((c) => c.name)).toContain('arbiter_admin')
+    // and their own sign-out still works
+    await page.click('#sign-out')
+    await page.waitForSelector('#token')
+    expect((await ctx.cookies(`${s.base}/admin`)).map((c) => c.name)).not.toContain('arbiter_admin')
+  } finally {
+    await ctx.close()
+    evil.closeAllConnections()
+    await new Promise((r) => evil.close(r))
+  }
 })
 
 test('without a session nothing of the dashboard is served', async () => {

@@ -52,7 +52,9 @@ describe('an API host without a jail and its sandbox hosts', () => {
     const h = await health()
     expect(h.queue).toMatchObject({ backend: 'redis', redis: 'ok', slots: 2 })
     expect(JSON.stringify(h)).not.toContain(redis.password)
-    const metrics = await (await http().get('/metrics')).text()
+    // /metrics is closed by default: its token from the CLI
+    const { token } = (await server.cli(['metrics', 'token'])) as { token: string }
+    const metrics = await (await http().get('/metrics', { authorization: `Bearer ${token}` })).text()
     expect(metrics).toMatch(/^arbiter_redis_up 1$/m)
     expect(metrics).toMatch(/^arbiter_sandbox_hosts 1$/m)
     expect(metrics).toMatch(/^arbiter_sandbox_host_slots 2$/m)

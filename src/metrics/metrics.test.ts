@@ -4,6 +4,7 @@ import { addClient, createTestDeps, json, testConfig, until, type TestDeps } fro
 import { createFakePool, okRun } from '../testing/fake-pool.ts'
 import { outbox } from '../storage/schema.ts'
 import { createMetrics } from './metrics.ts'
+import { metricsToken, storedMetricsToken } from './token.ts'
 
 let deps: TestDeps
 afterEach(() => deps?.stop())
@@ -14,6 +15,9 @@ const value = (text: string, series: string) => {
   const line = text.split('\n').find((l) => l.startsWith(series + ' '))
   return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
+
+/** A scrape with the token made for this installation (closed by default). */
+const scrape = (app: ReturnType<typeof createApp>) => app.request('/metrics', { headers: { authorization: `Bearer ${metricsToken(deps.config, deps.db, deps.now())}` } })
 
 describe('GET /metrics', () => {
   test('submissions by state, verdict and language; queue depth and age; pool; HTTP requests by route pattern', async () => {
@@ -28,7 +32,7 @@ describe('GET /metrics', () => {
     await submit('C')
     await until(() => deps.pool.jobs.length === 2)
     await app.request(`${V4}${first.he_id}/`, { headers: { 'client-secret': secret } })
-    let text = await (await app.request('/metrics')).text()
+    let text = await (await scrape(app)).text()
     expect(value(text, 'arbiter_queue_depth')).toBe(1)
     expect(value(text, 'arbiter_queue_oldest_age_seconds')).toBeGreaterThanOrEqual(0)
     expect(value(text, 'arbiter_pool_busy_slots')).toBe(2)
@@ -39,14 +43,14 @@ describe('GET /metrics', () => {
     expect(text).not.toContain(first.he_id)
     deps.pool.release()
     await until(() => deps.pool.busy === 0)
-    text = await (await app.request('/metrics')).text()
+    text = await (await scrape(app)).text()
     expect(value(text, 'arbiter_submissions{state="completed",verdict="AC",language="C"}')).toBe(2)
     expect(value(text, 'arbiter_submissions{state="completed",verdict="AC",language="PYTHON3"}')).toBe(1)
     expect(value(text, 'arbiter_queue_depth')).toBe(0)
     expect(value(text, 'arbiter_queue_oldest_age_seconds')).toBe(0)
     // an unknown path counts once, under one label
     await app.request('/no/such/path/123')
-    text = await (await app.request('/metrics')).text()
+    text = await (await scrape(app)).text()
     expect(value(text, 'arbiter_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1)
   })
 
@@ -56,7 +60,7 @@ describe('GET /metrics', () => {
     const now = deps.now()
     const row = { target: 'http://x', body: '', contentType: 'text/plain', nextAt: now, createdAt: now }
     deps.db.insert(outbox).values([{ ...row, kind: 'callback' }, { ...row, kind: 'callback' }, { ...row, kind: 'callback', state: 'failed' }, { ...row, kind: 'email' }]).run()
-    const text = await (await app.request('/metrics')).text()
+    const text = await (await scrape(app)).text()
     expect(value(text, 'arbiter_outbox_deliveries{kind="callback",state="pending"}')).toBe(2)
     expect(value(text, 'arbiter_outbox_deliveries{kind="callback",state="failed"}')).toBe(1)
     expect(value(text, 'arbiter_outbox_deliveries{kind="email",state="pending"}')).toBe(1)
@@ -76,6 +80,24 @@ describe('GET /metrics', () => {
     expect(value(text, 'arbiter_step_duration_seconds_bucket{le="0.25",step="run",language="C"}')).toBe(1)
     expect(value(text, 'arbiter_step_duration_seconds_bucket{le="0.1",step="run",language="C"}')).toBe(0)
     expect(timed.size).toBe(pool.size)
+  })
+
+  test('closed by default: 401 without the token made for this installation, 200 with it; metrics.open opens it', async () => {
+    deps = createTestDeps()
+    const app = createApp(deps)
+    const r = await app.request('/metrics')
+    expect(r.status).toBe(401)
+    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="metrics"')
+    expect(await r.text()).not.toContain('arbiter_')
+    expect((await app.request('/metrics', { headers: { authorization: 'Bearer ' } })).status).toBe(401)
+    const token = storedMetricsToken(deps.db, deps.now())
+    expect(token).toMatch(/^[\w-]{32}$/)
+    // made once: the same token every time
+    expect(storedMetricsToken(deps.db, deps.now())).toBe(token)
+    expect((await app.request('/metrics', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    await deps.stop()
+    deps = createTestDeps({ config: testConfig({ metrics: { open: true } }) })
+    expect((await createApp(deps).request('/metrics')).status).toBe(200)
   })
 
   test('off by config: 404; with a token: 401 without it, 200 with it', async () => {
