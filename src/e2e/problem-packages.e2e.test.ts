@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultValidator, parseValidatorFlags } from '../grading/default-validator.ts'
+import type { V4Reply } from '../hackerearth/schemas.ts'
+import { api, json, startServer, waitUntil } from '../testing/harness.ts'
+import { makeZip } from '../testing/zips.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const VERSION = '1.20260907'
@@ -90,5 +93,51 @@ describe("problemtools' default validator and Arbiter's agree", { timeout: 300_0
     }
     expect(compared).toBe(300)
     expect(readdirSync(dir).length).toBeGreaterThan(300)
+  })
+})
+
+describe('a package through the v4 API', { timeout: 300_000 }, () => {
+  it('different: imported with its validator and report, graded by problem_id; bad packages refused naming the file', async () => {
+    const server = await startServer({})
+    try {
+      const http = api(server.url)
+      const secret = await server.createClient('teacher')
+      const dir = join(sdist, 'examples', 'different')
+      const walk = (d: string, rel = ''): [string, string][] =>
+        readdirSync(join(d, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(d, `${rel}${e.name}/`) : [[`different/${rel}${e.name}`, readFileSync(join(d, rel, e.name), 'latin1')] as [string, string]]))
+      const post = async (data: Buffer) => {
+        const form = new FormData()
+        form.set('package', new Blob([data]), 'different.zip')
+        const send = () => fetch(`${server.url}/v4/partner/code-evaluation/problems/`, { method: 'POST', headers: { 'client-secret': secret }, body: form })
+        // a kept-alive connection the server closed after its previous answer can fail the write
+        // (EPIPE) before this request reached it: sent again once on a fresh connection
+        const r = await send().catch(() => send())
+        return { status: r.status, body: await json(r) }
+      }
+      const r = await post(makeZip(walk(dir).filter(([n]) => !n.includes('.tex'))))
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect(r.body).toMatchObject({ name: 'A Different Problem', test_count: 3, checker: { type: 'output_validator', lang: 'CPP17' } })
+      expect(r.body.package.groups).toEqual([{ group: 'sample', cases: 1 }, { group: 'secret', cases: 2 }])
+      expect(r.body.package.ignored.join('\n')).toMatch(/input_validators\/validate\.py/)
+      const graded = async (file: string, lang: string) => {
+        const q = await json(await http.post('/v4/partner/code-evaluation/submissions/', JSON.stringify({ lang, source: readFileSync(join(dir, 'submissions', file), 'utf8'), problem_id: r.body.problem_id }), { 'client-secret': secret, 'content-type': 'application/json' }))
+        let done: V4Reply | undefined
+        await waitUntil(async () => (done = (await json(await http.get(`/v4/partner/code-evaluation/submissions/${q.he_id}/`, { 'client-secret': secret }))) as V4Reply).request_status.code === 'REQUEST_COMPLETED', 120_000, 'completion')
+        return done!
+      }
+      expect((await graded('accepted/different.c', 'C')).result.run_status.status).toBe('AC')
+      const wa = await graded('wrong_answer/different_no_abs.cc', 'CPP17')
+      expect(wa.result.run_status.status).toBe('WA')
+      const bad = await post(makeZip([['problem.yaml', 'problem_format_version: 2023-07-draft\ntype: batch\n'], ['data/secret/1.in', ''], ['data/secret/1.ans', '']]))
+      expect(bad.status).toBe(400)
+      expect(bad.body.message ?? JSON.stringify(bad.body)).toMatch(/problem\.yaml: unknown type "batch"/)
+      const bomb = await post(makeZip([['problem.yaml', ''], ['data/secret/1.in', { zeros: 300 << 20 }], ['data/secret/1.ans', '']]))
+      expect(bomb.status).toBe(413)
+      const traversal = await post(makeZip([['problem.yaml', ''], ['../../etc/x', 'x']]))
+      expect(traversal.status).toBe(400)
+    } finally {
+      await server.stop()
+      server.cleanup()
+    }
   })
 })
