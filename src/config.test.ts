@@ -33,6 +33,21 @@ describe('loadConfig', () => {
     expect(cfg.server.public_url).toBe('http://127.0.0.1:9123')
   })
 
+  it('points the default public URL at the port the server listens on (PORT or server.port)', () => {
+    const fresh = freshDir()
+    expect(loadConfig({ ARBITER_DATA: fresh }).server.public_url).toBe('http://localhost:8080')
+    // the default file written above leaves public_url unset: PORT alone moves every link
+    expect(loadConfig({ ARBITER_DATA: fresh, PORT: '9321' }).server.public_url).toBe('http://localhost:9321')
+    const dir = freshDir()
+    writeFileSync(join(dir, 'config.toml'), '[server]\nport = 9000\n')
+    expect(loadConfig({ ARBITER_DATA: dir }).server.public_url).toBe('http://localhost:9000')
+    // a file written before (public_url = the old default) follows the port too
+    writeFileSync(join(dir, 'config.toml'), '[server]\nport = 9000\npublic_url = "http://localhost:8080"\n')
+    expect(loadConfig({ ARBITER_DATA: dir }).server.public_url).toBe('http://localhost:9000')
+    writeFileSync(join(dir, 'config.toml'), '[server]\nport = 9000\npublic_url = "https://judge.example/"\n')
+    expect(loadConfig({ ARBITER_DATA: dir }).server.public_url).toBe('https://judge.example')
+  })
+
   it.each([
     ['[server]\nport = "eighty"\n', /server\.port/],
     ['[limits]\nmax_time_sec = -1\n', /limits\.max_time_sec/],

@@ -17,9 +17,9 @@ export const ConfigSchema = z
         host: z.string().default('0.0.0.0').describe('Address the HTTP server listens on.'),
         port: z.number().int().min(0).max(65535).default(8080).describe('HTTP port (env PORT overrides).'),
         public_url: z
-          .url()
-          .default('http://localhost:8080')
-          .describe('Base URL clients reach this server at; used in status_update_url, web_link, links (env ARBITER_PUBLIC_URL overrides).'),
+          .union([z.literal(''), z.url()])
+          .default('')
+          .describe('Base URL clients reach this server at; used in status_update_url, web_link, links (env ARBITER_PUBLIC_URL overrides); empty = http://localhost:{server.port}.'),
         body_limit_bytes: z.number().int().positive().default(2_097_152).describe('Largest request body accepted.'),
         cors_origins: z
           .array(z.string())
@@ -684,7 +684,10 @@ export function parseConfig(
     throw new ConfigError(`${source}: invalid configuration\n${lines.join('\n')}`)
   }
   const cfg = parsed.data
-  cfg.server.public_url = cfg.server.public_url.replace(/\/+$/, '')
+  // unset, the links the server hands out follow the port it listens on (PORT or server.port); so does
+  // the old default that earlier versions wrote into every config.toml
+  const own = cfg.server.public_url.replace(/\/+$/, '')
+  cfg.server.public_url = own === '' || own === 'http://localhost:8080' ? `http://localhost:${cfg.server.port}` : own
   return { ...cfg, dataDir }
 }
 
