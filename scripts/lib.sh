@@ -50,7 +50,8 @@ provision() {
 # arbiter; config.toml stays root:arbiter 0640 because the root jail daemon reads it too (it refuses a
 # file the server could have written). pool.jail_socket is set so the server hands jobs to the daemon.
 service_user() {
-  local data=$1 sock=/run/arbiter-jail/jail.sock
+  # {data_id}: the server and the daemon derive the socket from the data directory (one daemon each)
+  local data=$1 sock='/run/arbiter-jail/jail-{data_id}.sock'
   if ! id -u arbiter >/dev/null 2>&1; then
     useradd --system --user-group --home-dir "$data" --no-create-home --shell /usr/sbin/nologin arbiter
     echo "created system user arbiter"
@@ -64,8 +65,9 @@ service_user() {
   if [ ! -f "$cfg" ]; then
     (cd "$here" && ARBITER_DATA="$data" node --import tsx --input-type=module -e "await import('./src/config.ts').then((m) => m.loadConfig())")
   fi
-  if grep -q '^jail_socket = ""' "$cfg"; then
-    sed -i "s|^jail_socket = \"\"|jail_socket = \"$sock\"|" "$cfg"
+  # an empty one, or the one socket every installation shared before
+  if grep -q '^jail_socket = "\(/run/arbiter-jail/jail.sock\)\?"' "$cfg"; then
+    sed -i "s|^jail_socket = \".*\"|jail_socket = \"$sock\"|" "$cfg"
   elif ! grep -q '^jail_socket' "$cfg"; then
     if grep -q '^\[pool\]' "$cfg"; then sed -i "/^\[pool\]/a jail_socket = \"$sock\"" "$cfg"
     else printf '\n[pool]\njail_socket = "%s"\n' "$sock" >>"$cfg"; fi

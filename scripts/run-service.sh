@@ -28,7 +28,16 @@ echo "arbiter: jail daemon pid $jail_pid (root), server pid $server_pid ($user)"
 while [ "$stopping" = 0 ]; do
   # returns when a child ends or a trapped signal arrives
   wait -n
+  code=$?
   [ "$stopping" = 1 ] && break
+  # 3: the jail socket or the data directory is another installation's (src/jobs/jail-socket-owner.ts):
+  # starting again would not help, and must never take the other one over
+  if [ "$code" = 3 ]; then
+    echo "arbiter: refused to start beside another installation (message above); stopping" >&2
+    kill -TERM $server_pid $jail_pid 2>/dev/null
+    wait
+    exit 3
+  fi
   if ! alive "$jail_pid"; then echo "arbiter: the jail daemon exited; starting it again" >&2; sleep 1; start_jail; fi
   if ! alive "$server_pid"; then echo "arbiter: the server exited; starting it again" >&2; sleep 1; start_server; fi
 done

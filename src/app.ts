@@ -27,6 +27,8 @@ import { createMetrics } from './metrics/metrics.ts'
 import { metricsRoute } from './metrics/route.ts'
 import { queueHealth } from './sandbox-hosts/health.ts'
 import { cachedDiskUsage } from './storage/disk-usage.ts'
+import { storageAppError } from './storage/faults.ts'
+import { createHealth } from './health.ts'
 
 export function createApp(deps: Deps): Hono {
   const app = new Hono({ strict: false })
@@ -50,17 +52,24 @@ export function createApp(deps: Deps): Hono {
   // GET /health
   const cgroup = detectCgroups().version // which hierarchy the jails use: v1 or v2
   const disk = cachedDiskUsage(deps.config.dataDir)
+  const health = createHealth(deps)
   app.get(
     '/health',
-    documented(serverDocs.health, (c) =>
-      c.json({
-        status: 'ok',
-        cgroup,
-        pool: { size: deps.pool.size, busy: deps.pool.busy },
-        disk: disk(),
-        queue: deps.sandboxHosts ? queueHealth(deps.db, deps.sandboxHosts.status()) : { backend: 'sqlite' },
-      })
-    )
+    documented(serverDocs.health, async (c) => {
+      const report = await health()
+      // 503 when jobs cannot run (a monitor or a load balancer needs no more than the status)
+      return c.json(
+        {
+          status: report.can_run ? 'ok' : 'unavailable',
+          ...report,
+          cgroup,
+          pool: { size: deps.pool.size, busy: deps.pool.busy },
+          disk: disk(),
+          queue: deps.sandboxHosts ? queueHealth(deps.db, deps.sandboxHosts.status()) : { backend: 'sqlite' },
+        },
+        report.can_run ? 200 : 503
+      )
+    })
   )
 
   // ── code evaluation (v3, v4) ──
@@ -115,6 +124,11 @@ export function createApp(deps: Deps): Hono {
     return c.json(body, status)
   })
   app.onError((err, c) => {
+    const fault = storageAppError(err, deps.log, { method: c.req.method, path: loggablePath(c.req.path) })
+    if (fault) {
+      c.header('Retry-After', String(fault.data.retry_after))
+      return c.json({ message: fault.message, errors: {} }, 503)
+    }
     deps.log.error('unhandled', { path: loggablePath(c.req.path), err: String(err), stack: (err as Error).stack })
     return c.json({ message: 'InternalServerError: something went wrong on our side', errors: {} }, 500)
   })

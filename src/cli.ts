@@ -13,7 +13,7 @@ import { runCommands } from './evaluation/cli-run.ts'
 import { interviewCommands } from './interviews/cli-commands.ts'
 import { jobCommands } from './jobs/cli-commands.ts'
 import { outboxCommands } from './jobs/outbox-commands.ts'
-import { dataDirFromEnv, loadConfig, type Config } from './config.ts'
+import { dataDirFromEnv, loadConfig, requireDataDir, type Config } from './config.ts'
 import { openDb } from './storage/db.ts'
 import { repairOwnership } from './storage/backup.ts'
 import { storageCommands } from './storage/cli-commands.ts'
@@ -44,6 +44,8 @@ function cliContext(): CliContext {
     config: () => (config ??= loadConfig()),
     withDb(fn) {
       const c = ctx.config()
+      // never a new empty database where the installation's should be (cli init makes a fresh one)
+      requireDataDir(c.dataDir)
       const db = openDb(join(c.dataDir, 'arbiter.db'))
       let out
       try {

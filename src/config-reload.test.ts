@@ -13,7 +13,8 @@ describe('applyLiveConfig', () => {
       cfg({ server: { cors_origins: ['https://b.example'], port: 9999 }, limits: { max_time_sec: 2 }, languages: { enabled: ['C'] }, paths: { nsjail: '/x' } })
     )
     expect(report.applied.sort()).toEqual(['languages.enabled', 'limits.max_time_sec', 'server.cors_origins'])
-    expect(report.needsRestart.sort()).toEqual(['paths.nsjail', 'server.port'])
+    // the default public URL follows the port: it changes with it, and needs the restart too
+    expect(report.needsRestart.sort()).toEqual(['paths.nsjail', 'server.port', 'server.public_url'])
     expect(limits.max_time_sec).toBe(2)
     expect(running.server.cors_origins).toEqual(['https://b.example'])
     expect(running.server.port).toBe(8080) // not applied

@@ -1,6 +1,7 @@
 // The admin's config: one zod schema that validates data/config.toml, writes its commented default,
 // and renders the table of docs/admin/configuration.md. The only module that reads process.env.
-import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { validate as validateCron } from 'node-cron'
@@ -21,6 +22,12 @@ export const ConfigSchema = z
           .default('')
           .describe('Base URL clients reach this server at; used in status_update_url, web_link, links (env ARBITER_PUBLIC_URL overrides); empty = http://localhost:{server.port}.'),
         body_limit_bytes: z.number().int().positive().default(2_097_152).describe('Largest request body accepted.'),
+        min_free_disk_mb: z
+          .number()
+          .int()
+          .min(0)
+          .default(64)
+          .describe("Free space the data directory's file system must keep: under it /health's disk part fails and /health answers 503 (jobs could not be stored)."),
         cors_origins: z
           .array(z.string())
           .default(['*'])
@@ -72,7 +79,7 @@ export const ConfigSchema = z
         jail_socket: z
           .string()
           .default('')
-          .describe('Unix socket of the root jail daemon (`src/jobs/jail-daemon.ts`) that runs the jobs, so this server needs no privileges; empty = run the pool in this process (needs root; tests, development).'),
+          .describe('Unix socket of the root jail daemon (`src/jobs/jail-daemon.ts`) that runs the jobs, so this server needs no privileges; `{data_id}` in it stands for a short hash of the data directory\'s path (one daemon per data directory: a restored copy of the data beside the live one gets its own); empty = run the pool in this process (needs root; tests, development).'),
         jail_group: z
           .string()
           .default('arbiter')
@@ -612,16 +619,50 @@ export type Config = z.infer<typeof ConfigSchema> & { dataDir: string }
 
 export class ConfigError extends Error {}
 
+/** A short stable id of a data directory's path ({data_id} in pool.jail_socket). */
+export const dataDirId = (dataDir: string): string => createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)
+
 /** The data directory: ARBITER_DATA, else ./data beside the checkout. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.ARBITER_DATA ?? join(import.meta.dirname, '..', 'data'))
 }
 
-/** Reads (creating when absent) <dataDir>/config.toml, applies the three env overrides, validates. */
+/**
+ * A data directory that is not there is an error, never an empty one made in its place: a volume that
+ * failed to mount would otherwise be served as an installation with no clients, problems or submissions.
+ * `cli init` (and scripts/setup.sh) make a fresh one on purpose.
+ */
+export function requireDataDir(dataDir: string): void {
+  let isDir: boolean
+  try {
+    isDir = statSync(dataDir).isDirectory()
+  } catch {
+    throw new ConfigError(
+      `the data directory ${dataDir} does not exist (a volume that is not mounted? ARBITER_DATA naming another one?); nothing was created. ` +
+        'For a fresh installation: npm run -s cli -- init (or npm start -- --init, or scripts/setup.sh)'
+    )
+  }
+  if (!isDir) throw new ConfigError(`the data directory ${dataDir} is not a directory`)
+}
+
+/** `cli init`: a fresh data directory (0750) with the commented default config.toml; an existing one is left as it is. */
+export function initDataDir(env: NodeJS.ProcessEnv = process.env): { data_dir: string; created: boolean } {
+  const dataDir = dataDirFromEnv(env)
+  const created = !existsSync(dataDir)
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 })
+  loadConfig(env)
+  return { data_dir: dataDir, created }
+}
+
+/**
+ * Reads <dataDir>/config.toml (writing the commented default when the directory has none), applies the
+ * env overrides, validates. A missing data directory is not created: the defaults are returned (tools
+ * and tests that need no data), and whatever needs the data calls requireDataDir first.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = dataDirFromEnv(env)
-  mkdirSync(dataDir, { recursive: true })
   const file = join(dataDir, 'config.toml')
+  if (!existsSync(dataDir)) return parseConfig({}, env, dataDir, file)
   if (!existsSync(file)) writeFileSync(file, renderDefaultToml())
   let raw: Record<string, unknown>
   try {
@@ -686,6 +727,8 @@ export function parseConfig(
   const cfg = parsed.data
   // unset, the links the server hands out follow the port it listens on (PORT or server.port); so does
   // the old default that earlier versions wrote into every config.toml
+  // one jail daemon per data directory: a copy of config.toml in another directory names another socket
+  cfg.pool.jail_socket = cfg.pool.jail_socket.replaceAll('{data_id}', dataDirId(dataDir))
   const own = cfg.server.public_url.replace(/\/+$/, '')
   cfg.server.public_url = own === '' || own === 'http://localhost:8080' ? `http://localhost:${cfg.server.port}` : own
   return { ...cfg, dataDir }

@@ -24,6 +24,7 @@ const CORE: Record<CoreErrorCode, true> = {
   InternalServerError: true,
   Internal: true,
   SandboxUnavailable: true,
+  StorageUnavailable: true,
 }
 const codes = Object.keys(CORE) as CoreErrorCode[]
 
@@ -47,6 +48,7 @@ describe('each edge answers every core code', () => {
   test.each(edges)('%s: a full queue 429, no sandbox slot 503, our faults 500', async (_, status) => {
     expect(await status(new AppError('QueueFullError', 'full', { retry_after: 1 }))).toBe(429)
     expect(await status(new AppError('SandboxUnavailable', 'busy'))).toBe(503)
+    expect(await status(new AppError('StorageUnavailable', 'disk full', { retry_after: 30 }))).toBe(503)
     for (const code of ['Internal', 'InternalServerError'] as const) expect(await status(new AppError(code, 'x'))).toBe(500)
     for (const code of codes) expect(await status(new AppError(code, 'x')), code).toBeGreaterThanOrEqual(400)
   })
@@ -54,6 +56,7 @@ describe('each edge answers every core code', () => {
   test('Jobe: client errors keep their status and text; our faults are 500 without detail', () => {
     expect(jobeErrorBody(new AppError('QuotaExceededError', 'x'))).toEqual({ status: 401, body: 'API usage quota exceeded' })
     expect(jobeErrorBody(new AppError('LanguageNotSupportedError', 'no such'))).toEqual({ status: 400, body: 'LanguageNotSupportedError: no such' })
+    expect(jobeErrorBody(new AppError('StorageUnavailable', 'the disk is full'))).toEqual({ status: 503, body: 'StorageUnavailable: the disk is full' })
     for (const code of ['Internal', 'InternalServerError', 'SandboxUnavailable'] as const) expect(jobeErrorBody(new AppError(code, 'secret detail'))).toEqual({ status: 500, body: expect.not.stringContaining('secret') })
   })
 

@@ -52,8 +52,11 @@ export type RoomErrorCode =
   | 'RoomEnded'
   | 'RoomBusy'
 
-/** Faults of our own side (not the user's program): no sandbox slot in time, a run that left no result. */
-export type InternalErrorCode = 'SandboxUnavailable' | 'Internal'
+/**
+ * Faults of our own side (not the user's program): no sandbox slot in time, the data disk full, read-only
+ * or not writable (storage/faults.ts: try again later), a run that left no result.
+ */
+export type InternalErrorCode = 'SandboxUnavailable' | 'StorageUnavailable' | 'Internal'
 
 export type ErrorCode = EvaluationErrorCode | InterviewErrorCode | RoomErrorCode | InternalErrorCode
 

@@ -3,6 +3,7 @@
 // SIGTERM/SIGINT stop it. The HTTP server runs elsewhere, unprivileged, with pool.jail_socket set.
 import { loadRootOwnedConfig } from './config.ts'
 import { startJailDaemon } from './jobs/jail-daemon.ts'
+import { SOCKET_TAKEN_EXIT, SocketTaken } from './jobs/jail-socket-owner.ts'
 import { createPool } from './jobs/pool.ts'
 import { compileOverridesByCode, loadLanguages } from './languages.ts'
 import { createLog } from './log.ts'
@@ -34,5 +35,6 @@ async function main() {
 
 main().catch((err: Error) => {
   process.stderr.write(`arbiter-jail: ${err.message}\n`)
-  process.exit(1)
+  // another installation's socket: restarting would not help (run-service.sh and the unit stop here)
+  process.exit(err instanceof SocketTaken ? SOCKET_TAKEN_EXIT : 1)
 })

@@ -2,7 +2,7 @@
 // graceful stop on signals.
 import { serve } from '@hono/node-server'
 import { join } from 'node:path'
-import { loadConfig } from './config.ts'
+import { dataDirFromEnv, loadConfig, requireDataDir } from './config.ts'
 import { applyLiveConfig } from './config-reload.ts'
 import type { Deps } from './deps.ts'
 import { createDispatcher } from './evaluation/dispatcher.ts'
@@ -25,10 +25,17 @@ import { createSimilarityQueue } from './similarity/queue.ts'
 import { openDb } from './storage/db.ts'
 import { combinePools } from './sandbox-hosts/combined-pool.ts'
 import { createRemotePool, type RemotePool } from './sandbox-hosts/remote-pool.ts'
-import { releasePidFile, writePidFile } from './storage/pid-file.ts'
+import { releasePidFile, runningServer, writePidFile } from './storage/pid-file.ts'
+import { checkSocketServes, SOCKET_TAKEN_EXIT, SocketTaken } from './jobs/jail-socket-owner.ts'
 
 async function main() {
+  requireDataDir(dataDirFromEnv())
   const config = loadConfig()
+  // one server per data directory, and one data directory per jail daemon
+  const other = runningServer(config.dataDir)
+  if (other && other.pid !== process.pid)
+    throw new SocketTaken(`another server (pid ${other.pid}, port ${other.port}) serves the data directory ${config.dataDir}; not starting a second one`)
+  if (config.pool.size > 0 && config.pool.jail_socket) checkSocketServes(config.pool.jail_socket, config.dataDir)
   const log = createLog({ svc: 'arbiter' })
   const db = openDb(join(config.dataDir, 'arbiter.db'))
   const languages = loadLanguages()
@@ -107,5 +114,5 @@ function runsHere(config: Config, languages: Map<string, Language>, code: string
 
 main().catch((err: Error) => {
   process.stderr.write(`arbiter: ${err.message}\n`)
-  process.exit(1)
+  process.exit(err instanceof SocketTaken ? SOCKET_TAKEN_EXIT : 1)
 })

@@ -33,7 +33,7 @@ grep -E '^(Uid|Gid|Cap|NoNewPrivs)' "/proc/$pid/status"
 for c in CapInh CapPrm CapEff CapBnd CapAmb; do grep -q "^$c:[[:space:]]*0000000000000000$" "/proc/$pid/status" || fail "$c not empty"; done
 jpid=$(systemctl show -p MainPID --value arbiter-jail)
 [ "$(awk '/^Uid:/ {print $2}' "/proc/$jpid/status")" = 0 ] || fail "jail daemon not root"
-stat -c '%U:%G %a %n' "$ARBITER_DATA" "$ARBITER_DATA/config.toml" "$ARBITER_DATA/arbiter.db" /run/arbiter-jail /run/arbiter-jail/jail.sock
+stat -c '%U:%G %a %n' "$ARBITER_DATA" "$ARBITER_DATA/config.toml" "$ARBITER_DATA/arbiter.db" /run/arbiter-jail /run/arbiter-jail/jail-*.sock
 [ "$(stat -c %U "$ARBITER_DATA/arbiter.db")" = arbiter ] || fail "database owner"
 
 check "a job runs through the jail daemon"

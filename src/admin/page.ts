@@ -2,6 +2,7 @@
 // poller is /admin/assets/admin.js), so the page's CSP allows scripts from this origin only.
 import { escapeHtml as e } from '../http/html.ts'
 import type { Dashboard } from './dashboard.ts'
+import type { HealthReport } from '../health.ts'
 
 export const ADMIN_CSP =
   "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -31,13 +32,25 @@ ${error ? `<p class="bad" id="error">${e(error)}</p>` : ''}
 const when = (d: Date | null) => (d ? e(new Date(d).toISOString().replace('T', ' ').slice(0, 19)) + ' UTC' : '')
 const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${e(csrf)}">`
 
-export function dashboardPage(d: Dashboard, admin: string, csrf: string, flash?: string): string {
+/** /health's parts: what jobs need, each ok or what is wrong. */
+function healthTable(h: HealthReport): string {
+  const rows = Object.entries(h.parts).map(([name, p]) => `<tr><td>${e(name.replace('_', ' '))}</td><td class="${p.ok ? 'ok' : 'bad'}">${p.ok ? 'ok' : 'failing'}</td><td>${e(p.detail)}</td></tr>`)
+  const fault = h.last_storage_fault
+  return `<h2>Health</h2>
+<p id="health-status" class="${h.can_run ? 'ok' : 'bad'}">${h.can_run ? 'Jobs can run.' : 'Jobs cannot run now (/health answers 503).'}</p>
+<table id="health"><tr><th>part</th><th>state</th><th>detail</th></tr>
+${rows.join('\n')}
+</table>${fault ? `\n<p class="muted" id="last-storage-fault">Last storage fault: ${e(fault.cause)} (${e(fault.code)}${fault.path ? ` on ${e(fault.path)}` : ''}) at ${e(fault.at)}</p>` : ''}`
+}
+
+export function dashboardPage(d: Dashboard, admin: string, csrf: string, flash?: string, health?: HealthReport): string {
   const l = d.live
   return layout(
     'Arbiter admin',
     `<h1>Arbiter admin <small class="muted">signed in as ${e(admin)}</small>
 <form class="inline" method="post" action="/admin/logout">${hidden(csrf)}<button id="sign-out">Sign out</button></form></h1>
 ${flash ? `<p class="ok" id="flash">${e(flash)}</p>` : ''}
+${health ? healthTable(health) : ''}
 <h2>Queue and pool</h2>
 <p class="live" id="live"><span>queued <b id="live-queued">${l.queued}</b></span><span>running <b id="live-running">${l.running}</b></span>
 <span>oldest queued <b id="live-oldest">${l.oldestQueuedSec}</b> s</span><span>pool <b id="live-busy">${l.pool.busy}</b>/<b id="live-size">${l.pool.size}</b> busy</span></p>

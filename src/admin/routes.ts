@@ -14,6 +14,7 @@ import { consumeRate, rateRefusal, type RateLimits } from '../http/rate-limit.ts
 import { retryFailed } from '../jobs/outbox.ts'
 import { activeAdmin, findAdminByToken, type Admin } from './admins.ts'
 import { dashboard, live } from './dashboard.ts'
+import { createHealth } from '../health.ts'
 import { ADMIN_CSP, dashboardPage, LIVE_SCRIPT, signInPage } from './page.ts'
 import { ADMIN_COOKIE, csrfFor, csrfMatches, endSession, SESSION_TTL_SEC, startSession, verifySession } from './session.ts'
 
@@ -32,8 +33,10 @@ export function adminRoutes(deps: Deps): Hono {
   }
   const page = (c: Context, html: string, status: 200 | 401 | 403 | 429 = 200, extra: Record<string, string> = {}) => c.html(html, status, { ...HEADERS, ...extra })
   // the result is shown on the page answering the POST, never put in a URL (a new client's secret is in it)
-  const after = (c: Context, s: { admin: Admin; cookie: string }, flash: string) =>
-    page(c, dashboardPage(dashboard(deps), s.admin.name, csrfFor(deps.db, deps.now(), s.cookie), flash))
+  // the same parts as /health, at the top of the page
+  const health = createHealth(deps)
+  const after = async (c: Context, s: { admin: Admin; cookie: string }, flash: string) =>
+    page(c, dashboardPage(dashboard(deps), s.admin.name, csrfFor(deps.db, deps.now(), s.cookie), flash, await health()))
 
   /** A write: signed in, and the form's CSRF token matches the session's. */
   const guarded = (write: (c: Context) => string | Promise<string>) => async (c: Context) => {
@@ -44,10 +47,10 @@ export function adminRoutes(deps: Deps): Hono {
   }
 
   // GET /admin
-  app.get('/admin', (c) => {
+  app.get('/admin', async (c) => {
     const s = signedIn(c)
     if (!s) return page(c, signInPage())
-    return page(c, dashboardPage(dashboard(deps), s.admin.name, csrfFor(deps.db, deps.now(), s.cookie)))
+    return page(c, dashboardPage(dashboard(deps), s.admin.name, csrfFor(deps.db, deps.now(), s.cookie), undefined, await health()))
   })
 
   // failed sign-ins per client address (admin.sign_in_failures_*), counted in SQLite so a restart gives no fresh allowance

@@ -153,3 +153,75 @@ describe('the queue seam', () => {
     expect(all()).toEqual([])
   })
 })
+
+describe('a result the disk cannot take yet', () => {
+  const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+
+  test('is stored again until it can be (never left compiled); claims wait for storage too', async () => {
+    const base = createTestDeps({ start: false })
+    deps = base
+    const rows = [1, 2].map((id) => ({ id, heId: `h${id}`, api: 'v4', attempt: 1, language: 'C', source: 's', input: String(id), timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false }) as unknown as Submission)
+    let diskFull = true
+    let claimFaults = 0
+    const stored: string[] = []
+    const queue: JobQueue = {
+      recover: () => 0,
+      inFlight: () => [],
+      claim: () => {
+        // the second claim meets the full disk once: the queued row waits, then is claimed
+        if (rows.length === 1 && claimFaults++ === 0) throw full()
+        return rows.shift()
+      },
+      compiled: () => {
+        if (diskFull) throw full()
+      },
+      tested: () => {},
+      complete: (row, result) => {
+        if (diskFull) throw full()
+        stored.push(`${row.id} ${result.run?.stdout}`)
+        return { ...row, state: 'completed' } as Submission
+      },
+      fail: () => {
+        throw new Error('not a failure: the run ended')
+      },
+    }
+    const pool = createFakePool({ size: 1 })
+    const dispatcher = createDispatcher({ ...base, pool }, queue)
+    dispatcher.start()
+    await new Promise((r) => setTimeout(r, 2500))
+    expect(stored).toEqual([])
+    diskFull = false
+    await until(() => stored.length === 2, 20_000)
+    await dispatcher.stop(1000)
+    expect(stored.sort()).toEqual(['1 1', '2 2'])
+    expect(claimFaults).toBeGreaterThan(0)
+  }, 30_000)
+
+  test('a stop ends the waiting at once and stores nothing (the next start runs it again)', async () => {
+    const base = createTestDeps({ start: false })
+    deps = base
+    const rows = [{ id: 1, heId: 'h1', api: 'v4', attempt: 1, language: 'C', source: 's', input: '1', timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false } as unknown as Submission]
+    let attempts = 0
+    const queue: JobQueue = {
+      recover: () => 0,
+      inFlight: () => [],
+      claim: () => rows.shift(),
+      compiled: () => {},
+      tested: () => {},
+      complete: () => {
+        attempts++
+        throw full()
+      },
+      fail: () => {
+        throw new Error('never')
+      },
+    }
+    const dispatcher = createDispatcher({ ...base, pool: createFakePool({ size: 1 }) }, queue)
+    dispatcher.start()
+    await until(() => attempts >= 1)
+    const t = Date.now()
+    await dispatcher.stop(20_000)
+    expect(Date.now() - t).toBeLessThan(1000)
+    expect(dispatcher.inFlight).toBe(0)
+  })
+})

@@ -13,6 +13,7 @@ import { localQueue, type JobQueue } from './queue.ts'
 import { jobKey } from '../sandbox-hosts/wire.ts'
 import { jobSpecOf, type Submission } from './model.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
+import { noteStorageFault, storageFaultOf } from '../storage/faults.ts'
 
 export interface Dispatcher {
   /** Re-queues what a crash left running, then starts claiming. */
@@ -45,10 +46,15 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
 }
 
 const TEST_FLUSH_MS = 250
+/** A result that cannot be stored (the disk full) is tried again after 1 s, 2 s, … at most this apart. */
+export const STORE_RETRY_MAX_MS = 30_000
 
 // prepared once per database: every synchronous request looks its row up as it starts waiting
 const byIdStatement = preparedPerDb((db: Deps['db']) => db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare())
 const byId = (db: Deps['db'], id: number): Submission | undefined => byIdStatement(db).get({ id })
+
+/** Thrown out of a storage retry when the dispatcher stops: the row stays for the next start. */
+const STOPPED = Symbol('stopped')
 
 export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue = localQueue(deps)): Dispatcher {
   const { db, log } = deps
@@ -57,6 +63,19 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
   let started = false
   let stopped = false
   let pumping = false
+  // waits for storage to come back that a stop cuts short
+  const pauses = new Set<() => void>()
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer)
+        pauses.delete(end)
+        resolve()
+      }
+      const timer = setTimeout(end, ms)
+      pauses.add(end)
+    })
+  let pumpRetry: NodeJS.Timeout | undefined
 
   const notify = (row: Submission) => {
     const set = waiters.get(row.id)
@@ -84,15 +103,27 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
       // test would cost the main thread more than a short test's run); the completion stores them all
       const pending = new Map<number, TestOutcome>()
       let flushTimer: NodeJS.Timeout | undefined
+      // progress notes only: one that cannot be stored (the disk full) is skipped, the completion stores all
+      const note = (what: string, write: () => void) => {
+        try {
+          write()
+        } catch (err) {
+          const fault = storageFaultOf(err)
+          if (!fault) throw err
+          noteStorageFault(fault, jlog, { while: what })
+        }
+      }
       const flush = () => {
         flushTimer = undefined
-        for (const [index, outcome] of pending) queue.tested(row, index, outcome)
+        note('storing test progress', () => {
+          for (const [index, outcome] of pending) queue.tested(row, index, outcome)
+        })
         pending.clear()
       }
       const hooks: RunHooks =
         deps.protocols.get(row.api)?.stagesShown
           ? {
-              onCompiled: (outcome: CompileOutcome) => queue.compiled(row, outcome),
+              onCompiled: (outcome: CompileOutcome) => note('storing the compile step', () => queue.compiled(row, outcome)),
               onTest: (index, outcome) => {
                 pending.set(index, outcome)
                 flushTimer ??= setTimeout(flush, TEST_FLUSH_MS)
@@ -105,13 +136,41 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
       } finally {
         clearTimeout(flushTimer)
       }
-      done = queue.complete(row, result)
+      const ran = result
+      done = await store(jlog, () => queue.complete(row, ran))
     } catch (err) {
-      done = queue.fail(row, err instanceof Error ? err.message : String(err))
+      if (err === STOPPED) return
+      const reason = err instanceof Error ? err.message : String(err)
+      try {
+        done = await store(jlog, () => queue.fail(row, reason))
+      } catch (again) {
+        if (again === STOPPED) return
+        throw again
+      }
     }
     if (done) {
       jlog.debug('completed', { verdict: done.verdict, ms: done.completedAt!.getTime() - done.createdAt.getTime() })
       notify(done)
+    }
+  }
+
+  /**
+   * Stores a result (or a failure), trying again while the data disk is full or unwritable (1 s, 2 s, …
+   * STORE_RETRY_MAX_MS apart) until it can: a finished run is never left `compiled`. A stop ends the
+   * waiting (STOPPED); the row, still running, is queued again by the next start and run again.
+   */
+  const store = async (jlog: typeof log, write: () => Submission | undefined): Promise<Submission | undefined> => {
+    for (let delay = 1000; ; delay = Math.min(delay * 2, STORE_RETRY_MAX_MS)) {
+      try {
+        return write()
+      } catch (err) {
+        const fault = storageFaultOf(err)
+        if (!fault) throw err
+        noteStorageFault(fault, jlog, { while: 'storing a result', retry_in_ms: delay })
+        if (stopped) throw STOPPED
+        await pause(delay)
+        if (stopped) throw STOPPED
+      }
     }
   }
 
@@ -125,7 +184,11 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         track(row)
       }
     } catch (err) {
-      log.error('claim failed', { err: String(err) })
+      const fault = storageFaultOf(err)
+      if (fault) noteStorageFault(fault, log, { while: 'claiming the next submission' })
+      else log.error('claim failed', { err: String(err) })
+      // the queued rows wait for storage to come back, not for the next submission's wake
+      if (!pumpRetry) pumpRetry = setTimeout(() => ((pumpRetry = undefined), pump()), 2000)
     } finally {
       pumping = false
     }
@@ -176,6 +239,8 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     },
     async stop(graceMs = 10_000) {
       stopped = true
+      clearTimeout(pumpRetry)
+      for (const end of [...pauses]) end()
       let timer: NodeJS.Timeout | undefined
       await Promise.race([Promise.allSettled([...running]), new Promise((r) => (timer = setTimeout(r, graceMs)))])
       clearTimeout(timer)

@@ -6,10 +6,14 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, coreAnswer, isAppError, type CoreErrorCode, type InterviewErrorCode, type RoomErrorCode } from '../errors.ts'
 import type { Log } from '../log.ts'
+import { storageAppError } from '../storage/faults.ts'
 
 /** Normalises anything thrown into an AppError, logging the ones that are our own bugs. */
 function toAppError(err: unknown, c: Context, log: Log): AppError {
   if (isAppError(err)) return err
+  // a full, read-only or unwritable data disk: "try later", named, not a bug (logged and counted there)
+  const fault = storageAppError(err, log, { method: c.req.method, path: c.req.path })
+  if (fault) return fault
   if (err instanceof HTTPException) {
     if (err.status === 413) return new AppError('PayloadTooLargeError', 'request body is too large')
     if (err.status < 500) return new AppError('InvalidArgumentError', err.message || 'bad request')
@@ -20,10 +24,10 @@ function toAppError(err: unknown, c: Context, log: Log): AppError {
 
 const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
 
-/** A refusal that passes with time (a full queue) tells the client when to try again, as the body does. */
+/** A refusal that passes with time (a full queue, a full disk) tells the client when to try again, as the body does. */
 const setRetryAfter = (c: Context, e: AppError) => {
   const sec = e.data.retry_after
-  if (e.code === 'QueueFullError' && typeof sec === 'number') c.header('Retry-After', String(sec))
+  if ((e.code === 'QueueFullError' || e.code === 'StorageUnavailable') && typeof sec === 'number') c.header('Retry-After', String(sec))
 }
 
 // ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
@@ -42,6 +46,7 @@ const v3Status: Record<CoreErrorCode, ContentfulStatusCode> = {
   InternalServerError: 500,
   Internal: 500,
   SandboxUnavailable: 503,
+  StorageUnavailable: 503,
 }
 
 export function v3ErrorBody(e: AppError): { status: ContentfulStatusCode; body: { message: string; errors: Record<string, unknown> } } {
@@ -74,6 +79,7 @@ const v4Status: Record<CoreErrorCode, ContentfulStatusCode> = {
   InternalServerError: 500,
   Internal: 500,
   SandboxUnavailable: 503,
+  StorageUnavailable: 503,
 }
 
 /**
@@ -179,6 +185,7 @@ const envelopeCoreStatus: Record<CoreErrorCode, ContentfulStatusCode> = {
   InternalServerError: 500,
   Internal: 500,
   SandboxUnavailable: 503,
+  StorageUnavailable: 503,
 }
 
 export function envelopeErrorBody(e: AppError) {
@@ -186,10 +193,9 @@ export function envelopeErrorBody(e: AppError) {
     // a room code cannot reach the interview API but by a bug: bad data, as any other unknown code
     const status = coreAnswer(envelopeCoreStatus, e.code) ?? 400
     if (status >= 500) {
-      return {
-        status,
-        body: { mcode: 'FAILED', message: 'Request failed', ecode: ['INTERNALERROR'], emessage: ['Something went wrong on our side.'] },
-      }
+      // a storage fault says what it is (the disk is full: try later); any other stays unexplained
+      const emessage = e.code === 'StorageUnavailable' ? e.detail : 'Something went wrong on our side.'
+      return { status, body: { mcode: 'FAILED', message: 'Request failed', ecode: ['INTERNALERROR'], emessage: [emessage] } }
     }
     return { status, body: { mcode: 'FAILED', message: 'Request failed', ecode: ['BADDATA'], emessage: [envelopeMessages.BADDATA] } }
   }
@@ -206,6 +212,7 @@ export const envelopeError =
     const { status, body } = envelopeErrorBody(e)
     const retryAfter = e.data.retryAfterSec
     if (e.code === 'RATELIMITEXCEEDED' && typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter))
+    setRetryAfter(c, e)
     return c.json(body, status)
   }
 
@@ -235,6 +242,7 @@ const roomCoreError: Record<CoreErrorCode, RoomErrorCode | null> = {
   InternalServerError: null,
   Internal: null,
   SandboxUnavailable: null,
+  StorageUnavailable: null,
 }
 
 export function roomErrorBody(e: AppError): { status: ContentfulStatusCode; body: { error: string; message: string } } {
@@ -242,12 +250,15 @@ export function roomErrorBody(e: AppError): { status: ContentfulStatusCode; body
   if (isInterviewCode(e.code)) return { status: envelopeStatus[e.code], body: { error: e.code, message: e.detail || envelopeMessages[e.code] } }
   const own = coreAnswer(roomCoreError, e.code)
   if (own) return { status: roomStatus[own], body: { error: own, message: e.detail || own } }
+  if (e.code === 'StorageUnavailable') return { status: 503, body: { error: e.code, message: e.detail } }
   return { status: 500, body: { error: 'InternalServerError', message: 'something went wrong on our side' } }
 }
 
 export const roomError =
   (log: Log): ErrorHandler =>
   (err, c) => {
-    const { status, body } = roomErrorBody(toAppError(err, c, log))
+    const e = toAppError(err, c, log)
+    const { status, body } = roomErrorBody(e)
+    setRetryAfter(c, e)
     return c.json(body, status)
   }

@@ -13,6 +13,7 @@ import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { offeredLanguage, recordedVersions } from '../languages.ts'
 import type { Log } from '../log.ts'
+import { storageAppError } from '../storage/faults.ts'
 import { createFileCache, FileTooLarge, isFileId, type FileCache, type FileCacheLimits } from './file-cache.ts'
 import { JOBE_STACK_BYTES, jobeLanguages, type JobeLanguage } from './languages.ts'
 import { jobeDocs } from './openapi-docs.ts'
@@ -35,7 +36,7 @@ const CORS = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS, PUT, HEAD, DELETE',
 }
 
-type JobeStatus = 400 | 401 | 403 | 404 | 413 | 500
+type JobeStatus = 400 | 401 | 403 | 404 | 413 | 500 | 503
 /** Each core code's Jobe status; 500 is our own fault, answered without detail. */
 const JOBE_STATUS: Record<CoreErrorCode, JobeStatus> = {
   UnregisteredClientError: 403,
@@ -49,6 +50,8 @@ const JOBE_STATUS: Record<CoreErrorCode, JobeStatus> = {
   // the run route answers a full queue with Jobe's overload outcome (21), a 200; nowhere else is it thrown
   QueueFullError: 500,
   SandboxUnavailable: 500,
+  // a full or unwritable data disk (a file PUT): try later, the cause named; a run answers outcome 21
+  StorageUnavailable: 503,
   InternalServerError: 500,
   Internal: 500,
 }
@@ -61,10 +64,12 @@ export function jobeErrorBody(err: unknown): { status: JobeStatus; body: string 
   return { status, body: status === 401 ? 'API usage quota exceeded' : (err as AppError).message }
 }
 
-const jobeError = (log: Log) => (err: Error, c: Context) => {
+const jobeError = (log: Log) => (thrown: Error, c: Context) => {
+  const err = storageAppError(thrown, log, { method: c.req.method, path: c.req.path }) ?? thrown
   const { status, body } = jobeErrorBody(err)
   if (status === 500) log.error('jobe: unhandled', { path: c.req.path, err: String(err), stack: err.stack })
-  return c.json(body, status, CORS)
+  const retry: Record<string, string> = err instanceof AppError && err.code === 'StorageUnavailable' ? { 'Retry-After': String(err.data.retry_after) } : {}
+  return c.json(body, status, { ...CORS, ...retry })
 }
 
 /** X-API-KEY: a client secret; missing or unknown (or revoked): 403, as Jobe answers. */
@@ -175,6 +180,9 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
       // outcome 21, server overload, which CodeRunner shows as "try again later" (a 429 would read to it
       // as a broken server); Retry-After says when, as the other APIs' 429s do
       if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
+      // the data disk full or unwritable: the same overload outcome, its cause in stderr
+      const fault = storageAppError(err, deps.log, { path: c.req.path })
+      if (fault) return c.json({ ...overloadResult(), stderr: fault.message }, 200, { ...CORS, 'Retry-After': String(fault.data.retry_after) })
       throw err
     }
     return c.json(evaluated.withdrawn ? overloadResult() : jobeResult(evaluated.row, run.language), 200, CORS)

@@ -8,7 +8,7 @@
 // holding most is dropped), a request must arrive within a time, and connections that have not sent a
 // request yet are a bounded set in which a new one displaces the oldest: idle or endless connections
 // never keep the real server out.
-import { chmodSync, chownSync, lstatSync, mkdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, lstatSync, mkdirSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { dirname } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -16,6 +16,7 @@ import type { Config } from '../config.ts'
 import type { Log } from '../log.ts'
 import { frame, jobRequestSchema, requestCap, type DaemonMessage } from './jail-protocol.ts'
 import type { Pool } from './pool-types.ts'
+import { claimSocketPath, recordSocketOwner, releaseSocket } from './jail-socket-owner.ts'
 
 /** How much a connection may cost before its request is in (defaults from the config: requestLimits). */
 export interface RequestLimits {
@@ -73,7 +74,8 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log, lim
   if (!socketPath) throw new Error('jail daemon: pool.jail_socket is not set')
   const gid = resolveGroup(config.pool.jail_group)
   prepareDirectory(dirname(socketPath), gid)
-  rmSync(socketPath, { force: true })
+  // a live socket is another daemon's: refused, never taken over (only a dead one is removed)
+  await claimSocketPath(socketPath, config.dataDir)
 
   const connections = new Set<Socket>()
   // connections whose request is not complete yet, oldest first (a Map keeps insertion order)
@@ -177,7 +179,12 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log, lim
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(socketPath, () => resolve())
+  }).catch((err: NodeJS.ErrnoException) => {
+    // another daemon bound it between our check and our listen
+    if (err.code === 'EADDRINUSE') return claimSocketPath(socketPath, config.dataDir).then(() => Promise.reject(err))
+    throw err
   })
+  const mine = recordSocketOwner(socketPath, config.dataDir, gid)
   // the directory already keeps others out; the socket's own mode says the same
   chownSync(socketPath, 0, gid)
   chmodSync(socketPath, 0o660)
@@ -199,7 +206,7 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log, lim
       for (const s of connections) s.destroy()
       await closed
       await pool.close()
-      rmSync(socketPath, { force: true })
+      releaseSocket(socketPath, mine)
     },
   }
 }

@@ -5,6 +5,7 @@ import type { Context, ErrorHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { coreAnswer, isAppError, type CoreErrorCode } from '../errors.ts'
 import type { Log } from '../log.ts'
+import { storageAppError } from '../storage/faults.ts'
 
 /** Answered by the routes: not an AppError of the core but a Judge0 reply. */
 export class Judge0Reply extends Error {
@@ -33,11 +34,14 @@ const HTTP_STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
   LanguageNotSupportedError: 422,
   MethodNotAllowedError: 405,
   SandboxUnavailable: 503,
+  StorageUnavailable: 503,
   InternalServerError: 500,
   Internal: 500,
 }
 
-export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
+export function judge0ErrorReply(thrown: unknown, log: Log, c: Context): Response {
+  // a full, read-only or unwritable data disk: "try later", named (logged and counted there)
+  const err = storageAppError(thrown, log, { method: c.req.method, path: c.req.path }) ?? thrown
   if (err instanceof Judge0Reply) {
     if (err.body === null) return c.body(null, err.status as 401)
     return c.json(err.body, err.status as ContentfulStatusCode)
@@ -48,7 +52,7 @@ export function judge0ErrorReply(err: unknown, log: Log, c: Context): Response {
     if (status === 404) return c.json({ status: 404, error: 'Not Found' }, 404)
     if (status === 422) return c.json({ language_id: [err.detail] }, 422)
     // a full queue passes with time: say when to try again (docs/admin/scheduling.md)
-    if (err.code === 'QueueFullError' && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
+    if ((err.code === 'QueueFullError' || err.code === 'StorageUnavailable') && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
     if (status && status !== 500) return c.json({ error: err.detail || err.code }, status)
   }
   log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })

@@ -11,6 +11,7 @@ import type { RemoteStatus } from '../sandbox-hosts/remote-pool.ts'
 import { statusAt } from '../interviews/status.ts'
 import { interviews, outbox, submissions } from '../storage/schema.ts'
 import { count, eq, isNull, min } from 'drizzle-orm'
+import { STORAGE_CAUSES, storageFaultCounts } from '../storage/faults.ts'
 
 export interface MetricsDeps {
   config: Pick<Config, 'interviews'>
@@ -75,6 +76,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       .all()
     for (const r of rows) counts[statusAt(r, deps.now(), maxMs)]++
     for (const [status, n] of Object.entries(counts)) g.set({ status }, n)
+  })
+
+  new Counter({
+    name: 'arbiter_storage_faults_total',
+    help: 'Storage faults since start by cause (disk_full, read_only, permission, io_error): writes the data disk refused; clients were told to try later.',
+    labelNames: ['cause'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const cause of STORAGE_CAUSES) this.inc({ cause }, storageFaultCounts()[cause])
+    },
   })
 
   const steps = new Histogram({

@@ -4,6 +4,7 @@ import type { Context, ErrorHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, coreAnswer, type CoreErrorCode } from '../errors.ts'
 import type { Log } from '../log.ts'
+import { storageAppError } from '../storage/faults.ts'
 
 const STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
   ArgumentMissingError: 400,
@@ -18,6 +19,7 @@ const STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
   MethodNotAllowedError: 405,
   PayloadTooLargeError: 413,
   SandboxUnavailable: 503,
+  StorageUnavailable: 503,
   InternalServerError: 500,
   Internal: 500,
 }
@@ -29,11 +31,13 @@ export function pistonErrorBody(err: AppError): { status: ContentfulStatusCode; 
 
 export const pistonError =
   (log: Log): ErrorHandler =>
-  (err: Error, c: Context) => {
+  (thrown: Error, c: Context) => {
+    // a full, read-only or unwritable data disk: "try later", named (logged and counted there)
+    const err = storageAppError(thrown, log, { method: c.req.method, path: c.req.path }) ?? thrown
     if (err instanceof AppError) {
       const { status, body } = pistonErrorBody(err)
       if (status === 500) log.error('piston', { err: err.message })
-      if (err.code === 'QueueFullError' && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
+      if ((err.code === 'QueueFullError' || err.code === 'StorageUnavailable') && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
       return c.json(body, status)
     }
     log.error('piston: unhandled', { err: String(err), stack: err.stack })

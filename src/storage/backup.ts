@@ -30,12 +30,29 @@ export function repairOwnership(dataDir: string): void {
   if (process.getuid?.() !== 0 || !existsSync(dataDir)) return
   const { uid, gid } = statSync(dataDir)
   if (uid === 0) return
-  for (const name of readdirSync(dataDir)) {
-    if (name === 'config.toml') continue // root:<group> on purpose (the jail daemon reads it)
-    const p = join(dataDir, name)
-    // lchown: the server's user could swap the file for a link to a file of root's meanwhile
-    if (lstatSync(p).uid === 0) lchownSync(p, uid, gid)
+  // the whole tree: a folder the CLI made (problems/blobs/<xx>/, a graded run's files) is written into
+  // by the server later, which could not if root kept it
+  const walk = (dir: string, top: boolean) => {
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return // removed meanwhile
+    }
+    for (const e of entries) {
+      if (top && e.name === 'config.toml') continue // root:<group> on purpose (the jail daemon reads it)
+      const p = join(dir, e.name)
+      try {
+        // lchown: the server's user could swap the file for a link to a file of root's meanwhile
+        if (lstatSync(p).uid === 0) lchownSync(p, uid, gid)
+      } catch {
+        continue // removed meanwhile
+      }
+      // never through a link (isDirectory of a Dirent does not follow it)
+      if (e.isDirectory()) walk(p, false)
+    }
   }
+  walk(dataDir, true)
 }
 
 export async function backupDataDir(dataDir: string, to: string): Promise<BackupReport> {

@@ -6,8 +6,18 @@ import { join } from 'node:path'
 
 const fileOf = (dataDir: string) => join(dataDir, 'arbiter.pid')
 
+/** A process's start time (field 22 of /proc/<pid>/stat): a recycled pid has another. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
+  }
+}
+
 export function writePidFile(dataDir: string, port: number): void {
-  writeFileSync(fileOf(dataDir), JSON.stringify({ pid: process.pid, port }) + '\n')
+  writeFileSync(fileOf(dataDir), JSON.stringify({ pid: process.pid, port, started: startTime(process.pid) }) + '\n')
 }
 
 export function releasePidFile(dataDir: string): void {
@@ -20,16 +30,17 @@ export function releasePidFile(dataDir: string): void {
 
 /** The live server of this data directory, if any. */
 export function runningServer(dataDir: string): { pid: number; port: number } | undefined {
-  let rec: { pid: number; port: number }
+  let rec: { pid: number; port: number; started?: string }
   try {
-    rec = JSON.parse(readFileSync(fileOf(dataDir), 'utf8')) as { pid: number; port: number }
+    rec = JSON.parse(readFileSync(fileOf(dataDir), 'utf8')) as { pid: number; port: number; started?: string }
   } catch {
     return undefined
   }
+  if (rec.started !== undefined && startTime(rec.pid) !== rec.started) return undefined
   try {
     // a recycled pid would belong to some other program: the command line must be a node process
     const cmdline = readFileSync(`/proc/${rec.pid}/cmdline`, 'utf8')
-    return /node|main/.test(cmdline) ? rec : undefined
+    return /node|main/.test(cmdline) ? { pid: rec.pid, port: rec.port } : undefined
   } catch {
     return undefined
   }

@@ -37,6 +37,8 @@ export interface ServerOptions {
   launcher?: string[]
   /** Run the build (`node dist/main.js`, after `npm run build`) instead of the sources through tsx. */
   fromBuild?: boolean
+  /** Environment on top of the harness's own (e.g. ARBITER_PUBLIC_URL: '' for none). */
+  env?: Record<string, string>
 }
 
 export interface RunningServer {
@@ -66,7 +68,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const port = opts.port ?? (await freePort())
   const url = `http://127.0.0.1:${port}`
   writeFileSync(join(dataDir, 'config.toml'), `[server]\nhost = "127.0.0.1"\n${opts.configToml ?? ''}\n`)
-  const env = { ...process.env, PORT: String(port), ARBITER_DATA: dataDir, ARBITER_PUBLIC_URL: url }
+  const env = { ...process.env, PORT: String(port), ARBITER_DATA: dataDir, ARBITER_PUBLIC_URL: url, ...opts.env }
   let child: ChildProcess | undefined
   let out = ''
 
@@ -83,7 +85,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`)
       try {
         const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })
-        if (r.ok) return
+        // 503: up, but jobs cannot run yet (no jail daemon or sandbox host so far): a test may start them next
+        if (r.ok || r.status === 503) return
       } catch {
         // not listening yet
       }
