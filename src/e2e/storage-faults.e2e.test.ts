@@ -21,7 +21,7 @@ beforeAll(async () => {
   dataDir = join(base, 'data')
   mkdirSync(dataDir)
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', dataDir])
-  server = await startServer({ dataDir, configToml: '[server]\nmin_free_disk_mb = 4\n[pool]\nsize = 2\n' })
+  server = await startServer({ dataDir, configToml: 'min_free_disk_mb = 4\n[pool]\nsize = 2\n' })
   secret = await server.createClient('full-disk')
 }, 120_000)
 
