@@ -135,6 +135,13 @@ describe('a package through the v4 API', { timeout: 300_000 }, () => {
       expect(bomb.status).toBe(413)
       const traversal = await post(makeZip([['problem.yaml', ''], ['../../etc/x', 'x']]))
       expect(traversal.status).toBe(400)
+      // the command line stores the same problem for that client, from the folder itself
+      const imported = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'problems', 'import', dir, '--client', 'teacher'], { cwd: ROOT, env: { ARBITER_DATA: server.dataDir }, reject: false })
+      expect(imported.exitCode, imported.stderr).toBe(0)
+      const stored = JSON.parse(imported.stdout)
+      expect(stored).toMatchObject({ name: 'A Different Problem', test_count: 3, checker: r.body.checker, package: { groups: r.body.package.groups } })
+      const listed = await json(await http.get('/v4/partner/code-evaluation/problems/', { 'client-secret': secret }))
+      expect(listed.problems.map((p: { problem_id: string }) => p.problem_id)).toContain(stored.problem_id)
     } finally {
       await server.stop()
       server.cleanup()
