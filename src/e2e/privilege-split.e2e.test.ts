@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 import { parseConfig } from '../config.ts'
-import { requestCap } from '../jobs/jail-protocol.ts'
+import { maxSourceBytes, requestCap } from '../jobs/jail-protocol.ts'
 import { procStatusField } from '../testing/service.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -147,7 +147,8 @@ describe('privilege split', () => {
     ['a time limit above the limits', JSON.stringify({ job: { ...job, timeLimitSec: 3600 } }) + '\n'],
     ['a memory limit above the limits', JSON.stringify({ job: { ...job, memoryLimitKb: 64 << 20 } }) + '\n'],
     ['a language that is a path', JSON.stringify({ job: { ...job, language: '../../bin/sh' } }) + '\n'],
-    ['a source over the cap', JSON.stringify({ job: { ...job, source: 'x'.repeat(300_000) } }) + '\n'],
+    // one byte past the largest source any face may send (the Jobe face's request cap raised it past 300 KB)
+    ['a source over the cap', JSON.stringify({ job: { ...job, source: 'x'.repeat(maxSourceBytes(parseConfig({}, {}, tmpdir())) + 1) } }) + '\n'],
   ])('refuses %s', async (_, line) => {
     const replies = await ask(line)
     expect(replies).toHaveLength(1)

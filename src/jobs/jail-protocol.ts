@@ -74,7 +74,7 @@ const jobKeysMatch: SameKeys<z.infer<ReturnType<typeof jobRequestSchema>>['job']
 void jobKeysMatch
 
 /** The largest source and input any protocol may send (each has its own cap: the Jobe API's is its request's). */
-const maxSourceBytes = (config: Config) => Math.max(config.limits.source_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
+export const maxSourceBytes = (config: Config) => Math.max(config.limits.source_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
 const maxInputBytes = (config: Config) => Math.max(config.limits.input_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
 
 /** Largest request line: source + input (JSON may escape each byte to 6) and some room. */
