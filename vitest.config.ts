@@ -8,6 +8,7 @@ const JAIL = [
   'scripts/provision-rerun.test.ts',
   'src/languages.provisioned.test.ts',
   'src/jobs/worker.test.ts',
+  'src/jobe/check-and-run.test.ts',
   'src/jobs/languages-tle.test.ts',
   'src/jobs/languages-listing.test.ts',
   'src/jobs/compile-overrides.test.ts',

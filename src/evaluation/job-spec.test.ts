@@ -47,4 +47,10 @@ describe('normaliseJobSpec', () => {
     expect(thrownAppError(() => normaliseJobSpec(config, { runArgv: [] })).code).toBe('InvalidArgumentError')
     expect(normaliseJobSpec(config, { compileArgv: [], runArgv: ['./a', 'x y; rm -rf /'] })).toEqual({ compileArgv: [], runArgv: ['./a', 'x y; rm -rf /'] })
   })
+
+  test('a compile check marker is a word of 16 to 64 letters, digits, - or _ (a program cannot hit it by chance)', () => {
+    expect(normaliseJobSpec(config, { compileCheckMarker: 'a'.repeat(16) })).toEqual({ compileCheckMarker: 'a'.repeat(16) })
+    for (const bad of ['', 'short', 'a'.repeat(65), `${'a'.repeat(16)}\n`, `${'a'.repeat(16)} x`, 42 as unknown as string])
+      expect(thrownAppError(() => normaliseJobSpec(config, { compileCheckMarker: bad })).code).toBe('InvalidArgumentError')
+  })
 })

@@ -5,7 +5,7 @@
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { isPlainName } from '../jobs/job-files.ts'
-import { MAX_REPEAT } from '../jobs/types.ts'
+import { COMPILE_CHECK_MARKER, MAX_REPEAT } from '../jobs/types.ts'
 import type { JobFile, JobSpec } from './model.ts'
 
 export { isPlainName }
@@ -87,5 +87,10 @@ export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = 
   if (input.outputEncoding === 'latin1') spec.outputEncoding = 'latin1'
   if (input.inputEncoding === 'latin1') spec.inputEncoding = 'latin1'
   if (input.compileStderrFails) spec.compileStderrFails = true
+  if (input.compileCheckMarker !== undefined) {
+    if (typeof input.compileCheckMarker !== 'string' || !COMPILE_CHECK_MARKER.test(input.compileCheckMarker))
+      throw new AppError('InvalidArgumentError', 'compileCheckMarker must be 16 to 64 letters, digits, - or _', { compileCheckMarker: input.compileCheckMarker })
+    spec.compileCheckMarker = input.compileCheckMarker
+  }
   return spec
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { loadLanguages, MANIFEST_DIR } from '../languages.ts'
-import { JOBE_LANGUAGES, jobeLanguages, PY_SYNTAX_CHECK } from './languages.ts'
+import { JOBE_LANGUAGES, jobeLanguages, PY_CHECK_AND_RUN, PY_SYNTAX_CHECK } from './languages.ts'
 
 describe('Jobe language names', () => {
   const manifest = loadLanguages()
@@ -59,8 +59,27 @@ describe("python3's syntax check", () => {
       expect({ status: ours.status, stderr: ours.stderr, stdout: ours.stdout }).toEqual({ status: theirs.status, stderr: theirs.stderr, stdout: theirs.stdout })
       if (name !== 'valid') expect(ours.stderr).not.toBe('')
       else expect(ours.status).toBe(0)
+      // the check and the run in one interpreter: the same text after the marker line, the same exit
+      // status, and for a valid program what a plain run prints
+      const marker = 'M0123456789abcdefM'
+      const merged = run(['-BE', '-c', PY_CHECK_AND_RUN, marker, 'prog.py'])
+      const plain = run(['-BE', 'prog.py'])
+      if (name !== 'valid') expect({ status: merged.status, stderr: merged.stderr, stdout: merged.stdout }).toEqual({ status: theirs.status, stderr: `${marker}\n${theirs.stderr}`, stdout: '' })
+      else expect({ status: merged.status, stderr: merged.stderr, stdout: merged.stdout }).toEqual({ status: plain.status, stderr: plain.stderr, stdout: plain.stdout })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe("python3's check and run in one process: only with flags that leave the script in place", () => {
+  const python3 = JOBE_LANGUAGES.find((l) => l.name === 'python3')!
+  const argv = (interpreterargs: string[]) => python3.checkAndRun!('prog.py', { compileargs: [], linkargs: [], interpreterargs, runargs: ['r'] }, 'M0123456789abcdefM')
+  test.each([[['-BE']], [['-B', '-E']], [['-Werror']], [['-Xdev', '-u']], [[]]])('%j: one process', (flags) => {
+    expect(argv(flags)).toEqual(['python3', ...flags, '-c', PY_CHECK_AND_RUN, 'M0123456789abcdefM', 'prog.py', 'r'])
+  })
+  // -c and -m take the rest of the line, -W and -X the next item, anything else is not a flag cluster
+  test.each([[['-c', 'print(1)']], [['-Bc', 'x']], [['-m', 'http.server']], [['-W', 'error']], [['-BX', 'dev']], [['--version']], [['-']], [['x.py']]])('%j: the two steps', (flags) => {
+    expect(argv(flags)).toBeUndefined()
   })
 })

@@ -29,6 +29,12 @@ export interface JobeLanguage {
   noAddressSpaceLimit?: boolean
   /** numprocs is ignored: the toolchain's own process limit holds (a JVM needs its threads). */
   ownProcessLimit?: boolean
+  /**
+   * The syntax check and the run as one jailed process: the run step's argv, which checks the source
+   * first and writes the marker line and the check's message to stderr when it fails (the core's
+   * compileCheckMarker), or undefined when the arguments need the two steps.
+   */
+  checkAndRun?(src: string, a: JobeArgs, marker: string): string[] | undefined
   /** The compile step's argv; [] when Jobe runs no compiler; undefined: the manifest's own compile step. */
   compile(src: string, a: JobeArgs): string[] | undefined
   run(src: string, a: JobeArgs): string[]
@@ -72,6 +78,68 @@ const base = { memorylimit: 400, numprocs: 30, compileargs: [] as string[], inte
 export const PY_SYNTAX_CHECK =
   "import sys;f=sys.argv[1];sys.excepthook=lambda t,e,b:sys.stderr.write(''.join(__import__('traceback').format_exception_only(t,e)).replace('File \"<string>\"','File \"%s\"'%f) if t is SyntaxError else 'Sorry: %s: %s'%(t.__name__,e));compile(open(f,'rb').read(),f,'exec',dont_inherit=True)"
 
+/**
+ * PY_SYNTAX_CHECK and the run in one interpreter (one jailed process, not two): `python3 [flags] -c
+ * PY_CHECK_AND_RUN marker prog.py args...` compiles the source as the check does (same compile() call,
+ * same text on stderr after the marker line, same exit status; a warning on stderr fails the check, as
+ * Jobe's any-stderr rule does) and, when it compiles, runs that code as __main__ as `python3 [flags]
+ * prog.py args...` would: sys.argv, sys.orig_argv, sys.path[0], __file__, __loader__, __cached__ and the
+ * code's file name (so tracebacks' File lines and line numbers) are the script's; the driver leaves no
+ * name in __main__, and the tracebacks an uncaught error prints start at the program (sys.excepthook
+ * drops the driver's two frames and flushes stdout first, as the interpreter does). What still shows the
+ * driver: the frames below the program's (sys._getframe, inspect.stack) and the tracebacks a hook the
+ * program installs itself receives. Kept as lines here, passed as one (the supervisor's requests are
+ * line-based): exec of the lines joined, as a string literal.
+ */
+const PY_CHECK_AND_RUN_LINES = [
+  'def _arbiter_run():',
+  '    import sys, os, io',
+  "    del globals()['_arbiter_run']",
+  '    marker, f = sys.argv[1], sys.argv[2]',
+  '    def fail(text):',
+  "        sys.stderr.write(marker + '\\n' + text)",
+  '        sys.stderr.flush()',
+  '    real, sys.stderr = sys.stderr, io.StringIO()',
+  '    try:',
+  "        with open(f, 'rb') as s: code = compile(s.read(), f, 'exec', dont_inherit=True)",
+  '    except Exception as e:',
+  '        sys.stderr = real',
+  "        fail(''.join(__import__('traceback').format_exception_only(SyntaxError, e)).replace('File \"<string>\"', 'File \"%s\"' % f) if type(e) is SyntaxError else 'Sorry: %s: %s' % (type(e).__name__, e))",
+  '        sys.exit(1)',
+  '    warned, sys.stderr = sys.stderr.getvalue(), real',
+  '    if warned:',
+  '        fail(warned)',
+  '        sys.exit(0)',
+  '    p = os.path.abspath(f)',
+  '    co = type(code)',
+  '    fix = lambda c: c.replace(co_filename=p, co_consts=tuple(fix(k) if isinstance(k, co) else k for k in c.co_consts))',
+  '    code = fix(code)',
+  '    sys.argv = sys.argv[2:]',
+  '    o = sys.orig_argv',
+  '    i = len(o) - len(sys.argv) - 3',
+  "    if o[i] == '-c': sys.orig_argv = o[:i] + o[i + 3:]",
+  "    if sys.path and sys.path[0] == '' and not sys.flags.safe_path: sys.path[0] = os.path.dirname(p)",
+  '    g = globals()',
+  "    g['__file__'], g['__cached__'] = p, None",
+  "    g['__loader__'] = sys.modules['_frozen_importlib_external'].SourceFileLoader('__main__', p)",
+  '    hook = sys.excepthook',
+  '    def strip(t, e, b):',
+  '        while b is not None and b.tb_frame.f_code.co_filename != p: b = b.tb_next',
+  '        try: sys.stdout.flush()',
+  '        except Exception: pass',
+  '        return hook(t, e.with_traceback(b) if isinstance(e, BaseException) else e, b)',
+  '    sys.excepthook = strip',
+  '    return code',
+  'exec(_arbiter_run())',
+]
+export const PY_CHECK_AND_RUN = `exec(${JSON.stringify(PY_CHECK_AND_RUN_LINES.join('\n'))})`
+
+/**
+ * Flags that leave the script and its arguments where they are: clusters of letters without c or m
+ * (which take the rest of the command line), not ending in W or X (which take the next item).
+ */
+const PY_PLAIN_FLAGS = /^-(?![A-Za-z]*[cm])[A-Za-z]*[A-VYZa-z]$/
+
 export const JOBE_LANGUAGES: JobeLanguage[] = [
   {
     name: 'c',
@@ -101,6 +169,8 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
     defaults: { ...base, memorylimit: 1000, interpreterargs: ['-BE'] },
     // Jobe syntax-checks first: a syntax error is a compile error (11), not a runtime one
     compile: (src) => ['python3', '-I', '-S', '-c', PY_SYNTAX_CHECK, src],
+    checkAndRun: (src, a, marker) =>
+      a.interpreterargs.every((f) => PY_PLAIN_FLAGS.test(f)) ? ['python3', ...a.interpreterargs, '-c', PY_CHECK_AND_RUN, marker, src, ...a.runargs] : undefined,
     run: (src, a) => ['python3', ...a.interpreterargs, src, ...a.runargs],
     jobeStack: true,
     compileStderrFails: true,

@@ -7,7 +7,7 @@ import type { Job } from '../jobs/types.ts'
 import { submissions } from '../storage/schema.ts'
 import { createFileCache, type FileCache } from './file-cache.ts'
 import { fileCacheLimits, JOBE_PREFIX, jobeRoutes } from './routes.ts'
-import { PY_SYNTAX_CHECK } from './languages.ts'
+import { PY_CHECK_AND_RUN, PY_SYNTAX_CHECK } from './languages.ts'
 import { JobeResult } from './schemas.ts'
 
 let deps: TestDeps
@@ -179,8 +179,13 @@ describe('Jobe routes', () => {
 
     await run({ language_id: 'python3', sourcecode: 'print(1)', parameters: { interpreterargs: ['-c "print(\\"Blah\\")"'] } })
     expect(lastJob()).toMatchObject({ language: 'PYTHON3', sourceFileName: 'prog.py', compileArgv: ['python3', '-I', '-S', '-c', PY_SYNTAX_CHECK, 'prog.py'], runArgv: ['python3', '-c', 'print("Blah")', 'prog.py'], addressSpaceKb: 1000000 })
+    // Jobe's default flags: the check and the run in one jailed process, under a marker of its own per job
     await run({ language_id: 'python3', sourcecode: 'print(1)' })
-    expect(lastJob().runArgv).toEqual(['python3', '-BE', 'prog.py'])
+    const merged = lastJob()
+    expect(merged.compileCheckMarker).toMatch(/^[0-9a-f]{24}$/)
+    expect(merged).toMatchObject({ compileArgv: [], runArgv: ['python3', '-BE', '-c', PY_CHECK_AND_RUN, merged.compileCheckMarker, 'prog.py'] })
+    await run({ language_id: 'python3', sourcecode: 'print(1)' })
+    expect(lastJob().compileCheckMarker).not.toBe(merged.compileCheckMarker)
 
     await run({ language_id: 'java', sourcecode: 'public class Hello {\n public static void main(String[] a) {}\n}', parameters: { memorylimit: 100, numprocs: 2 } })
     expect(lastJob()).toMatchObject({ sourceFileName: 'Hello.java', compileArgv: ['javac', 'Hello.java'], runArgv: ['java', '-Xrs', '-Xss8m', '-Xmx200m', 'Hello'] })

@@ -3,6 +3,7 @@
 // preflight); anything else under the prefix is a 404. X-API-KEY holds an Arbiter client secret.
 // A run is answered when it is done, but goes through the same durable queue, pool and jail as
 // everything else; one that cannot start within jobe.wait_timeout_sec answers outcome 21.
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
@@ -88,7 +89,10 @@ function apiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler {
 export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { name: string; contentBase64: string }[]): SubmissionInput {
   const { config } = deps
   const { language: l, sourceFileName: src } = run
-  const compileArgv = l.compile(src, run.args)
+  // the syntax check in the run's own process when the language can (one jailed step, not two)
+  const marker = randomBytes(12).toString('hex')
+  const checkAndRun = l.checkAndRun?.(src, run.args, marker)
+  const compileArgv = checkAndRun ? [] : l.compile(src, run.args)
   return {
     api: 'jobe',
     lang: l.code,
@@ -119,7 +123,8 @@ export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { 
     sourceFileName: src,
     // absent: the manifest's own compile step
     ...(compileArgv && { compileArgv }),
-    runArgv: l.run(src, run.args),
+    runArgv: checkAndRun ?? l.run(src, run.args),
+    ...(checkAndRun && { compileCheckMarker: marker }),
     ...(l.jobeStack && { stackKb: JOBE_STACK_BYTES / 1024 }),
     compileStderrFails: l.compileStderrFails,
     outputEncoding: 'latin1',

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import type { Config } from '../config.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 import { isPlainName } from './job-files.ts'
-import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type TestOutcome } from './types.ts'
+import { COMPILE_CHECK_MARKER, MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type TestOutcome } from './types.ts'
 
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
@@ -60,6 +60,7 @@ export function jobRequestSchema(config: Config) {
       outputEncoding: z.literal('latin1').optional(),
       inputEncoding: z.literal('latin1').optional(),
       compileStderrFails: z.boolean().optional(),
+      compileCheckMarker: z.string().regex(COMPILE_CHECK_MARKER).optional(),
       cpuExtraSec: z.number().positive().max(maxTime).optional(),
       stackKb: z.number().int().min(1).max(64 * 1024 * 1024).optional(),
       repeat: z.number().int().min(1).max(MAX_REPEAT).optional(),

@@ -70,6 +70,9 @@ export interface RunFigures {
   memoryKb: number
 }
 
+/** What JobSpec.compileCheckMarker may be: a word no program writes by chance. */
+export const COMPILE_CHECK_MARKER = /^[A-Za-z0-9_-]{16,64}$/
+
 /** Most times a job's run may be repeated (JobSpec.repeat). */
 export const MAX_REPEAT = 20
 
@@ -117,6 +120,13 @@ export interface JobSpec {
   compileMemoryKb?: number
   /** A compile step that writes anything to stderr has failed, whatever its exit status (Jobe's rule: warnings fail). */
   compileStderrFails?: boolean
+  /**
+   * The run step checks the source itself before running it (one jailed process instead of a compile
+   * step and a run): a run whose stderr starts with this marker and a newline did not compile, and the
+   * rest of its stderr is the compiler's message (JobResult.compile fails, no run). Only for a job that
+   * is not graded (a graded job ignores it: it compiles as its language does); a repeated job checks in its first run. The marker is a per-job random word the protocol puts in the argv.
+   */
+  compileCheckMarker?: string
   /** 'latin1': the run's stdout and stderr come back one character per byte (Buffer.from(s, 'latin1') gives the exact bytes), for a protocol that must tell invalid UTF-8 or encode the bytes itself. */
   outputEncoding?: 'latin1'
   /**

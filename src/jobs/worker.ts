@@ -73,6 +73,18 @@ export interface JobRunner {
 const compilerMessage = (r: RunResult) =>
   [r.stderr, r.stdout].filter((s) => s.trim()).join('\n').trim()
 
+/**
+ * A run that checked its source first (JobSpec.compileCheckMarker) and found it does not compile: its
+ * stderr starts with the marker line, the rest is the compiler's message, as a compile step's would be
+ * (UTF-8 text, whatever the run's outputEncoding).
+ */
+function failedCheck(r: RunResult, marker: string, spec: JobSpec): CompileOutcome | undefined {
+  if ((r.status !== 'ok' && r.status !== 'exit') || !r.stderr.startsWith(`${marker}\n`)) return undefined
+  const text = (s: string) => (spec.outputEncoding === 'latin1' ? Buffer.from(s, 'latin1').toString('utf8') : s)
+  const step: RunResult = { ...r, stdout: text(r.stdout), stderr: text(r.stderr.slice(marker.length + 1)) }
+  return { ok: false, message: compilerMessage(step), step }
+}
+
 /** How a cut compiler message ends: the reply says it was cut, in the text HackerEarth clients read. */
 export const cutNotice = (capBytes: number) => `[… the compiler's message was cut at ${capBytes} bytes]`
 
@@ -269,7 +281,9 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     try {
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
       const { compile, roomy, measured } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root, scope, job)
-      hooks.onCompiled?.(compile)
+      // a run that checks the source itself says whether it compiled only when it has run
+      const checkedInRun = compile.ok && !job.compileOnly && !job.tests && job.compileCheckMarker !== undefined
+      if (!checkedInRun) hooks.onCompiled?.(compile)
       if (!compile.ok || job.compileOnly) return { compile }
       const runLimits = (timeLimitSec: number) => stepLimits(lang, { ...job, timeLimitSec }, 'run')
 
@@ -283,6 +297,11 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         const limits = runLimits(job.timeLimitSec)
         const stdin = asBytes(job.input, job)
         let run = await runInBox(sb, lang, root, stdin, limits, job.memoryLimitKb, [], job)
+        if (checkedInRun) {
+          const failed = failedCheck(run, job.compileCheckMarker!, job)
+          hooks.onCompiled?.(failed ?? compile)
+          if (failed) return { compile: failed }
+        }
         if (!size) return { compile, run }
         const repeats = [figuresOf(run)]
         while (repeats.length < times && run.status === 'ok') {
