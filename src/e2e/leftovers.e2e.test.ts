@@ -1,7 +1,7 @@
 // Nothing is left behind: a finished `cli run` leaves no slot folder, and a server killed with SIGKILL
 // mid-job (its supervisors killed too, as a whole process group would be) leaves slot folders, a
 // mounted work directory and slot cgroups that the next start removes, while the slots of processes
-// still alive are kept.
+// still alive are kept; a graceful stop leaves nothing at all.
 import { execa } from 'execa'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -89,4 +89,20 @@ test('a server killed mid-job: the next start removes its slot folders, mounted 
   expect(slotsOf(server.pid).length).toBeGreaterThan(0)
   const r = await json(await http.post('/code/run/', new URLSearchParams({ client_secret: secret, source: 'print(2)', lang: 'PYTHON3' })))
   expect(r.run_status.status).toBe('AC')
+})
+
+test('a graceful stop removes its own slot folders, mounted boxes and cgroups', { timeout: 180_000 }, async () => {
+  const own = await startServer({ configToml: '[pool]\nsize = 2\n' })
+  try {
+    const secret = await own.createClient('graceful')
+    const r = await json(await api(own.url).post('/code/run/', new URLSearchParams({ client_secret: secret, source: 'print(3)', lang: 'PYTHON3' })))
+    expect(r.run_status.status).toBe('AC')
+    const pid = own.pid
+    expect(slotsOf(pid).length).toBeGreaterThan(0)
+    await own.stop()
+    expect({ slots: slotsOf(pid), mounts: mountsOf(pid), cgroups: cgroupsOf(pid) }).toEqual({ slots: [], mounts: [], cgroups: [] })
+  } finally {
+    await own.stop()
+    own.cleanup()
+  }
 })

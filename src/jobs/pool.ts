@@ -2,6 +2,7 @@
 // cgroups, network namespace). Kept short: the queue of record is the submissions table.
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
+import { removeEndedSlots } from '../sandbox/leftovers.ts'
 import type { Config } from '../config.ts'
 import type { Pool, RunHooks } from './pool-types.ts'
 import type { Job, JobResult } from './types.ts'
@@ -33,6 +34,9 @@ export function workerSettings(config: Config): WorkerSettings {
     ...(config.compile_cache.max_bytes > 0 && { compileCache: { dir: paths.compile_cache, maxBytes: config.compile_cache.max_bytes } }),
   }
 }
+
+/** The jail slots a pool's threads opened (worker.ts names each `w<pid>-<threadId>`). */
+const slotsOf = (piscina: Piscina) => piscina.threads.map((t) => `w${process.pid}-${t.threadId}`)
 
 const startPiscina = (config: Config) =>
   new Piscina<WorkerTask, JobResult>({
@@ -78,14 +82,21 @@ export function createPool(config: Config): Pool {
     // their jobs (and stop their supervisors) in the background
     reconfigure(next: Config) {
       const old = piscina
+      const oldSlots = slotsOf(old)
       piscina = startPiscina(next)
       size = next.pool.size
-      const closing: Promise<void> = old.close().finally(() => retiring.delete(closing))
+      const closing: Promise<void> = old
+        .close()
+        .then(() => removeEndedSlots(config.paths.runs, oldSlots))
+        .finally(() => retiring.delete(closing))
       retiring.add(closing)
     },
     async close() {
       await Promise.allSettled([...retiring])
+      const slots = slotsOf(piscina)
       await piscina.destroy()
+      // a graceful stop leaves nothing for the next start to sweep
+      await removeEndedSlots(config.paths.runs, slots)
     },
   }
 }

@@ -5,6 +5,7 @@
 // test processes) are never touched.
 import { readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { isMountPoint } from './root-image.ts'
 
 const CG_ROOT = '/sys/fs/cgroup'
 const OWNER = 'owner'
@@ -92,4 +93,21 @@ export async function removeSlotCgroups(slot: string): Promise<void> {
 /** Removes a dead slot's folder; its box must be unmounted first (the supervisor does it). */
 export function removeSlotDir(runsDir: string, slot: string): void {
   rmSync(join(runsDir, slot), { recursive: true, force: true })
+}
+
+/**
+ * Removes the slots of this process whose threads have ended (a graceful stop, a pool retired by a
+ * reload): their supervisors unmount the box and leave the cgroups as they exit, the folder is ours
+ * to remove. A box still mounted after waitMs is left to the next start's sweep, which unmounts it
+ * through a live supervisor.
+ */
+export async function removeEndedSlots(runsDir: string, slots: string[], waitMs = 3000): Promise<void> {
+  const until = Date.now() + waitMs
+  for (const slot of slots) {
+    const box = join(runsDir, slot, 'box')
+    while (isMountPoint(box) && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+    if (isMountPoint(box)) continue
+    await removeSlotCgroups(slot)
+    removeSlotDir(runsDir, slot)
+  }
 }
