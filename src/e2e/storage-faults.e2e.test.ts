@@ -70,6 +70,8 @@ test('a full disk: every face says "try later" naming the cause; results wait fo
     return { status: r.status, body: await json(r) }
   }
   expect((await health()).status).toBe(200)
+  // /metrics is closed by default: its token from the CLI, read while the disk has room
+  const { token } = (await server.cli(['metrics', 'token'])) as { token: string }
   const ids = await Promise.all([1, 2, 3, 4].map(submit))
   await waitUntil(() => rows(ids).some((r) => r.state === 'running' || r.state === 'compiled'), 30_000, 'a job to start')
   fillDisk()
@@ -107,7 +109,7 @@ test('a full disk: every face says "try later" naming the cause; results wait fo
   expect(rows(ids).every((r) => r.state !== 'completed' || r.output !== null)).toBe(true)
   // the log and /metrics name the cause
   expect(storageFaults().some((l) => l.includes('"cause":"disk_full"'))).toBe(true)
-  const metrics = await (await fetch(`${server.url}/metrics`)).text()
+  const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
   expect(Number(/arbiter_storage_faults_total\{cause="disk_full"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(0)
 
   freeDisk()
