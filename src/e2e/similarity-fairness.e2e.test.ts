@@ -106,7 +106,8 @@ test("a client keeping a sleeping program in the pool does not hold another clie
     }
   })()
   try {
-    await waitUntil(() => server.query("select 1 from submissions where state = 'running' and source like '%time.sleep(4)%'").length > 0, 30_000, 'a sleeper to run')
+    // 'compiled' too: a Python run is checked (compiled) first and runs in that state
+    await waitUntil(() => server.query("select 1 from submissions where state in ('running', 'compiled') and source like '%time.sleep(4)%'").length > 0, 30_000, 'a sleeper to run')
     const id = (await ask(e, ids)).body.report_id as string
     let last: { status: string; stage: string | null } = { status: '', stage: null }
     // before: "waiting for the sandbox" for as long as the sleepers came (for ever)
