@@ -1,12 +1,52 @@
-// Layers that point one way: no folder under src/ imports, at run time, a folder (or top-level file)
-// that imports it back. Type-only imports are free (erased at build); test code (*.test.ts, src/testing,
-// src/e2e) is outside the graph. The wiring files (main.ts, app.ts, cli.ts, …) are nodes like any
-// other: nothing may import them back either.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+// The layer order of src/, held: a table of layers, top first, and the protocol faces. A file imports,
+// at run time, only files of its own layer or of a layer further down (type-only imports are erased at
+// build and free); no protocol face imports another, type-only imports included; and no two folders
+// import each other (a loop makes an order impossible). Test code (*.test.ts, src/testing, src/e2e) is
+// outside the graph. A folder or top-level file missing from the table fails: place it when you add it.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..', 'src')
+
+/** The layers, top first. Each entry is a folder directly under src/ or a top-level file. */
+export const LAYERS: ReadonlyArray<{ layer: string; nodes: string[] }> = [
+  // nothing imports these: they build the server, the command line and the jail daemon
+  { layer: 'wiring', nodes: ['main.ts', 'app.ts', 'cli.ts', 'protocols.ts', 'jail-daemon.ts', 'schedule.ts', 'process-signals.ts'] },
+  // one folder per wire protocol (see FACES) and the areas that serve people rather than a protocol
+  {
+    layer: 'protocol faces and areas',
+    nodes: ['hackerearth', 'hackerearth-v3', 'hackerearth-v4', 'similarity', 'interviews', 'judge0', 'jobe', 'piston', 'room', 'admin', 'metrics'],
+  },
+  // what every edge uses: body parsing, auth, rate limits, the OpenAPI builder; /health's parts
+  { layer: 'shared edge', nodes: ['http', 'health.ts'] },
+  // the protocol-free submission core and what it keeps: problems, packages, clients, the sandbox hosts' queue
+  { layer: 'core', nodes: ['evaluation', 'problems', 'packages', 'sandbox-hosts', 'clients'] },
+  { layer: 'jobs', nodes: ['jobs'] },
+  { layer: 'grading', nodes: ['grading'] },
+  { layer: 'sandbox', nodes: ['sandbox'] },
+  { layer: 'storage', nodes: ['storage'] },
+  { layer: 'config and base', nodes: ['config.ts', 'config-reload.ts', 'languages.ts', 'errors.ts', 'log.ts', 'deps.ts', 'cli-types.ts'] },
+]
+
+/** The protocol faces: each a family of folders that may share among themselves, never with another family. */
+export const FACES: Record<string, string[]> = {
+  // v3 and v4 share src/hackerearth/; similarity reports and the interview partner API are HackerEarth's too
+  hackerearth: ['hackerearth', 'hackerearth-v3', 'hackerearth-v4', 'similarity', 'interviews'],
+  judge0: ['judge0'],
+  jobe: ['jobe'],
+  piston: ['piston'],
+}
+
+/**
+ * Imports known to go the wrong way, each `file → target` (paths under src/) with why it is still here.
+ * Only shrinks: an entry that no longer matches fails the test, so a fix removes its line.
+ */
+export const ALLOWED: Record<string, string> = {
+  // issue 36 point 5: the upload scan's JSON depth cap belongs to problems, not to the HTTP edge
+  'problems/upload-scan.ts → http/body.ts': 'MAX_JSON_DEPTH',
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -16,35 +56,71 @@ function sources(dir: string): string[] {
   })
 }
 
-/** A folder directly under src/, or a top-level file by its name. */
-const nodeOf = (file: string) => relative(src, file).split('/')[0]
+export type Import = { spec: string; line: number; typeOnly: boolean }
 
-/** Relative specifiers a file needs at run time: static imports and exports that are not type-only, and dynamic imports. */
-export function runtimeImports(text: string): string[] {
-  const specs: string[] = []
+/** Relative specifiers a file imports, with their line: static imports and exports, side-effect imports, dynamic imports. */
+export function importsOf(text: string): Import[] {
+  const lineAt = (index: number) => text.slice(0, index).split('\n').length
+  const out: Import[] = []
   for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*'(\.[^']+)'/gm)) {
-    if (m[1]) continue
     const names = /^\{([^}]*)\}$/.exec(m[2].trim())
-    if (names && names[1].split(',').every((n) => !n.trim() || n.trim().startsWith('type '))) continue
-    specs.push(m[3])
+    const allTypes = !!names && names[1].split(',').every((n) => !n.trim() || n.trim().startsWith('type '))
+    out.push({ spec: m[3], line: lineAt(m.index), typeOnly: !!m[1] || allTypes })
   }
-  for (const m of text.matchAll(/^import\s+'(\.[^']+)'/gm)) specs.push(m[1])
-  for (const m of text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)) specs.push(m[1])
-  return specs
+  for (const m of text.matchAll(/^import\s+'(\.[^']+)'/gm)) out.push({ spec: m[1], line: lineAt(m.index), typeOnly: false })
+  for (const m of text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)) out.push({ spec: m[1], line: lineAt(m.index), typeOnly: false })
+  return out
 }
 
-function edges(): Map<string, string[]> {
-  const out = new Map<string, string[]>()
-  for (const file of sources(src)) {
-    for (const spec of runtimeImports(readFileSync(file, 'utf8'))) {
-      const target = resolve(dirname(file), spec)
-      const [a, b] = [nodeOf(file), nodeOf(target)]
-      if (a === b) continue
-      const key = `${a} → ${b}`
-      out.set(key, [...(out.get(key) ?? []), `${relative(src, file)} imports ${relative(src, target)}`])
+/** Relative specifiers a file needs at run time. */
+export const runtimeImports = (text: string) => importsOf(text).filter((i) => !i.typeOnly).map((i) => i.spec)
+
+type Edge = { from: string; to: string; where: string; key: string; typeOnly: boolean }
+
+/** Every import between two nodes of the tree under root (a node: a folder directly under root, or a top-level file). */
+export function edgesOf(root: string): Edge[] {
+  const nodeOf = (file: string) => relative(root, file).split('/')[0]
+  const out: Edge[] = []
+  for (const file of sources(root)) {
+    for (const i of importsOf(readFileSync(file, 'utf8'))) {
+      const target = resolve(dirname(file), i.spec)
+      const [from, to] = [nodeOf(file), nodeOf(target)]
+      if (from === to) continue
+      const key = `${relative(root, file)} → ${relative(root, target)}`
+      out.push({ from, to, where: `src/${relative(root, file)}:${i.line}`, key, typeOnly: i.typeOnly })
     }
   }
   return out
+}
+
+/** What breaks the order: each a line naming the file and line, the target, and the rule. */
+export function breaches(
+  root: string,
+  layers: typeof LAYERS,
+  faces: typeof FACES,
+  allowed: Record<string, string> = {},
+): { breaches: string[]; unplaced: string[]; staleAllowed: string[] } {
+  const rank = new Map(layers.flatMap((l, i) => l.nodes.map((n) => [n, i] as const)))
+  const face = new Map(Object.entries(faces).flatMap(([f, nodes]) => nodes.map((n) => [n, f] as const)))
+  const edges = edgesOf(root)
+  const used = new Set<string>()
+  const out: string[] = []
+  for (const e of edges) {
+    const [a, b] = [rank.get(e.from), rank.get(e.to)]
+    let rule = ''
+    if (!e.typeOnly && a !== undefined && b !== undefined && b < a) rule = `${layers[a].layer} imports ${layers[b].layer}, a layer above it`
+    const [fa, fb] = [face.get(e.from), face.get(e.to)]
+    if (fa && fb && fa !== fb) rule = `the ${fa} face imports the ${fb} face`
+    if (!rule) continue
+    if (allowed[e.key] !== undefined) used.add(e.key)
+    else out.push(`${e.where} imports src/${e.key.split(' → ')[1]}: ${rule}`)
+  }
+  const nodes = new Set(readdirSync(root).filter((n) => n !== 'testing' && n !== 'e2e' && (statSync(join(root, n)).isDirectory() || (n.endsWith('.ts') && !n.endsWith('.test.ts')))))
+  return {
+    breaches: out,
+    unplaced: [...nodes].filter((n) => !rank.has(n)).sort(),
+    staleAllowed: Object.keys(allowed).filter((k) => !used.has(k)),
+  }
 }
 
 describe('the import graph of src/', () => {
@@ -52,8 +128,62 @@ describe('the import graph of src/', () => {
     expect(runtimeImports(`import type { A } from './a.ts'\nimport { type B, type C } from './b.ts'\nimport { d, type E } from './d.ts'\nexport { f } from './f.ts'\nconst g = await import('./g.ts')\nimport './h.ts'`)).toEqual(['./d.ts', './f.ts', './h.ts', './g.ts'])
   })
 
+  it('names the line of each import', () => {
+    expect(importsOf(`// one\nimport {\n  a,\n} from './a.ts'\n\nimport type { B } from './b.ts'`)).toEqual([
+      { spec: './a.ts', line: 2, typeOnly: false },
+      { spec: './b.ts', line: 6, typeOnly: true },
+    ])
+  })
+
+  it('keeps the layer order and the faces apart: every folder placed, no import the wrong way', () => {
+    const found = breaches(src, LAYERS, FACES, ALLOWED)
+    expect(found.unplaced, 'folders or top-level files missing from LAYERS').toEqual([])
+    expect(found.breaches).toEqual([])
+    expect(found.staleAllowed, 'ALLOWED entries that no longer occur: delete them').toEqual([])
+  })
+
+  it('fails on a planted wrong-way import, an import between faces and an unplaced folder, naming file and line', () => {
+    const root = mkdtempSync(join(tmpdir(), 'layers-'))
+    try {
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(root, path)), { recursive: true })
+        writeFileSync(join(root, path), text)
+      }
+      write('main.ts', `import { route } from './alpha/routes.ts'\n`)
+      write('alpha/routes.ts', `import { accept } from '../core/accept.ts'\nimport type { Reply } from '../beta/reply.ts'\n`)
+      write('beta/reply.ts', `import { accept } from '../core/accept.ts'\n`)
+      write('core/accept.ts', `import { x } from '../base.ts'\n\n// the planted one\nimport { route } from '../alpha/routes.ts'\nimport type { Reply } from '../beta/reply.ts'\n`)
+      write('base.ts', `export const x = 1\n`)
+      write('stray/file.ts', `export const y = 2\n`)
+      const layers = [
+        { layer: 'wiring', nodes: ['main.ts'] },
+        { layer: 'faces', nodes: ['alpha', 'beta'] },
+        { layer: 'core', nodes: ['core'] },
+        { layer: 'base', nodes: ['base.ts'] },
+      ]
+      const faces = { alpha: ['alpha'], beta: ['beta'] }
+      const found = breaches(root, layers, faces)
+      expect(found.breaches).toEqual([
+        'src/alpha/routes.ts:2 imports src/beta/reply.ts: the alpha face imports the beta face',
+        'src/core/accept.ts:4 imports src/alpha/routes.ts: core imports faces, a layer above it',
+      ])
+      expect(found.unplaced).toEqual(['stray'])
+      // an allowed entry silences its line; one that matches nothing is reported stale
+      const allowed = { 'core/accept.ts → alpha/routes.ts': 'planted', 'core/gone.ts → alpha/routes.ts': 'fixed' }
+      const again = breaches(root, layers, faces, allowed)
+      expect(again.breaches).toHaveLength(1)
+      expect(again.staleAllowed).toEqual(['core/gone.ts → alpha/routes.ts'])
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it('has no two nodes importing each other', () => {
-    const all = edges()
+    const all = new Map<string, string[]>()
+    for (const e of edgesOf(src).filter((e) => !e.typeOnly)) {
+      const key = `${e.from} → ${e.to}`
+      all.set(key, [...(all.get(key) ?? []), `${e.where} imports ${e.key.split(' → ')[1]}`])
+    }
     const loops: string[] = []
     for (const [key, why] of all) {
       const [a, b] = key.split(' → ')
@@ -65,10 +195,7 @@ describe('the import graph of src/', () => {
 
   it('has no longer loops either (A → B → C → A): the folders can be put in one order', () => {
     const next = new Map<string, Set<string>>()
-    for (const key of edges().keys()) {
-      const [a, b] = key.split(' → ')
-      next.set(a, (next.get(a) ?? new Set()).add(b))
-    }
+    for (const e of edgesOf(src).filter((e) => !e.typeOnly)) next.set(e.from, (next.get(e.from) ?? new Set()).add(e.to))
     // depth-first search for a back edge, keeping the path that closes it
     const state = new Map<string, 'open' | 'done'>()
     const loops: string[] = []
