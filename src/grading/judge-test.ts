@@ -3,7 +3,7 @@
 // only a run that ended well is judged: by a built-in checker here, or by a checker program whose
 // own run (testlib's exit codes) is read by checkerOutcome.
 import { runVerdict, type JobLimits } from './verdict.ts'
-import type { TestOutcome } from '../jobs/types.ts'
+import type { TestOutcome } from './types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { Budget, check, JudgeTimeout, type BuiltinChecker, type KattisDefaultChecker } from './checkers.ts'
 import { defaultValidator, parseValidatorFlags } from './default-validator.ts'

@@ -1,6 +1,5 @@
-// Pure: a JobResult (the sandbox's neutral RunResults) → the spec's run status (AC/TLE/MLE/RE, plus CE for
+// Pure: a job's result (the sandbox's neutral RunResults) → the spec's run status (AC/TLE/MLE/RE, plus CE for
 // compile errors), status_detail and the figures, decided in one fixed order (DMOJ's CODE_DISPLAY_ORDER).
-import type { Job, JobResult } from '../jobs/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 
 export type VerdictCode = 'AC' | 'TLE' | 'MLE' | 'RE' | 'CE'
@@ -53,10 +52,20 @@ export function runVerdict(run: RunResult, limits: JobLimits): { verdict: Verdic
 }
 
 /** The limits the client asked for (a sandbox step's own are sandbox/types.ts Limits). */
-export type JobLimits = Pick<Job, 'timeLimitSec' | 'memoryLimitKb'>
+export interface JobLimits {
+  timeLimitSec: number
+  memoryLimitKb: number
+}
+
+/** What the verdict is decided from: the compile step and the run (a job's result is one, src/jobs/types.ts). */
+export interface JudgedSteps {
+  compile: { ok: boolean; message: string; step?: RunResult }
+  /** Absent when there was nothing to run (compile only). */
+  run?: RunResult
+}
 
 /** Throws InternalFailure when either step failed on our side; the dispatcher retries or reports it. */
-export function verdictOf(result: JobResult, limits: JobLimits): Verdict {
+export function verdictOf(result: JudgedSteps, limits: JobLimits): Verdict {
   const { compile, run } = result
   if (compile.step?.status === 'internal') throw new InternalFailure(compile.step.message ?? 'the compile step could not run')
   if (!compile.ok) {

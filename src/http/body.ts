@@ -5,6 +5,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { MiddlewareHandler } from 'hono'
 import { AppError } from '../errors.ts'
+import { MAX_JSON_DEPTH } from '../json-limits.ts'
 
 export type Body = Record<string, unknown>
 
@@ -87,9 +88,6 @@ export async function rawBody(req: Request, limit: number, onChunk?: (chunk: Uin
 
 /** A UTF-16 surrogate not in a pair: a JSON string may hold one (`"\ud800"`), and no UTF-8 bytes stand for it. */
 export const hasLoneSurrogate = (s: string): boolean => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)
-
-/** Deepest nesting accepted in a JSON body: real requests nest 2-3 levels (an `id` or `context` a few more). */
-export const MAX_JSON_DEPTH = 32
 
 /**
  * JSON.parse, then refuses a value nested deeper than MAX_JSON_DEPTH (counted without recursion): such

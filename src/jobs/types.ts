@@ -1,5 +1,6 @@
 // What the evaluation side hands the worker pool, and what comes back. Plain data: crosses threads.
 import type { CheckerSpec } from '../grading/checkers.ts'
+import type { TestOutcome, TestStatus } from '../grading/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
 
 export interface Job extends JobSpec {
@@ -34,23 +35,8 @@ export interface JobTest {
   timeLimitSec?: number
 }
 
-export type TestStatus = 'AC' | 'WA' | 'TLE' | 'MLE' | 'RE' | 'SKIPPED' | 'IE'
-
-/** One test's outcome, judged in the worker (the expected output never leaves it). */
-export interface TestOutcome {
-  status: TestStatus
-  /** 'NA', the RE detail (SIGSEGV, NZEC …), or for WA what the checker says in one word ('PE'). */
-  statusDetail: string
-  timeUsedSec: number
-  memoryUsedKb: number
-  exitCode: number | null
-  signal: string
-  /** The checker's message (the first difference), '' when AC or not judged. */
-  checkerMessage: string
-  /** Fraction of the test's points earned: 1 for AC, 0 otherwise. */
-  earned: number
-  stdout: string
-}
+// A test's status and outcome are the judge's (src/grading/types.ts); a job carries them.
+export type { TestOutcome, TestStatus }
 
 export interface CompileOutcome {
   /** true when the language has no compile step or it succeeded. */

@@ -19,7 +19,7 @@
 // - a key JSON.parse would keep only the last of: test_cases twice at the top, input or expected_output
 //   twice in a test (the counts would describe a value the parse then drops).
 import { AppError } from '../errors.ts'
-import { MAX_JSON_DEPTH } from '../http/body.ts'
+import { MAX_JSON_DEPTH } from '../json-limits.ts'
 
 export interface UploadScanLimits {
   maxTests: number

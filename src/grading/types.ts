@@ -1,0 +1,19 @@
+// What judging one test decides: its status and outcome. The judge's rules own these; jobs carry them.
+
+export type TestStatus = 'AC' | 'WA' | 'TLE' | 'MLE' | 'RE' | 'SKIPPED' | 'IE'
+
+/** One test's outcome, judged in the worker (the expected output never leaves it). */
+export interface TestOutcome {
+  status: TestStatus
+  /** 'NA', the RE detail (SIGSEGV, NZEC …), or for WA what the checker says in one word ('PE'). */
+  statusDetail: string
+  timeUsedSec: number
+  memoryUsedKb: number
+  exitCode: number | null
+  signal: string
+  /** The checker's message (the first difference), '' when AC or not judged. */
+  checkerMessage: string
+  /** Fraction of the test's points earned: 1 for AC, 0 otherwise. */
+  earned: number
+  stdout: string
+}
