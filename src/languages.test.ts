@@ -388,6 +388,69 @@ describe('loadLanguages on a given directory', () => {
   })
 })
 
+describe("each API's name for a language (judge0, piston, jobe, similarity)", () => {
+  const NAMED = GOOD.replace(
+    'code = "C"',
+    'code = "C"\njudge0 = [{ id = 50, name = "C (GCC {version})", version = "14" }, { id = 1050, name = "C (fixed)" }]\npiston = { name = "c", aliases = ["gcc"], runtime = "gcc" }\njobe = "c"\nsimilarity = "c"'
+  )
+  const load = (files: Record<string, string>) => loadLanguages(manifestDir(files))
+
+  it('reads them from the entry; Jobe defaults to the code in lowercase, the others to not offered', () => {
+    expect(load({ 'a.toml': NAMED }).get('C')).toMatchObject<Partial<Language>>({
+      judge0: [
+        { id: 50, name: 'C (GCC {version})', version: '14' },
+        { id: 1050, name: 'C (fixed)' },
+      ],
+      piston: { name: 'c', aliases: ['gcc'], runtime: 'gcc' },
+      jobe: 'c',
+      similarity: 'c',
+    })
+    const bare = load({ 'a.toml': GOOD.replace('code = "C"', 'code = "C_LANG"') }).get('C_LANG')!
+    expect(bare).toMatchObject({ judge0: [], jobe: 'c_lang' })
+    expect(bare).not.toHaveProperty('piston')
+    expect(bare).not.toHaveProperty('similarity')
+  })
+
+  it('gives every shipped entry a Jobe name and the names the protocol tests list', () => {
+    expect(langs.get('PYTHON3')).toMatchObject({ judge0: [{ id: 71 }], piston: { name: 'python' }, jobe: 'python3', similarity: 'python' })
+    expect(langs.get('JAVASCRIPT_NODE')).toMatchObject({ judge0: [{ id: 63 }], piston: { name: 'javascript', runtime: 'node' }, jobe: 'nodejs' })
+  })
+
+  it.each([
+    ['an unknown key in a Judge0 id', NAMED.replace('id = 1050,', 'id = 1050, lang = 1,'), /language\[0\]\.judge0\[1\] \(lang\)/],
+    ['an unknown key in the Piston name', NAMED.replace('runtime = "gcc"', 'runtime = "gcc", version = "1"'), /language\[0\]\.piston \(version\)/],
+    ['{version} without the version to show when none is recorded', NAMED.replace(', version = "14"', ''), /judge0\[0\]\.version: a name with \{version\} needs version/],
+    ['another placeholder in a Judge0 name', NAMED.replace('C (fixed)', 'C ({release})'), /judge0\[1\]\.name: the only placeholder/],
+    ['a Judge0 id between Judge0 1.14 and our own', NAMED.replace('1050', '500'), /judge0\[1\]\.id: Judge0's own ids are 1-113/],
+    ['a Piston name with a space', NAMED.replace('name = "c"', 'name = "c lang"'), /piston\.name: a Piston name/],
+    ['an upper-case Jobe name', NAMED.replace('jobe = "c"', 'jobe = "C"'), /jobe: Jobe's language_id/],
+    ['a Piston alias listed twice', NAMED.replace('aliases = ["gcc"]', 'aliases = ["gcc", "gcc"]'), /C: a Piston alias is listed twice/],
+    ['an API name as a file default', `judge0 = [{ id = 1, name = "x" }]\n${GOOD}`, /\(top\) \(judge0\)/],
+  ])('rejects %s', (_, text, message) => {
+    expect(() => load({ 'bad.toml': text })).toThrow(message)
+  })
+
+  const twin = (from: string, to: string) => NAMED.replace('code = "C"', 'code = "D"').replace('["CC"]', '["DD"]').replace(from, to)
+  it.each([
+    ['a Judge0 id', twin('id = 1050', 'id = 1051').replace('jobe = "c"', 'jobe = "d"').replace('name = "c", aliases = ["gcc"]', 'name = "d", aliases = []'), /b\.toml: D: Judge0 id 50 is already taken by C in a\.toml/],
+    ['a Jobe name', twin('id = 50,', 'id = 51,').replace('id = 1050', 'id = 1051').replace('name = "c", aliases = ["gcc"]', 'name = "d", aliases = []'), /b\.toml: D: Jobe name c is already taken by C in a\.toml/],
+    ['a default Jobe name', GOOD.replace('code = "C"', 'code = "D"\njobe = "c"').replace('["CC"]', '["DD"]'), /b\.toml: D: Jobe name c is already taken by C in a\.toml/],
+    [
+      'a Piston alias that means another Piston language',
+      twin('id = 50,', 'id = 51,').replace('id = 1050', 'id = 1051').replace('jobe = "c"', 'jobe = "d"').replace('name = "c", aliases = ["gcc"]', 'name = "d", aliases = ["gcc"]'),
+      /b\.toml: D: Piston name or alias gcc already means Piston's c \(C in a\.toml\)/,
+    ],
+  ])('rejects %s claimed by two entries', (_, other, message) => {
+    expect(() => load({ 'a.toml': NAMED, 'b.toml': other })).toThrow(message)
+  })
+
+  it('lets two entries share a Piston name with the same aliases meaning it (versions of one language)', () => {
+    const other = NAMED.replace('code = "C"', 'code = "D"').replace('["CC"]', '["DD"]').replace('id = 50,', 'id = 51,').replace('id = 1050', 'id = 1051').replace('jobe = "c"', 'jobe = "d"').replace('aliases = ["gcc"]', 'aliases = ["c99"]')
+    const all = load({ 'a.toml': NAMED, 'b.toml': other })
+    expect([all.get('C')!.piston!.name, all.get('D')!.piston!.name]).toEqual(['c', 'c'])
+  })
+})
+
 describe('isProvisioned', () => {
   const lang = {
     code: 'C',

@@ -49,7 +49,36 @@ export interface Language {
   /** the room editor's syntax mode for this code (src/room/editor/modes.ts) */
   editorMode?: string
   note?: string
+  /** Judge0's ids for it and its name under each (several ids may run one code); [] = not offered through Judge0 */
+  judge0: Judge0Name[]
+  /** Piston's language name and aliases for it; absent = not offered through Piston */
+  piston?: PistonName
+  /** Jobe's language_id for it (lowercase); the code in lowercase unless the entry names another */
+  jobe: string
+  /** the Dolos parser similarity reports compare it with; absent = not comparable */
+  similarity?: string
 }
+
+/** One Judge0 id of a language: the name Judge0 lists, `{version}` standing for the provisioned version. */
+export interface Judge0Name {
+  id: number
+  name: string
+  /** the version `{version}` shows when provisioning recorded none (an API host whose languages run on sandbox hosts) */
+  version?: string
+}
+
+/** Piston's name for a language, the other names a client may send, and Piston's `runtime` (the package providing several languages). */
+export interface PistonName {
+  name: string
+  aliases: string[]
+  runtime?: string
+}
+
+/**
+ * Judge0 CE 1.13.1 uses ids 1–89 and Judge0 1.14 took 90–113: an id of Arbiter's own (a code Judge0 has
+ * no id for) starts well clear of both. Ids never change: clients hard-code them.
+ */
+export const JUDGE0_OWN_ID_BASE = 1001
 
 export const MANIFEST_DIR = join(import.meta.dirname, '..', 'toolchains', 'languages')
 
@@ -64,6 +93,10 @@ const DEFAULT_VERSION_PATTERN = '(\\d+(?:\\.\\d+)+)'
 const PLACEHOLDERS = new Set(['memory_mb', 'memory_kb'])
 
 const argv = z.array(z.string().min(1)).min(1)
+
+// what Piston clients compare with ===: lowercase, no spaces (c++, objective-c, python3.9, c#)
+const PISTON_NAME = /^[a-z0-9][a-z0-9+#._-]*$/
+const PISTON_NAME_MESSAGE = 'a Piston name: lowercase, no spaces'
 
 // compile and run argv are expanded per job, so a misspelt placeholder is caught here
 const templateArgv = argv.superRefine((args, ctx) => {
@@ -118,10 +151,36 @@ const fields = {
   endless_loop: z.string().min(1),
   editor_mode: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a mode name such as cpp or clike-kotlin'),
   note: z.string().min(1),
+  judge0: z
+    .array(
+      z
+        .object({
+          id: z
+            .number()
+            .int()
+            .refine((id) => (id >= 1 && id <= 113) || id >= JUDGE0_OWN_ID_BASE, `Judge0's own ids are 1-113; Arbiter's own start at ${JUDGE0_OWN_ID_BASE}`),
+          name: z.string().min(1),
+          version: z.string().min(1).optional(),
+        })
+        .strict()
+        .refine((j) => !/\{version\}/.test(j.name) || j.version !== undefined, { message: 'a name with {version} needs version (shown when provisioning recorded none)', path: ['version'] })
+        .refine((j) => !/\{(?!version\})[^{}]*\}/.test(j.name), { message: 'the only placeholder of a Judge0 name is {version}', path: ['name'] })
+    )
+    .min(1),
+  piston: z
+    .object({
+      name: z.string().regex(PISTON_NAME, PISTON_NAME_MESSAGE),
+      aliases: z.array(z.string().regex(PISTON_NAME, PISTON_NAME_MESSAGE)).optional(),
+      runtime: z.string().regex(PISTON_NAME, PISTON_NAME_MESSAGE).optional(),
+    })
+    .strict(),
+  jobe: z.string().regex(/^[a-z0-9][a-z0-9_+.-]*$/, "Jobe's language_id: lowercase, no spaces"),
+  similarity: z.string().regex(/^[a-z][a-z-]*$/, 'a Dolos language name such as python or c-sharp'),
 }
 
+// one file names many languages: what one API calls a language is said by its entry, never by the file
 const Entry = z.object(fields).partial().strict()
-const ManifestFile = Entry.omit({ code: true, aliases: true })
+const ManifestFile = Entry.omit({ code: true, aliases: true, judge0: true, piston: true, jobe: true, similarity: true })
   .extend({ language: z.array(Entry).min(1) })
   .strict()
 
@@ -211,6 +270,10 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     ...(m.endless_loop ? { endlessLoop: m.endless_loop } : {}),
     ...(m.editor_mode ? { editorMode: m.editor_mode } : {}),
     ...(m.note ? { note: m.note } : {}),
+    judge0: m.judge0 ?? [],
+    ...(m.piston ? { piston: { name: m.piston.name, aliases: m.piston.aliases ?? [], ...(m.piston.runtime ? { runtime: m.piston.runtime } : {}) } } : {}),
+    jobe: m.jobe ?? m.code!.toLowerCase(),
+    ...(m.similarity ? { similarity: m.similarity } : {}),
   }
 }
 
@@ -220,24 +283,39 @@ export function loadManifestFile(file: string): Language[] {
   return language.map((entry, i) => toLanguage(file, i, defaults, entry))
 }
 
-/** Loads every *.toml of the manifest directory; a code or alias claimed twice is an error. */
+/**
+ * Loads every *.toml of the manifest directory. A name two entries claim is an error: a code or alias,
+ * a Judge0 id, a Jobe name; a Piston name or alias that would mean two different Piston languages.
+ */
 export function loadLanguages(dir: string = MANIFEST_DIR): Map<string, Language> {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.toml'))
     .sort()
   const langs = new Map<string, Language>()
-  const owner = new Map<string, string>()
+  const claimed = new Map<string, string>()
   for (const f of files) {
     const file = join(dir, f)
     for (const lang of loadManifestFile(file)) {
-      for (const name of [lang.code, ...lang.aliases]) {
-        const key = name.toUpperCase()
-        const prev = owner.get(key)
-        if (prev)
-          throw new ManifestError(
-            `${file}: ${lang.code}: code or alias ${name} is already taken by ${prev}`
-          )
-        owner.set(key, `${lang.code} in ${f}`)
+      const claim = (key: string, what: string) => {
+        const prev = claimed.get(key)
+        if (prev) throw new ManifestError(`${file}: ${lang.code}: ${what} is already taken by ${prev}`)
+        claimed.set(key, `${lang.code} in ${f}`)
+      }
+      for (const name of [lang.code, ...lang.aliases]) claim(`code\0${name.toUpperCase()}`, `code or alias ${name}`)
+      for (const j of lang.judge0) claim(`judge0\0${j.id}`, `Judge0 id ${j.id}`)
+      claim(`jobe\0${lang.jobe}`, `Jobe name ${lang.jobe}`)
+      if (lang.piston) {
+        // several entries may share a Piston name (its versions, e.g. python 2.7 and 3.13), but a name
+        // or alias must always lead to that one Piston language
+        for (const name of [lang.piston.name, ...lang.piston.aliases]) {
+          const key = `piston\0${name}`
+          const prev = claimed.get(key)
+          if (prev && !prev.startsWith(`${lang.piston.name}\0`))
+            throw new ManifestError(`${file}: ${lang.code}: Piston name or alias ${name} already means Piston's ${prev.split('\0')[0]} (${prev.split('\0')[1]})`)
+          claimed.set(key, `${lang.piston.name}\0${lang.code} in ${f}`)
+        }
+        if (new Set(lang.piston.aliases).size !== lang.piston.aliases.length || lang.piston.aliases.includes(lang.piston.name))
+          throw new ManifestError(`${file}: ${lang.code}: a Piston alias is listed twice`)
       }
       langs.set(lang.code, lang)
     }

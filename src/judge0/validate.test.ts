@@ -24,6 +24,8 @@ const lang = (code: string, over: Partial<Language> = {}): Language => ({
   prepare: [],
   selftest: 'x',
   selftestError: 'y',
+  judge0: [],
+  jobe: code.toLowerCase(),
   ...over,
 })
 const langs: Record<number, Language> = {

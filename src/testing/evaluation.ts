@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts'
 import type { Deps } from '../deps.ts'
 import { createFakePool, type FakePool } from './fake-pool.ts'
 import { createOutbox, type OutboxRow, type Sender } from '../jobs/outbox.ts'
-import { rootPath, stampPath, type Language } from '../languages.ts'
+import { loadLanguages, rootPath, stampPath, type Language } from '../languages.ts'
 import { silentLog } from '../log.ts'
 import { openMemoryDb } from '../storage/db.ts'
 import { createClient } from '../clients/clients.ts'
@@ -19,7 +19,16 @@ import { createDispatcher } from '../evaluation/dispatcher.ts'
 import { createProtocols } from '../protocols.ts'
 import type { Protocols } from '../evaluation/protocols.ts'
 
+// what each API calls a fake language is what it calls the real one: the names come from the manifest
+const manifest = loadLanguages()
+const apiNames = (code: string): Pick<Language, 'judge0' | 'piston' | 'jobe' | 'similarity'> => {
+  const real = manifest.get(code)
+  if (!real) return { judge0: [], jobe: code.toLowerCase() }
+  return { judge0: real.judge0, jobe: real.jobe, ...(real.piston && { piston: real.piston }), ...(real.similarity && { similarity: real.similarity }) }
+}
+
 const lang = (code: string, name: string, aliases: string[] = [], compiled = false): Language => ({
+  ...apiNames(code),
   code,
   aliases,
   name,
