@@ -6,29 +6,20 @@
 // runs over it (a backtracking one is quadratic on a long run of spaces or digits), and the output is
 // compared as the bytes the program wrote (a decode to text would make every invalid byte the same
 // U+FFFD). Whitespace is ASCII's: space, \t, \n, \v, \f, \r. A Budget given to check() bounds the time.
-export type BuiltinChecker = 'exact' | 'lines' | 'tokens' | 'unordered' | { type: 'float'; abs?: number; rel?: number }
+import type { z } from 'zod'
+import type { CheckerSchema } from './checker-schema.ts'
 
+// The checkers' one declaration is their zod schema (checker-schema.ts): the types below are read from it,
+// so a new checker is its schema entry and its judging, not a type kept in step by hand.
+export type CheckerSpec = z.infer<typeof CheckerSchema>
 /** A checker program in a provisioned language (testlib's protocol), run in a jail of its own. */
-export interface ProgramChecker {
-  type: 'program'
-  lang: string
-  source: string
-}
-
+export type ProgramChecker = Extract<CheckerSpec, { type: 'program' }>
 /** The Kattis/ICPC default output validator with its flags (default-validator.ts), judged in the worker like a built-in. */
-export interface KattisDefaultChecker {
-  type: 'kattis'
-  flags?: string[]
-}
+export type KattisDefaultChecker = Extract<CheckerSpec, { type: 'kattis' }>
 /** A Kattis/ICPC output validator program: argv input judge_answer feedback_dir [flags], the output on stdin, exit 42/43; files lie beside its source. */
-export interface OutputValidatorChecker {
-  type: 'output_validator'
-  lang: string
-  source: string
-  files?: { name: string; content: string }[]
-  flags?: string[]
-}
-export type CheckerSpec = BuiltinChecker | ProgramChecker | KattisDefaultChecker | OutputValidatorChecker
+export type OutputValidatorChecker = Extract<CheckerSpec, { type: 'output_validator' }>
+/** The pure comparisons judged here: 'exact', 'lines', 'tokens', 'unordered', {type: 'float'}. */
+export type BuiltinChecker = Exclude<CheckerSpec, ProgramChecker | KattisDefaultChecker | OutputValidatorChecker>
 
 export const isProgramChecker = (c: CheckerSpec): c is ProgramChecker => typeof c === 'object' && c.type === 'program'
 export const isOutputValidator = (c: CheckerSpec): c is OutputValidatorChecker => typeof c === 'object' && c.type === 'output_validator'

@@ -1,6 +1,9 @@
-// What judging one test decides: its status and outcome. The judge's rules own these; jobs carry them.
+// What judging one test decides: its status and outcome. The judge's rules own these; jobs carry them,
+// the sandbox hosts' wire checks them and the HackerEarth replies show them.
+import { z } from 'zod'
 
-export type TestStatus = 'AC' | 'WA' | 'TLE' | 'MLE' | 'RE' | 'SKIPPED' | 'IE'
+export const TestStatus = z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE'])
+export type TestStatus = z.infer<typeof TestStatus>
 
 /** One test's outcome, judged in the worker (the expected output never leaves it). */
 export interface TestOutcome {

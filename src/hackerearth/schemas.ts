@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { AppError } from '../errors.ts'
 import type { Score as GradedScore } from '../evaluation/graded.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
+import { TestStatus } from '../grading/types.ts'
 
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v)
 
@@ -165,7 +166,7 @@ export const V4RunStatus = z
 export const TestResult = z
   .object({
     id: z.string(),
-    status: z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE']),
+    status: TestStatus,
     status_detail: z.string(),
     time_used: z.string(),
     memory_used: z.string(),

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process'
 import type { Config } from '../config.ts'
 import type { Log } from '../log.ts'
 import { frame, jobRequestSchema, requestCap, type DaemonMessage } from './jail-protocol.ts'
-import type { Pool } from './pool-types.ts'
+import { sendProgress, type Pool } from './pool-types.ts'
 import { claimSocketPath, recordSocketOwner, releaseSocket } from './jail-socket-owner.ts'
 
 /** How much a connection may cost before its request is in (defaults from the config: requestLimits). */
@@ -163,10 +163,7 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log, lim
       const parsed = schema.safeParse(body)
       if (!parsed.success) return refuse(parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`).join('; '))
       pool
-        .run(parsed.data.job, {
-          onCompiled: (outcome) => send({ type: 'compiled', outcome }),
-          onTest: (index, outcome) => send({ type: 'test', index, outcome }),
-        })
+        .run(parsed.data.job, sendProgress(send))
         .then(
           (result) => send({ type: 'result', result }),
           (err: unknown) => send({ type: 'error', message: err instanceof Error ? err.message : String(err) })

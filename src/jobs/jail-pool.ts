@@ -3,7 +3,7 @@
 import { connect } from 'node:net'
 import type { Config } from '../config.ts'
 import { frame, readLines, type DaemonMessage } from './jail-protocol.ts'
-import type { Pool, RunHooks } from './pool-types.ts'
+import { relayProgress, type Pool, type RunHooks } from './pool-types.ts'
 import type { Job, JobResult } from './types.ts'
 
 /** The result line carries stdout and stderr, each capped by the daemon; leave ample room. */
@@ -40,9 +40,8 @@ function runOnce(socketPath: string, job: Job, hooks: RunHooks): Promise<JobResu
         } catch {
           return settle(() => reject(new Error('jail daemon: unreadable reply')))
         }
-        if (m.type === 'compiled') hooks.onCompiled?.(m.outcome)
-        else if (m.type === 'test') hooks.onTest?.(m.index, m.outcome)
-        else if (m.type === 'result') settle(() => resolve(m.result))
+        if (relayProgress(hooks, m)) return
+        if (m.type === 'result') settle(() => resolve(m.result))
         else settle(() => reject(new Error(m.message)))
       },
       () => settle(() => reject(new Error('jail daemon: reply too large')))

@@ -8,7 +8,8 @@ import { z } from 'zod'
 import type { Config } from '../config.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 import { isPlainName } from './job-files.ts'
-import { COMPILE_CHECK_MARKER, MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type TestOutcome } from './types.ts'
+import { COMPILE_CHECK_MARKER, MAX_REPEAT, type Job, type JobResult } from './types.ts'
+import type { Progress } from './pool-types.ts'
 
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
@@ -85,8 +86,7 @@ export const requestCap = (config: Config) =>
   4096 * (config.grading.max_tests + 1)
 
 export type DaemonMessage =
-  | { type: 'compiled'; outcome: CompileOutcome }
-  | { type: 'test'; index: number; outcome: TestOutcome }
+  | Progress
   | { type: 'result'; result: JobResult }
   | { type: 'error'; message: string }
 

@@ -11,6 +11,27 @@ export interface RunHooks {
   jobKey?: string
 }
 
+/**
+ * A job's progress in the one vocabulary every carrier uses: a pool thread's port, the jail daemon's
+ * socket (the sandbox hosts' wire says the same with `kind`, src/sandbox-hosts/wire.ts).
+ */
+export type Progress = { type: 'compiled'; outcome: CompileOutcome } | { type: 'test'; index: number; outcome: TestOutcome }
+
+/** Hooks that send each step's end as a Progress message. */
+export const sendProgress = (send: (m: Progress) => void): RunHooks => ({
+  onCompiled: (outcome) => send({ type: 'compiled', outcome }),
+  onTest: (index, outcome) => send({ type: 'test', index, outcome }),
+})
+
+/** Hands a Progress message to the hooks; false for any other message (a result, an error). */
+export function relayProgress(hooks: RunHooks, m: { type: string }): m is Progress {
+  const p = m as Progress
+  if (p.type === 'compiled') hooks.onCompiled?.(p.outcome)
+  else if (p.type === 'test') hooks.onTest?.(p.index, p.outcome)
+  else return false
+  return true
+}
+
 export interface Pool {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
   /** Jobs running now. */

@@ -4,9 +4,9 @@ import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import { removeEndedSlots } from '../sandbox/leftovers.ts'
 import type { Config } from '../config.ts'
-import type { Pool, RunHooks } from './pool-types.ts'
+import { relayProgress, type Pool, type Progress, type RunHooks } from './pool-types.ts'
 import type { Job, JobResult } from './types.ts'
-import type { WorkerMessage, WorkerSettings, WorkerTask } from './worker.ts'
+import type { WorkerSettings, WorkerTask } from './worker.ts'
 
 export function workerSettings(config: Config): WorkerSettings {
   const { paths, limits, languages } = config
@@ -66,10 +66,7 @@ export function createPool(config: Config): Pool {
     },
     async run(job: Job, hooks: RunHooks = {}) {
       const { port1, port2 } = new MessageChannel()
-      port1.on('message', (m: WorkerMessage) => {
-        if (m.type === 'compiled') hooks.onCompiled?.(m.outcome)
-        else if (m.type === 'test') hooks.onTest?.(m.index, m.outcome)
-      })
+      port1.on('message', (m: Progress) => relayProgress(hooks, m))
       busy++
       try {
         return await piscina.run({ job, port: port2 }, { transferList: [port2] })

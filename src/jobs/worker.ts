@@ -15,7 +15,7 @@ import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
 import { isOutputValidator, isProgramChecker, type BuiltinChecker, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
-import type { RunHooks } from './pool-types.ts'
+import { sendProgress, type RunHooks } from './pool-types.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
 import { writeJobFiles, writeNewFile } from './job-files.ts'
 
@@ -467,11 +467,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
 
 export interface WorkerTask {
   job: Job
-  /** Receives a WorkerMessage at the end of the compile step and of each test. */
+  /** Receives a Progress message (pool-types.ts) at the end of the compile step and of each test. */
   port?: MessagePort
 }
 
-export type WorkerMessage = { type: 'compiled'; outcome: CompileOutcome } | { type: 'test'; index: number; outcome: TestOutcome }
 
 let runner: JobRunner | undefined
 // a pool thread builds its slot's prepared jails as it starts, before its first job needs one
@@ -484,11 +483,7 @@ export default async function runTask({ job, port }: WorkerTask): Promise<JobRes
   const settings = workerData as WorkerSettings
   runner ??= createJobRunner(settings, `w${process.pid}-${threadId}`)
   try {
-    const post = (m: WorkerMessage) => port?.postMessage(m)
-    return await runner.run(job, {
-      onCompiled: (outcome) => post({ type: 'compiled', outcome }),
-      onTest: (index, outcome) => post({ type: 'test', index, outcome }),
-    })
+    return await runner.run(job, sendProgress((m) => port?.postMessage(m)))
   } finally {
     port?.close()
   }

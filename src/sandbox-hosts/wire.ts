@@ -4,6 +4,7 @@
 // they read with these schemas: the host against its own limits (jail-protocol.ts), the API host so a
 // broken or hostile host cannot put anything but a well-formed result into a submission.
 import { z } from 'zod'
+import { TestStatus } from '../grading/types.ts'
 import { MAX_REPEAT, type Job } from '../jobs/types.ts'
 import type { TestRefs } from './blobs.ts'
 
@@ -56,7 +57,7 @@ export function resultMessageSchema(maxText: number, maxTests: number) {
   const CompileOutcome = z.object({ ok: z.boolean(), message: text, step: RunResult.optional(), cached: z.boolean().optional() }).strict()
   const TestOutcome = z
     .object({
-      status: z.enum(['AC', 'WA', 'TLE', 'MLE', 'RE', 'SKIPPED', 'IE']),
+      status: TestStatus,
       statusDetail: z.string().max(64),
       timeUsedSec: z.number().min(0),
       memoryUsedKb: z.number().min(0),
