@@ -10,6 +10,7 @@ const JAIL = [
   'src/jobs/worker.test.ts',
   'src/jobe/check-and-run.test.ts',
   'src/jobs/languages-tle.test.ts',
+  'src/jobs/language-tables.test.ts',
   'src/jobs/languages-listing.test.ts',
   'src/jobs/compile-overrides.test.ts',
   'src/jobs/cli-commands.test.ts',

@@ -54,10 +54,29 @@ export const JUDGE0_LANGUAGES: readonly Judge0LanguageEntry[] = [
   entry(83, 'SWIFT', (v) => `Swift (${v})`, '6.0'),
   entry(85, 'PERL', (v) => `Perl (${v})`, '5.40'),
   entry(86, 'CLOJURE', (v) => `Clojure (${v})`, '1.12'),
+  // the languages beyond the spec, at Judge0's own ids
+  entry(45, 'ASSEMBLY', (v) => `Assembly (NASM ${v})`, '2.16'),
+  entry(46, 'BASH', (v) => `Bash (${v})`, '5.2'),
+  entry(55, 'LISP', (v) => `Common Lisp (SBCL ${v})`, '2.5'),
+  entry(56, 'D', (v) => `D (LDC ${v})`, '1.40'),
+  entry(57, 'ELIXIR', (v) => `Elixir (${v})`, '1.18'),
+  entry(58, 'ERLANG', (v) => `Erlang (OTP ${v})`, '27'),
+  entry(59, 'FORTRAN', (v) => `Fortran (GFortran ${v})`, '14'),
+  entry(64, 'LUA', (v) => `Lua (${v})`, '5.4'),
+  entry(65, 'OCAML', (v) => `OCaml (${v})`, '5.3'),
+  entry(66, 'OCTAVE', (v) => `Octave (${v})`, '9.4'),
+  entry(69, 'PROLOG', (v) => `Prolog (GNU Prolog ${v})`, '1.4.5'),
+  entry(75, 'C_CLANG', (v) => `C (Clang ${v})`, '19'),
+  entry(76, 'CPP_CLANG', (v) => `C++ (Clang ${v})`, '19'),
+  entry(77, 'COBOL', (v) => `COBOL (GnuCOBOL ${v})`, '3.2'),
+  entry(82, 'SQL', (v) => `SQL (SQLite ${v})`, '3.46'),
   // Arbiter's own, no Judge0 id: fixed from FREE_ID_BASE
   entry(1001, 'JAVA', (v) => `Java (OpenJDK ${v}, --release 8)`, '21'),
   entry(1002, 'CPP11', (v) => `C++ (GCC ${v}, gnu++11)`, '14'),
   entry(1003, 'PYTHON3_8', (v) => `Python (${v}, for Python 3.8)`, '3.9'),
+  entry(1004, 'AWK', (v) => `AWK (GNU Awk ${v})`, '5.2'),
+  entry(1005, 'ADA', (v) => `Ada (GNAT ${v})`, '14'),
+  entry(1006, 'PROLOG_SWI', (v) => `Prolog (SWI-Prolog ${v})`, '9.2'),
 ]
 
 /**

@@ -49,6 +49,22 @@ export const RUNTIME_TABLE: readonly RuntimeEntry[] = [
   { language: 'rust', code: 'RUST', aliases: ['rs'] },
   { language: 'scala', code: 'SCALA', aliases: ['sc'] },
   { language: 'swift', code: 'SWIFT', aliases: [] },
+  // the languages beyond the spec that Piston has, under Piston's names; Piston's prolog is
+  // SWI-Prolog, its nasm 32-bit (ours is x86-64: nasm64)
+  { language: 'bash', code: 'BASH', aliases: ['sh'] },
+  { language: 'awk', code: 'AWK', aliases: ['gawk'], runtime: 'gawk' },
+  { language: 'lua', code: 'LUA', aliases: [] },
+  { language: 'fortran', code: 'FORTRAN', aliases: ['f90', 'gfortran'], runtime: 'gcc' },
+  { language: 'nasm64', code: 'ASSEMBLY', aliases: ['asm64'], runtime: 'nasm' },
+  { language: 'ocaml', code: 'OCAML', aliases: ['ml'] },
+  { language: 'prolog', code: 'PROLOG_SWI', aliases: ['plg', 'swipl'] },
+  { language: 'sqlite3', code: 'SQL', aliases: ['sqlite', 'sql'] },
+  { language: 'lisp', code: 'LISP', aliases: ['cl', 'sbcl', 'commonlisp'] },
+  { language: 'd', code: 'D', aliases: ['ldc'] },
+  { language: 'erlang', code: 'ERLANG', aliases: ['erl', 'escript'] },
+  { language: 'elixir', code: 'ELIXIR', aliases: ['exs'] },
+  { language: 'cobol', code: 'COBOL', aliases: ['cob'] },
+  { language: 'octave', code: 'OCTAVE', aliases: ['matlab', 'm'] },
 ]
 
 /** A runtime this server serves now: a table entry whose code is offered, with its version. */

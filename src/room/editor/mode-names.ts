@@ -21,6 +21,16 @@ export const EDITOR_MODES = [
   'r',
   'ruby',
   'swift',
+  'shell',
+  'lua',
+  'fortran',
+  'd',
+  'ocaml',
+  'octave',
+  'commonlisp',
+  'sql',
+  'erlang',
+  'cobol',
   'clike',
 ] as const
 export type EditorMode = (typeof EDITOR_MODES)[number]

@@ -33,6 +33,16 @@ const CODEMIRROR_NAME: Record<(typeof EDITOR_MODES)[number], string> = {
   r: 'r',
   ruby: 'ruby',
   swift: 'swift',
+  shell: 'shell',
+  lua: 'lua',
+  fortran: 'fortran',
+  d: 'd',
+  ocaml: 'ocaml',
+  octave: 'octave',
+  commonlisp: 'commonlisp',
+  sql: 'sql',
+  erlang: 'erlang',
+  cobol: 'cobol',
   clike: 'c',
 }
 

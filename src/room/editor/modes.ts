@@ -10,11 +10,21 @@ import { rust } from '@codemirror/lang-rust'
 import { StreamLanguage, type StreamParser } from '@codemirror/language'
 import { c as clikeC, csharp, kotlin, objectiveC, scala } from '@codemirror/legacy-modes/mode/clike'
 import { clojure } from '@codemirror/legacy-modes/mode/clojure'
+import { cobol } from '@codemirror/legacy-modes/mode/cobol'
+import { commonLisp } from '@codemirror/legacy-modes/mode/commonlisp'
+import { d } from '@codemirror/legacy-modes/mode/d'
+import { erlang } from '@codemirror/legacy-modes/mode/erlang'
+import { fortran } from '@codemirror/legacy-modes/mode/fortran'
 import { haskell } from '@codemirror/legacy-modes/mode/haskell'
+import { lua } from '@codemirror/legacy-modes/mode/lua'
+import { oCaml } from '@codemirror/legacy-modes/mode/mllike'
+import { octave } from '@codemirror/legacy-modes/mode/octave'
 import { pascal } from '@codemirror/legacy-modes/mode/pascal'
 import { perl } from '@codemirror/legacy-modes/mode/perl'
 import { r } from '@codemirror/legacy-modes/mode/r'
 import { ruby } from '@codemirror/legacy-modes/mode/ruby'
+import { shell } from '@codemirror/legacy-modes/mode/shell'
+import { sqlite } from '@codemirror/legacy-modes/mode/sql'
 import { swift } from '@codemirror/legacy-modes/mode/swift'
 import type { Extension } from '@codemirror/state'
 import type { EditorMode } from './mode-names.ts'
@@ -41,6 +51,17 @@ const MODES: Record<EditorMode, () => Extension> = {
   r: () => legacy(r),
   ruby: () => legacy(ruby),
   swift: () => legacy(swift),
+  shell: () => legacy(shell),
+  lua: () => legacy(lua),
+  fortran: () => legacy(fortran),
+  d: () => legacy(d),
+  // the legacy OCaml parser has no name of its own
+  ocaml: () => legacy({ ...oCaml, name: 'ocaml' }),
+  octave: () => legacy(octave),
+  commonlisp: () => legacy(commonLisp),
+  sql: () => legacy(sqlite),
+  erlang: () => legacy(erlang),
+  cobol: () => legacy(cobol),
   clike: () => legacy(clikeC),
 }
 
