@@ -13,24 +13,34 @@
  * Nothing of a run outlives it: its processes die with its PID namespace (the run init is PID 1);
  * /proc, /tmp, /dev/shm and the mounts go with its mount namespace, System V IPC with its IPC
  * namespace; the program never has a capability, a descriptor of this init's, or a way to name it
- * (another PID namespace, /proc of its own, ptrace-class calls outside the filter). Every run also has
- * a network namespace of its own, made for it alone and never entered by anything else: its counters
- * (/proc/net/snmp, netstat, sockstat, dev ...), its sockets and abstract names start from nothing and
- * go with it. Making one costs about 1.4 ms of wall time (mostly waiting on the kernel, ~0.3 ms of
- * CPU), so it is made ahead: this init moves itself into a new one right after it has cloned a run
- * (the run keeps the one it was cloned in), while that run sets up and runs; the next run is cloned
- * into it.
+ * (another PID namespace, /proc of its own, ptrace-class calls outside the filter).
+ *
+ * Network: no run is cloned into a network namespace a run that made a socket was in. Without a
+ * socket a program can change nothing of a network namespace (every counter, socket, abstract name
+ * and interface figure moves through one; /proc/sys/net is read-only to it, a mount read-only and no
+ * capability; the policy refuses netlink, packet and raw sockets, io_uring, bpf and pidfd_getfd, and
+ * kills other ABIs), and whether it made one is not its to say: each run init installs, besides the
+ * policy, a filter that hands every socket() and socketpair() to this init (seccomp user
+ * notification, its listener sent over `notes`) before the kernel runs the call. At the first one
+ * this init moves itself into a new namespace (unshare(CLONE_NEWNET): about 1.4 ms of wall time,
+ * ~0.3 ms of CPU, while the run goes on; the run keeps the one it was cloned in), so the next run is
+ * cloned into a namespace nothing has touched. A run that made none leaves the one it had, as it
+ * found it, to the next: most runs (a C hello, python, a compiler) never pay for a namespace.
  *
  * Protocol on `ctl` (SOCK_SEQPACKET, descriptor 3): "ready" once; then per run a request (struct
  * prepared_run + filter + strings, descriptors: stdin, stdout, stderr, report, box, run socket) and,
  * when the run init has been reaped, "end STATUS MAXRSS_KB FRESH_NET" (STATUS: the wait status;
- * FRESH_NET: 1 when the next run's network namespace is made, -1 when it could not be, and the jail goes).
+ * FRESH_NET: 1 when the run made a socket and the next run's network namespace is made, 0 when it made
+ * none and the next run gets the same untouched one, -1 when one was needed and could not be made:
+ * the jail goes). On `notes` (a socket pair of this init's, made before any run's namespace): one
+ * message per run from its run init, the seccomp listener of its socket filter.
  * On the run socket (the supervisor's other end has SO_PASSCRED, so it learns the run init's host
  * pid from "ready"): "ready" / "error TEXT" from the run init, "go" from the supervisor.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/mount.h>
@@ -39,10 +49,12 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -65,6 +77,74 @@ static int fail(int sock, const char* what) {
 	send(sock, msg, n < (int)sizeof msg ? (size_t)n : sizeof msg - 1, MSG_NOSIGNAL);
 	return 127;
 }
+
+/* The jail init's end [0] and the run inits' [1] of the pair each run init sends its listener on. */
+static int notes[2] = {-1, -1};
+
+/*
+ * Every socket() and socketpair() (the only calls that make a socket: accept needs one) goes to the
+ * listener first, so the jail's init learns of it before it exists. x32's numbers are masked in;
+ * another ABI notifies too (the policy kills it, and a kill wins over a notification). Whatever the
+ * policy refuses (netlink ...) is refused without a notification: an error wins over it too.
+ */
+static const struct sock_filter socket_watch[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~0x40000000u),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 2, 0),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+};
+
+/* The run's socket filter, installed on the run init (the program inherits it), its listener sent to the jail's init. */
+static int watch_sockets(int sock) {
+	struct sock_fprog prog = {sizeof socket_watch / sizeof *socket_watch, (struct sock_filter*)socket_watch};
+	int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (listener < 0) return fail(sock, "seccomp(socket listener)");
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {"l", 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct cmsghdr* c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	/* without it nothing would answer the program's socket calls: they would wait until the wall limit */
+	if (sendmsg(notes[1], &mh, MSG_NOSIGNAL) != 1) return fail(sock, "sending the socket listener");
+	close(listener);
+	close(notes[1]);
+	return 0;
+}
+
+/* A listener sent on notes, or -1 (none waiting, with MSG_DONTWAIT; a message without one). */
+static int receive_listener(int flags) {
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&byte, 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	if (recvmsg(notes[0], &mh, MSG_CMSG_CLOEXEC | flags) <= 0) return -1;
+	struct cmsghdr* c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
+}
+
+/* Lets one notified socket call go on (the kernel then runs it as if unfiltered). */
+static void let_socket_call(int listener) {
+	struct seccomp_notif req;
+	memset(&req, 0, sizeof req);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) return; /* the caller died meanwhile */
+	struct seccomp_notif_resp resp;
+	memset(&resp, 0, sizeof resp);
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
 
 /* The mounts a run has of its own, over the prepared jail's: /proc, its masks, /tmp, /dev/shm, /work. */
 static int mount_run(int sock, int box) {
@@ -143,6 +223,8 @@ static void exec_program(int in, int out, int err, char** argv, char** envp) {
 static int run_init(const struct prepared_run* r, const int* fds, char** argv, char** envp) {
 	int sock = fds[5];
 	if (mount_run(sock, fds[4]) != 0) return 127;
+	/* set-up, not the run's: before its rlimits (the listener is a descriptor) and the policy (which refuses seccomp()) */
+	if (watch_sockets(sock) != 0) return 127;
 	if (send(sock, "ready", 5, MSG_NOSIGNAL) != 5) return 127;
 	char go[8];
 	/* the supervisor has moved this process into the run's cgroups, or hung up */
@@ -187,6 +269,8 @@ int serve_prepared_runs(int ctl) {
 	/* nsjail (our parent) goes when the supervisor does: this init, and every run below it, with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (shield_self() != 0) return 127;
+	/* made before any run's namespace: these two sockets are in none of them */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, notes) != 0) return 127;
 	/* the first run's network namespace: not the one nsjail (or the slot) made, which others entered */
 	if (unshare(CLONE_NEWNET) != 0) return 127;
 	if (send(ctl, "ready", 5, MSG_NOSIGNAL) != 5) return 127;
@@ -218,31 +302,57 @@ int serve_prepared_runs(int ctl) {
 		pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
 		if (pid == 0) {
 			close(ctl); /* the run has no business with the jail's requests */
+			close(notes[0]);
 			_exit(run_init(r, fds, argv, envp));
 		}
 		for (int i = 0; i < PREPARED_RUN_FDS; i++) close(fds[i]);
 		if (pid < 0) return 127;
-		/* the next run's network namespace, made while this one runs: this run keeps the one it was
-		 * cloned in, alone, and it goes when the run's last socket does */
-		int fresh_net = unshare(CLONE_NEWNET) == 0 ? 1 : -1;
-		/* wait for the run, unless the supervisor hangs up meanwhile (it sends nothing during a run) */
+		/* wait for the run, unless the supervisor hangs up meanwhile (it sends nothing during a run),
+		 * answering its socket calls: at the first, the next run's network namespace is made (this run
+		 * keeps the one it was cloned in, and it goes when the run's last socket does) */
+		int fresh_net = 0;
 		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		struct pollfd pf[2] = {{.fd = pfd, .events = POLLIN}, {.fd = ctl, .events = POLLIN}};
-		while (pfd >= 0 && poll(pf, 2, -1) >= 0 && !(pf[0].revents & POLLIN)) {
+		struct pollfd pf[4] = {{.fd = pfd, .events = POLLIN}, {.fd = ctl, .events = POLLIN}, {.fd = notes[0], .events = POLLIN}, {.fd = -1, .events = POLLIN}};
+		while (pfd >= 0) {
+			if (poll(pf, 4, -1) < 0) {
+				if (errno == EINTR) continue;
+				break;
+			}
 			if (pf[1].revents) {
 				kill(pid, SIGKILL);
 				return 0;
 			}
+			if (pf[2].revents & POLLIN) {
+				int listener = receive_listener(0);
+				if (listener >= 0) {
+					if (pf[3].fd >= 0) close(pf[3].fd);
+					pf[3].fd = listener;
+				}
+			}
+			if (pf[3].fd >= 0 && (pf[3].revents & POLLIN)) {
+				let_socket_call(pf[3].fd);
+				if (fresh_net == 0) fresh_net = unshare(CLONE_NEWNET) == 0 ? 1 : -1;
+			} else if (pf[3].fd >= 0 && pf[3].revents) { /* every process of the run under the filter is gone */
+				close(pf[3].fd);
+				pf[3].fd = -1;
+			}
+			if (pf[0].revents & POLLIN) break;
 		}
+		/* a pidfd could not be had: the run's socket calls wait unanswered until it is killed, and
+		 * whether one went through cannot be told, so the next run gets a new namespace anyway */
+		if (pfd < 0) fresh_net = unshare(CLONE_NEWNET) == 0 ? 1 : -1;
 		int status = 0;
 		struct rusage ru;
 		memset(&ru, 0, sizeof ru);
 		while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR) {
 		}
 		if (pfd >= 0) close(pfd);
+		if (pf[3].fd >= 0) close(pf[3].fd);
+		/* a listener sent but not yet read (the run init has been reaped: nothing can come later) */
+		for (int l; (l = receive_listener(MSG_DONTWAIT)) >= 0;) close(l);
 		char end[96];
 		int len = snprintf(end, sizeof end, "end %d %ld %d", status, ru.ru_maxrss, fresh_net);
 		if (send(ctl, end, (size_t)len, MSG_NOSIGNAL) != len) return 127;
-		if (fresh_net < 0) return 127; /* the next run would share this one's namespace: this jail goes */
+		if (fresh_net < 0) return 127; /* the next run would be in a namespace a socket was made in: this jail goes */
 	}
 }

@@ -8,7 +8,8 @@
 #   src/jobs/worker.test.ts (under software emulation the JVM and node start too slowly for the other
 #   tables' time limits, so their rows would be TLE for the wrong reason), and every test of
 #   src/sandbox/reuse.test.ts (prepared jails reused), src/sandbox/dodges.test.ts (figures and quotas;
-#   its JVM rows have roomy time limits) and src/jobs/jail-shaped.test.ts (paths a jail shaped)
+#   its JVM rows have roomy time limits), src/sandbox/net-counters.test.ts (no network figure passes
+#   from one run to the next) and src/jobs/jail-shaped.test.ts (paths a jail shaped)
 # ARBITER_V2_ACCEL=kvm uses hardware virtualisation; the default, tcg, emulates (slow but works on
 # hosts whose nested KVM cannot boot a guest, as on this project's machines).
 # ARBITER_PREFIX: where the jail binaries to test are (default /var/lib/arbiter: its bin/ is shared
@@ -40,7 +41,7 @@ step "VM image"
 # the host's node (same Debian 12 libraries) runs the tests inside
 install -D -m 755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
 install -D -m 755 "$here/scripts/cgroup-v2/vm-init.sh" "$root/opt/v2check/init"
-[ $# -gt 0 ] || set -- src/jobs/worker.test.ts src/sandbox/reuse.test.ts src/sandbox/dodges.test.ts src/jobs/jail-shaped.test.ts \
+[ $# -gt 0 ] || set -- src/jobs/worker.test.ts src/sandbox/reuse.test.ts src/sandbox/dodges.test.ts src/sandbox/net-counters.test.ts src/jobs/jail-shaped.test.ts \
   -t '^(?:(?:C|CPP\d*|PYTHON3) in the jail|(?![A-Z0-9_]+ in the jail))'
 # the VM's init is a POSIX shell: each argument single-quoted
 quoted=""

@@ -3,7 +3,11 @@
 // figure it can reach (every file under /proc/net and /proc/sys/net, the interfaces) and finds them
 // as a fresh network namespace shows them. Through the worker with prepared jails and without, a
 // graded job's tests, and the root jail daemon. With a network namespace per slot (as before), the
-// reader saw the polluter's OutNoRoutes, sockets and abstract names.
+// reader saw the polluter's OutNoRoutes, sockets and abstract names. A prepared jail makes a new
+// namespace only after a run that made a socket (sandbox/jail-prepared.c): the last tests try to
+// leave something with what that shortcut could miss (only UNIX sockets, held by a process that
+// outlives the program or in flight; writes under /proc/sys/net and /proc/net without any socket;
+// sockets the policy refuses) and check that a run without a socket keeps the namespace as it was.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,7 +30,7 @@ const SENDS = 4321
 // can: failed IPv4/IPv6 sends (OutNoRoutes), failed connects, sockets open and bound, an abstract
 // name listening, all gone when it exits (the check before this looked only for sockets left alive,
 // in flight: src/sandbox/reuse.test.ts). "read" prints a digest of every network file it can read.
-const PROGRAM = String.raw`import hashlib, json, os, re, socket, sys
+const PROGRAM = String.raw`import hashlib, json, os, re, socket, sys, time
 role = sys.stdin.read().strip()
 if role == 'pollute':
     failed = 0
@@ -47,6 +51,52 @@ if role == 'pollute':
     print('failed', failed, 'OutNoRoutes', values[names.index('OutNoRoutes')])
     sys.stdout.flush()
     os._exit(0)
+def unix_sockets():
+    return len(open('/proc/net/unix').read().strip().split('\n')) - 1
+if role == 'unix':
+    # UNIX sockets only: an abstract name listening, kept alive in flight (its descriptor queued in
+    # a pair that holds itself), and a detached process holding more, alive when the program exits
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind('\0arbiter-net-left'); s.listen(1)
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); d.bind('\0arbiter-net-left-dgram')
+    a, b = socket.socketpair()
+    socket.send_fds(a, [b'x'], [s.fileno(), d.fileno(), a.fileno(), b.fileno()])
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            held = [socket.socketpair() for _ in range(10)]
+            h = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); h.bind('\0arbiter-net-held'); h.listen(1)
+            os.write(w, b'x')
+            time.sleep(60)
+        os._exit(0)
+    os.read(r, 1)
+    print(os.readlink('/proc/self/ns/net'), 'unix sockets', unix_sockets())
+    sys.stdout.flush()
+    os._exit(0)
+if role == 'quiet':
+    # no socket at all: writes every file under /proc/sys/net and /proc/net it can open for writing
+    # (its own value back, or 1), asks for the sockets the policy refuses, and reads the namespace
+    written = tried = 0
+    for top in ['/proc/sys/net/', '/proc/net/']:
+        for d, dirs, files in os.walk(top):
+            for f in files:
+                p = os.path.join(d, f)
+                tried += 1
+                try:
+                    old = open(p).read()
+                except OSError:
+                    old = '1'
+                try:
+                    with open(p, 'w') as out: out.write(old if old.strip() else '1')
+                    written += 1
+                except OSError:
+                    pass
+    refused = 0
+    for family, kind in [(socket.AF_NETLINK, socket.SOCK_RAW), (socket.AF_PACKET, socket.SOCK_RAW), (socket.AF_INET, socket.SOCK_RAW), (socket.AF_INET6, socket.SOCK_RAW)]:
+        try: socket.socket(family, kind)
+        except OSError: refused += 1
+    print(json.dumps({'tried': tried > 100, 'written': written, 'refused': refused, 'ns': os.readlink('/proc/self/ns/net')}))
+    sys.exit(0)
 # host-wide figures, the same in every namespace (per-CPU packet counts, the route cache's entries;
 # TCP's orphans and allocated sockets, the protocols' buffer memory, in normal() below): they move
 # with the host's own traffic, and a run moves none of them, its namespace has no interface up
@@ -59,7 +109,7 @@ def normal(path, text):
     if path == '/proc/net/protocols':  # each protocol's buffer memory and memory pressure
         return '\n'.join(' '.join(f for i, f in enumerate(l.split()) if i not in (3, 4)) for l in text.split('\n'))
     return text
-seen = {}
+seen = {'ns': os.readlink('/proc/self/ns/net')}  # which namespace: not a figure, left out of the comparison
 for top in ['/proc/net/', '/proc/sys/net/']:
     for d, dirs, files in os.walk(top):
         for f in files:
@@ -111,8 +161,8 @@ function polluted(out: string) {
 }
 
 async function expectFresh(readerOut: string) {
-  const seen = JSON.parse(readerOut) as Record<string, string>
-  const want = await freshView()
+  const { ns: _ns, ...seen } = JSON.parse(readerOut) as Record<string, string>
+  const { ns: _wantNs, ...want } = await freshView()
   // every figure as in a fresh namespace; the files named, to say which one differs
   expect(seen.snmp).toBe(want.snmp)
   expect(seen.abstract).toBe('refused 111')
@@ -174,5 +224,37 @@ describe('a run reads no network figure an earlier run in its slot moved', () =>
       await daemon.close()
       rmSync(base, { recursive: true, force: true })
     }
+  })
+  it('with prepared jails, a run that made a socket of any kind (UNIX only, kept past the program) leaves the next run nothing', async () => {
+    const runner = createJobRunner(settings, `net-unix-${process.pid}`)
+    runners.push(runner)
+    const out = await ran(runner.run, 'unix')
+    // the polluter's own namespace holds its UNIX sockets: the listener, the datagram one, the pair, the detached process's
+    expect(Number(out.trim().split(' ').at(-1))).toBeGreaterThanOrEqual(24)
+    const reader = await ran(runner.run, 'read')
+    await expectFresh(reader)
+    // the kernel's collector frees what was in flight soon after the run, so the figures alone could
+    // pass by a race: the reader must be in a new namespace, as after any socket
+    expect((JSON.parse(reader) as Record<string, string>).ns).not.toBe(out.trim().split(' ')[0])
+    // the same jail served both
+    expect((await runner.pool()).find((j) => j.root.endsWith('/trixie'))!.builds).toBe(1)
+  })
+
+  it('with prepared jails, a run without a socket changes nothing the next run reads (and keeps its namespace for it)', async () => {
+    const runner = createJobRunner(settings, `net-quiet-${process.pid}`)
+    runners.push(runner)
+    const quiet = async () => JSON.parse(await ran(runner.run, 'quiet')) as { tried: boolean; written: number; refused: number; ns: string }
+    const first = await quiet()
+    // every write refused (/proc is read-only to a run, no capability), every socket the policy refuses refused
+    expect({ ...first, ns: undefined }).toEqual({ tried: true, written: 0, refused: 4, ns: undefined })
+    const second = await quiet()
+    // no socket, so no new namespace: the saving this shortcut is for (a new one costs ~1.4 ms)
+    expect(second.ns).toBe(first.ns)
+    const reader = JSON.parse(await ran(runner.run, 'read')) as Record<string, string>
+    expect(reader.ns).toBe(first.ns)
+    await expectFresh(JSON.stringify(reader))
+    // the reader made sockets: the run after it is in a new namespace
+    expect((await quiet()).ns).not.toBe(first.ns)
+    expect((await runner.pool()).find((j) => j.root.endsWith('/trixie'))!.builds).toBe(1)
   })
 })
