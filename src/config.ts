@@ -793,3 +793,21 @@ export function clampLimit(value: number | undefined, fallback: number, max: num
   if (value === undefined || !Number.isFinite(value) || value <= 0) return Math.max(min, Math.min(fallback, max))
   return Math.max(min, Math.min(value, max))
 }
+
+/**
+ * The most a job may ask for, over every face's own caps (the interview room's, the Jobe API's): the
+ * jail daemon, the sandbox hosts and the pool bound what they take by these, so the layers below the
+ * core name no protocol's keys. A face with caps of its own adds them here.
+ */
+export function jobCeilings(config: Config) {
+  const { limits, room, jobe } = config
+  return {
+    timeSec: Math.max(limits.max_time_sec, room.time_limit_sec, jobe.max_cpu_time_sec),
+    memoryKb: Math.max(limits.max_memory_kb, room.memory_limit_kb, jobe.max_memory_kb),
+    outputBytes: Math.max(limits.output_cap_bytes, jobe.output_max_bytes),
+    /** A run's stdout and stderr as read back (a Jobe run's stream cap may pass the output cap). */
+    streamBytes: Math.max(limits.output_cap_bytes, jobe.stream_max_bytes),
+    sourceBytes: Math.max(limits.source_max_bytes, room.max_code_bytes, jobe.request_max_bytes),
+    inputBytes: Math.max(limits.input_max_bytes, room.max_code_bytes, jobe.request_max_bytes),
+  }
+}

@@ -5,12 +5,11 @@
 // Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
 import { eq, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
-import type { RunHooks } from '../jobs/pool-types.ts'
+import { jobKey, type RunHooks } from '../jobs/pool-types.ts'
 import type { CompileOutcome, Job, TestOutcome } from '../jobs/types.ts'
 import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
-import { jobKey } from '../sandbox-hosts/wire.ts'
 import { jobSpecOf, type Submission } from './model.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
 import { noteStorageFault, storageFaultOf } from '../storage/faults.ts'

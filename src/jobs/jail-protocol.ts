@@ -5,7 +5,7 @@
 // daemon's own limits: anything else is refused before it reaches the pool.
 import type { Socket } from 'node:net'
 import { z } from 'zod'
-import type { Config } from '../config.ts'
+import { jobCeilings, type Config } from '../config.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 import { isPlainName } from './job-files.ts'
 import { COMPILE_CHECK_MARKER, MAX_REPEAT, type Job, type JobResult } from './types.ts'
@@ -13,10 +13,9 @@ import type { Progress } from './pool-types.ts'
 
 /** The Job schema with bounds from the daemon's config (the server's own checks are not trusted). */
 export function jobRequestSchema(config: Config) {
-  const { limits, room } = config
-  const maxTime = Math.max(limits.max_time_sec, room.time_limit_sec, config.jobe.max_cpu_time_sec)
-  const maxMemory = Math.max(limits.max_memory_kb, room.memory_limit_kb, config.jobe.max_memory_kb)
-  const maxOutput = Math.max(limits.output_cap_bytes, config.jobe.output_max_bytes)
+  const { limits } = config
+  const ceilings = jobCeilings(config)
+  const [maxTime, maxMemory, maxOutput] = [ceilings.timeSec, ceilings.memoryKb, ceilings.outputBytes]
   const argv = z.array(z.string().max(4096).refine((a) => !a.includes('\0'), 'NUL in an argument')).max(256)
   const job = z
     .object({
@@ -75,9 +74,9 @@ type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A]
 const jobKeysMatch: SameKeys<z.infer<ReturnType<typeof jobRequestSchema>>['job'], Job> = true
 void jobKeysMatch
 
-/** The largest source and input any protocol may send (each has its own cap: the Jobe API's is its request's). */
-export const maxSourceBytes = (config: Config) => Math.max(config.limits.source_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
-const maxInputBytes = (config: Config) => Math.max(config.limits.input_max_bytes, config.room.max_code_bytes, config.jobe.request_max_bytes)
+/** The largest source and input any protocol may send (each has its own cap: config.ts jobCeilings). */
+export const maxSourceBytes = (config: Config) => jobCeilings(config).sourceBytes
+const maxInputBytes = (config: Config) => jobCeilings(config).inputBytes
 
 /** Largest request line: source + input (JSON may escape each byte to 6) and some room. */
 export const requestCap = (config: Config) =>

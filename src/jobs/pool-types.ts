@@ -32,6 +32,14 @@ export function relayProgress(hooks: RunHooks, m: { type: string }): m is Progre
   return true
 }
 
+/** A claim's key (submission id and attempt): RunHooks.jobKey, the shared queue's job id. */
+export const jobKey = (id: number, attempt: number) => `s${id}-a${attempt}`
+
+export function parseJobKey(key: string): { id: number; attempt: number } | undefined {
+  const m = /^s(\d{1,15})-a(\d{1,6})$/.exec(key)
+  return m ? { id: Number(m[1]), attempt: Number(m[2]) } : undefined
+}
+
 export interface Pool {
   run(job: Job, hooks?: RunHooks): Promise<JobResult>
   /** Jobs running now. */

@@ -3,7 +3,7 @@
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import { removeEndedSlots } from '../sandbox/leftovers.ts'
-import type { Config } from '../config.ts'
+import { jobCeilings, type Config } from '../config.ts'
 import { relayProgress, type Pool, type Progress, type RunHooks } from './pool-types.ts'
 import type { Job, JobResult } from './types.ts'
 import type { WorkerSettings, WorkerTask } from './worker.ts'
@@ -19,7 +19,7 @@ export function workerSettings(config: Config): WorkerSettings {
       openFiles: limits.open_files,
       outputCapBytes: limits.output_cap_bytes,
       // a protocol's own cap may be larger (the Jobe API's): checked at its edge and by the jail daemon
-      outputCeilingBytes: Math.max(limits.output_cap_bytes, config.jobe.output_max_bytes),
+      outputCeilingBytes: jobCeilings(config).outputBytes,
       compileFileSizeBytes: limits.compile_file_size_bytes,
       workDirBytes: limits.work_dir_bytes,
       workDirInodes: limits.work_dir_inodes,

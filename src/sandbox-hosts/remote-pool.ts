@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Queue, Worker, type ConnectionOptions } from 'bullmq'
 import { Redis } from 'ioredis'
-import type { Config } from '../config.ts'
+import { jobCeilings, type Config } from '../config.ts'
 import type { Pool, RunHooks } from '../jobs/pool-types.ts'
 import type { Job, JobResult } from '../jobs/types.ts'
 import type { Log } from '../log.ts'
@@ -255,8 +255,8 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
   }
 
   let results: Worker | undefined
-  // a host's texts are read back up to its output cap (a Jobe run's: jobe.stream_max_bytes), as ours are: a little room for its own config, no more
-  const results$ = resultMessageSchema(2 * Math.max(config.limits.output_cap_bytes, config.jobe.stream_max_bytes) + 4096, config.grading.max_tests)
+  // a host's texts are read back up to the largest stream cap any face has, as ours are: a little room for its own config, no more
+  const results$ = resultMessageSchema(2 * jobCeilings(config).streamBytes + 4096, config.grading.max_tests)
   const timers: NodeJS.Timeout[] = []
 
   return {

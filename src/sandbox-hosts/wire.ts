@@ -14,13 +14,8 @@ export const RESULTS_QUEUE = 'results'
 /** One queue per set of languages: every host with the same set takes from the same queue. */
 export const jobsQueueName = (hash: string) => `jobs-${hash}`
 
-/** BullMQ job id of a claimed submission: its row id and claim token (BullMQ ids may not hold ':'). */
-export const jobKey = (id: number, attempt: number) => `s${id}-a${attempt}`
-
-export function parseJobKey(key: string): { id: number; attempt: number } | undefined {
-  const m = /^s(\d{1,15})-a(\d{1,6})$/.exec(key)
-  return m ? { id: Number(m[1]), attempt: Number(m[2]) } : undefined
-}
+/** BullMQ job id of a claimed submission: its row id and claim token (BullMQ ids may not hold ':'); the core's own, in jobs. */
+export { jobKey, parseJobKey } from '../jobs/pool-types.ts'
 
 export interface JobMessage {
   key: string
