@@ -79,7 +79,8 @@ async function jailedOnce(lang: Language) {
     { root, argv: expandArgv(lang.run, memory), env, workDir: box, stdin: INPUT, limits: runLimits },
     { memoryHeadroomKb: lang.runMemoryHeadroomKb }
   )
-  if (r.status !== 'ok' || r.stdout !== INPUT) throw new Error(`${lang.code}: jailed run ${r.status}: ${r.stderr}`)
+  // Plain Text prints its source, not its input
+  if (r.status !== 'ok' || r.stdout !== (lang.sourceIsOutput ? lang.selftest : INPUT)) throw new Error(`${lang.code}: jailed run ${r.status}: ${r.stderr}`)
   return { compile, run: r.wallSec * 1000 }
 }
 

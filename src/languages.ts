@@ -38,10 +38,15 @@ export interface Language {
   prepare: string[][]
   /** regex on stderr that means the runtime ran out of the memory it was given (JVM heap) */
   memoryErrorPattern?: string
-  /** program that echoes one line of stdin */
+  /** program that echoes one line of stdin (sourceIsOutput: any text, which the run prints as it is) */
   selftest: string
-  /** program that must fail to compile (or, interpreted, fail to parse) */
+  /** program that must fail to compile (or, interpreted, fail to parse); '' when sourceIsOutput */
   selftestError: string
+  /**
+   * The program's output is its source (Plain Text): nothing can fail to parse and nothing can loop, so
+   * the entry has no selftest_error nor endless_loop, and its self-test prints itself.
+   */
+  sourceIsOutput?: boolean
   /** regex the compiler's (interpreter's) message for selftestError must match: a syntax error in its own words */
   selftestErrorMessage?: string
   /** a program that never ends, written so no optimiser removes the loop (the TLE test of every language) */
@@ -151,6 +156,7 @@ const fields = {
   endless_loop: z.string().min(1),
   editor_mode: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a mode name such as cpp or clike-kotlin'),
   note: z.string().min(1),
+  source_is_output: z.literal(true),
   judge0: z
     .array(
       z
@@ -233,6 +239,8 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     compile_limits: { ...defaults.compile_limits, ...entry.compile_limits },
   }
   for (const key of REQUIRED) {
+    // a text that is its own output has no syntax error to show
+    if (key === 'selftest_error' && m.source_is_output) continue
     if (m[key] === undefined) {
       throw new ManifestError(
         `${file}: language[${index}].${key}: missing (set it in the entry or at the top of the file)`
@@ -265,7 +273,8 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     ...(m.memory_error_pattern ? { memoryErrorPattern: m.memory_error_pattern } : {}),
     prepare: m.prepare ?? [],
     selftest: m.selftest!,
-    selftestError: m.selftest_error!,
+    selftestError: m.selftest_error ?? '',
+    ...(m.source_is_output ? { sourceIsOutput: true } : {}),
     ...(m.selftest_error_message ? { selftestErrorMessage: m.selftest_error_message } : {}),
     ...(m.endless_loop ? { endlessLoop: m.endless_loop } : {}),
     ...(m.editor_mode ? { editorMode: m.editor_mode } : {}),

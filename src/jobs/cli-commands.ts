@@ -106,7 +106,9 @@ export const jobCommands: CliCommands = {
           const started = performance.now()
           try {
             const r = await runner.run({ language: code, source: lang.selftest, input, timeLimitSec: 5, memoryLimitKb: 262144 })
-            const ok = r.compile.ok && r.run?.status === 'ok' && r.run.stdout.trim() === input.trim()
+            // Plain Text's self-test is a text, printed as it is
+            const expected = lang.sourceIsOutput ? lang.selftest : input
+            const ok = r.compile.ok && r.run?.status === 'ok' && r.run.stdout.trim() === expected.trim()
             if (ok) report.jail.tested_with.push(code)
             else problems.push(`${code}: self-test failed`)
             report.languages[code] = {

@@ -14,7 +14,7 @@ const V4 =
 const V3 = 'C CPP CPP11 CLOJURE CSHARP JAVA JAVASCRIPT HASKELL PERL PHP PYTHON RUBY'.split(' ')
 /** The languages Judge0, Piston and the contest judges offer beyond the spec's. */
 const BEYOND_THE_SPEC =
-  'ADA ASSEMBLY AWK BASH COBOL C_CLANG CPP_CLANG D ELIXIR ERLANG FORTRAN LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL'.split(' ')
+  'ADA ASSEMBLY AWK BASH COBOL C_CLANG CPP_CLANG D ELIXIR ERLANG FORTRAN LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
 const ALL = [...new Set([...V4, ...V3, ...BEYOND_THE_SPEC])]
 
 const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-worker-test' })

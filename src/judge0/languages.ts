@@ -55,6 +55,7 @@ export const JUDGE0_LANGUAGES: readonly Judge0LanguageEntry[] = [
   entry(85, 'PERL', (v) => `Perl (${v})`, '5.40'),
   entry(86, 'CLOJURE', (v) => `Clojure (${v})`, '1.12'),
   // the languages beyond the spec, at Judge0's own ids
+  entry(43, 'TEXT', () => 'Plain Text', '9.7'),
   entry(45, 'ASSEMBLY', (v) => `Assembly (NASM ${v})`, '2.16'),
   entry(46, 'BASH', (v) => `Bash (${v})`, '5.2'),
   entry(55, 'LISP', (v) => `Common Lisp (SBCL ${v})`, '2.5'),
