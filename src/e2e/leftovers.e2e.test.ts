@@ -1,7 +1,8 @@
 // Nothing is left behind: a finished `cli run` leaves no slot folder, and a server killed with SIGKILL
 // mid-job (its supervisors killed too, as a whole process group would be) leaves slot folders, a
 // mounted work directory and slot cgroups that the next start removes, while the slots of processes
-// still alive are kept; a graceful stop leaves nothing at all.
+// still alive are kept; a graceful stop leaves nothing at all, and neither does a reload for the
+// threads it retires.
 import { execa } from 'execa'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +29,11 @@ const cgroupsOf = (pid: number) =>
   ['/sys/fs/cgroup/arbiter', '/sys/fs/cgroup/memory/arbiter', '/sys/fs/cgroup/pids/arbiter', '/sys/fs/cgroup/cpuacct/arbiter']
     .filter(existsSync)
     .flatMap((d) => readdirSync(d).filter((n) => n.startsWith(`w${pid}-`)).map((n) => `${d}/${n}`))
+/** What of the named slots (`w<pid>-<thread>`) is still there: folders, mounts, cgroups. */
+const leftOf = (pid: number, slots: string[]) => {
+  const ours = (path: string) => slots.some((slot) => path.includes(`/${slot}/`) || path.endsWith(`/${slot}`) || path.includes(`/${slot} `))
+  return { slots: slotsOf(pid).filter((n) => slots.includes(n)), mounts: mountsOf(pid).filter(ours), cgroups: cgroupsOf(pid).filter(ours) }
+}
 
 /** The supervisors a server started (children of its process). */
 function supervisorsOf(pid: number): number[] {
@@ -101,6 +107,40 @@ test('a graceful stop removes its own slot folders, mounted boxes and cgroups', 
     expect(slotsOf(pid).length).toBeGreaterThan(0)
     await own.stop()
     expect({ slots: slotsOf(pid), mounts: mountsOf(pid), cgroups: cgroupsOf(pid) }).toEqual({ slots: [], mounts: [], cgroups: [] })
+  } finally {
+    await own.stop()
+    own.cleanup()
+  }
+})
+
+test('a reload with a new pool size removes the retired threads\' slot folders, mounted boxes and cgroups while the server runs on', { timeout: 180_000 }, async () => {
+  const own = await startServer({ configToml: '[pool]\nsize = 2\n' })
+  try {
+    const secret = await own.createClient('reload')
+    const http = api(own.url)
+    const run = async (n: number) => {
+      const r = await json(await http.post('/code/run/', new URLSearchParams({ client_secret: secret, source: `print(${n})`, lang: 'PYTHON3' })))
+      expect(r.run_status.status).toBe('AC')
+    }
+    // both threads busy at once, so both have opened their slots
+    await Promise.all([run(1), run(2)])
+    const pid = own.pid
+    const retired = slotsOf(pid)
+    expect(retired.length).toBe(2)
+    expect(cgroupsOf(pid).length).toBeGreaterThan(0)
+    // the reload's new pool size takes a fresh set of threads; the old ones are retired in the background
+    writeFileSync(join(own.dataDir, 'config.toml'), '[server]\nhost = "127.0.0.1"\n[pool]\nsize = 1\n')
+    process.kill(pid, 'SIGHUP')
+    await waitUntil(() => own.output().includes('config reloaded'), 20_000, 'the reload')
+    await run(3)
+    // the owner is alive, so no sweep of dead owners would touch these: only the pool's own removal does
+    await waitUntil(() => JSON.stringify(leftOf(pid, retired)) === JSON.stringify({ slots: [], mounts: [], cgroups: [] }), 20_000, 'the retired slots removed').catch((err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(leftOf(pid, retired))}`)
+    })
+    // the new thread's slot is there and works
+    const fresh = slotsOf(pid).filter((n) => !retired.includes(n))
+    expect(fresh.length).toBe(1)
+    await run(4)
   } finally {
     await own.stop()
     own.cleanup()
