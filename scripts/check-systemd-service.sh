@@ -31,6 +31,14 @@ step "VM image"
 install -D -m 755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
 install -D -m 755 "$here/scripts/systemd-check/vm-check.sh" "$root/opt/systemd-check/vm-check.sh"
 printf "PROJECT='%s'\n" "$here" >"$root/opt/systemd-check/env"
+# a git worktree whose node_modules links to another checkout's: that folder is shared in too, at the
+# same path, so the link resolves inside the VM
+modules=$(readlink -f "$here/node_modules")
+extra=()
+if [ "$modules" != "$here/node_modules" ]; then
+  printf "MODULES='%s'\n" "$modules" >>"$root/opt/systemd-check/env"
+  extra=(-virtfs "local,path=$modules,mount_tag=modules,security_model=none,id=modules,readonly=on")
+fi
 cat >"$root/etc/systemd/system/arbiter-vm-check.service" <<'UNIT'
 [Unit]
 Description=Arbiter systemd check (runs once, then powers off)
@@ -65,7 +73,7 @@ timeout 3600 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 4096 
   -drive "file=$img,format=raw,if=virtio" \
   -virtfs "$(share "$here" proj "")" \
   -virtfs "$(share /var/lib/arbiter/toolchains toolchains ,readonly=on)" \
-  -virtfs "$(share /var/lib/arbiter/bin bin ,readonly=on)" | tee "$log"
+  -virtfs "$(share /var/lib/arbiter/bin bin ,readonly=on)" "${extra[@]}" | tee "$log"
 result=$(grep -a -o 'SYSTEMD-CHECK-RESULT [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
 echo "systemd check: ${result:-no result} (console log: $log)"
 [ "${result:-1}" = 0 ]

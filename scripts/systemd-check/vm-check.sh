@@ -16,6 +16,7 @@ modprobe 9pnet_virtio && modprobe 9p
 modprobe loop || true; modprobe squashfs || true
 share() { mkdir -p "$2" && mount -t 9p -o "trans=virtio,version=9p2000.L,msize=524288,cache=loose$3" "$1" "$2"; }
 share proj "$PROJECT" && share toolchains /var/lib/arbiter/toolchains ,ro && share bin /var/lib/arbiter/bin ,ro || fail "9p shares"
+if [ -n "${MODULES:-}" ]; then share modules "$MODULES" ,ro || fail "9p share of node_modules"; fi
 cd "$PROJECT"
 export ARBITER_DATA=/var/lib/arbiter-data
 
