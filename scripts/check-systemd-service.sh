@@ -27,6 +27,11 @@ if [ ! -e "$cache/.root-done" ]; then
   touch "$cache/.root-done"
 fi
 
+# the service runs the build (dist/) as setup.sh leaves it; from the sources through tsx, its start
+# under emulation took longer than the check waits
+step "build (dist/), as setup.sh does"
+(cd "$here" && npm run -s build)
+
 step "VM image"
 install -D -m 755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
 install -D -m 755 "$here/scripts/systemd-check/vm-check.sh" "$root/opt/systemd-check/vm-check.sh"

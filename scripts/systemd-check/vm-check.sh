@@ -8,7 +8,8 @@ n=0
 fail() { echo "FAILED check $n: $*"; journalctl --no-pager -u arbiter -u arbiter-jail | tail -40; echo "SYSTEMD-CHECK-RESULT $n"; sync; systemctl poweroff --force; sleep 60; }
 check() { n=$((n + 1)); echo "== check $n: $1"; }
 http() { node -e "fetch(process.argv[1], process.argv[2] ? { method: 'POST', headers: { 'client-secret': process.env.SECRET ?? '', 'content-type': 'application/json' }, body: process.argv[2] } : { headers: { 'client-secret': process.env.SECRET ?? '' } }).then(async (r) => { console.log(await r.text()); process.exit(r.ok ? 0 : 1) }, () => process.exit(1))" "$@"; }
-wait_for() { local i; for i in $(seq 1 "$1"); do eval "$2" >/dev/null 2>&1 && return 0; sleep 1; done; return 1; }
+# up to $1 seconds (not tries: under emulation one try of `http` alone takes seconds)
+wait_for() { local end=$((SECONDS + $1)); while [ "$SECONDS" -lt "$end" ]; do eval "$2" >/dev/null 2>&1 && return 0; sleep 1; done; return 1; }
 
 echo "SYSTEMD-CHECK kernel $(uname -r); PID 1 is $(ps -p 1 -o comm=) $(systemctl --version | head -n 1); cgroup fs $(stat -f -c %T /sys/fs/cgroup)"
 modprobe 9pnet_virtio && modprobe 9p
