@@ -4,7 +4,7 @@
 // data directory too; with {data_id} in pool.jail_socket the two installations get sockets of their own
 // and run side by side, and stopping one leaves the other running jobs.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -88,8 +88,14 @@ test('a second installation naming the live socket refuses to start; with {data_
   expect(statSync(shared).ino).toBe(inode)
   // its server refuses to hand its jobs to the live daemon
   await expect(startServer({ dataDir: restored, configToml: toml(shared) })).rejects.toThrow(`serves the data directory ${live}, not ${restored}`)
-  // and a second server on the live data directory refuses too
-  await expect(startServer({ dataDir: live, configToml: toml(shared) })).rejects.toThrow(/another server \(pid \d+, port \d+\) serves the data directory/)
+  // and a second server on the live data directory refuses too, with the exit code systemd does not restart
+  await expect(startServer({ dataDir: live, configToml: toml(shared) })).rejects.toThrow(
+    new RegExp(`server exited with 3:[\\s\\S]*another server \\(pid ${liveServer.pid}, port ${liveServer.port}\\) serves the data directory ${live}; not starting a second one`)
+  )
+  // the same without the jail daemon (the pool in the server's process, as `npm run dev` runs it)
+  await expect(startServer({ dataDir: live, configToml: '[pool]\nsize = 1\n' })).rejects.toThrow(/server exited with 3:[\s\S]*another server \(pid \d+, port \d+\) serves the data directory/)
+  // neither took anything of the live one's: its config is back, its jobs run
+  writeFileSync(join(live, 'config.toml'), `[server]\nhost = "127.0.0.1"\n${toml(shared)}\n`)
   await runsOne(liveServer, secret, 2)
 
   // {data_id}: the restored copy derives a socket of its own
