@@ -13,6 +13,8 @@ import { localQueue, type JobQueue } from './queue.ts'
 import { jobSpecOf, type Submission } from './model.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
 import { noteStorageFault, storageFaultOf } from '../storage/faults.ts'
+import { payloadFilesAt, sweepPayloads } from '../storage/payloads.ts'
+import { notePhase } from './phases.ts'
 
 export interface Dispatcher {
   /** Re-queues what a crash left running, then starts claiming. */
@@ -28,8 +30,9 @@ export interface Dispatcher {
   readonly inFlight: number
 }
 
-/** The job of a claimed row; a graded row's tests (read from submission_tests) go with it. */
-export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
+/** The job of a claimed row; a graded row's tests (read from submission_tests) go with it; its stored files by path (read by the worker). */
+export function jobOf(row: Submission, tests: SubmissionTest[] | undefined, dataDir: string): Job {
+  const { stored, ...spec } = jobSpecOf(row)
   return {
     language: row.language,
     source: row.source,
@@ -39,7 +42,8 @@ export function jobOf(row: Submission, tests?: SubmissionTest[]): Job {
     // the compile cache is shared within one client only (compile_cached tells nothing about others)
     cacheScope: `client:${row.clientId}`,
     ...(row.compileOnly ? { compileOnly: true } : {}),
-    ...jobSpecOf(row),
+    ...spec,
+    ...(stored?.length && { filesAt: payloadFilesAt(dataDir, row.heId, stored) }),
     ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),
   }
 }
@@ -48,9 +52,15 @@ const TEST_FLUSH_MS = 250
 /** A result that cannot be stored (the disk full) is tried again after 1 s, 2 s, … at most this apart. */
 export const STORE_RETRY_MAX_MS = 30_000
 
-// prepared once per database: every synchronous request looks its row up as it starts waiting
-const byIdStatement = preparedPerDb((db: Deps['db']) => db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare())
-const byId = (db: Deps['db'], id: number): Submission | undefined => byIdStatement(db).get({ id })
+// prepared once per database: every synchronous request looks its row's state up as it starts waiting
+// (the whole row, with its source, stdin and outputs, only when it is already completed)
+const statements = preparedPerDb((db: Deps['db']) => ({
+  stateById: db.select({ state: submissions.state }).from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare(),
+  byId: db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare(),
+  stateByHeId: db.select({ state: submissions.state }).from(submissions).where(eq(submissions.heId, sql.placeholder('heId'))).prepare(),
+}))
+const completedById = (db: Deps['db'], id: number): Submission | undefined =>
+  statements(db).stateById.get({ id })?.state === 'completed' ? statements(db).byId.get({ id }) : undefined
 
 /** Thrown out of a storage retry when the dispatcher stops: the row stays for the next start. */
 const STOPPED = Symbol('stopped')
@@ -130,13 +140,17 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
             }
           : {}
       let result
+      const handed = performance.now()
       try {
-        result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined), { ...hooks, jobKey: jobKey(row.id, row.attempt) })
+        result = await deps.pool.run(jobOf(row, row.checkerJson ? testsOf(db, row.id) : undefined, deps.config.dataDir), { ...hooks, jobKey: jobKey(row.id, row.attempt) })
       } finally {
         clearTimeout(flushTimer)
       }
       const ran = result
+      const stored = performance.now()
+      notePhase('pool', stored - handed)
       done = await store(jlog, () => queue.complete(row, ran))
+      notePhase('store', performance.now() - stored)
     } catch (err) {
       if (err === STOPPED) return
       const reason = err instanceof Error ? err.message : String(err)
@@ -178,8 +192,12 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     pumping = true
     try {
       while (running.size < deps.pool.size) {
+        const t0 = performance.now()
         const row = queue.claim(deps.now(), deps.pool.available?.())
         if (!row) break
+        notePhase('claim', performance.now() - t0)
+        // (a queue seam's row may come without its creation time)
+        if (row.createdAt) notePhase('queued', Math.max(0, deps.now().getTime() - row.createdAt.getTime()))
         track(row)
       }
     } catch (err) {
@@ -205,6 +223,13 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         const n = queue.recover()
         if (n) log.info('re-queued submissions left running by the last stop', { count: n })
       }
+      // stored files (storage/payloads.ts) of submissions done or never committed: a stop or crash between
+      // a completion and its cleanup, or between an accept's files and its row
+      const swept = sweepPayloads(deps.config.dataDir, (heId) => {
+        const state = statements(db).stateByHeId.get({ heId })?.state
+        return state !== undefined && state !== 'completed'
+      })
+      if (swept) log.info('removed stored job files no submission waits for', { count: swept })
       deps.pool.onCapacity?.(() => api.wake())
       started = true
       pump()
@@ -232,8 +257,8 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
           }, timeoutMs)
         }
         // it may have completed before we started listening
-        const row = byId(db, id)
-        if (row?.state === 'completed') notify(row)
+        const row = completedById(db, id)
+        if (row) notify(row)
       })
     },
     async stop(graceMs = 10_000) {

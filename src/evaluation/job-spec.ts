@@ -24,8 +24,15 @@ function checkArgv(field: string, argv: unknown): string[] {
   return argv as string[]
 }
 
-function checkFiles(limits: Config['limits'], files: JobFile[]): JobFile[] {
-  if (files.length > limits.files_max_count)
+/** A file the protocol holds on this disk, never changed in place (a Jobe upload): linked at accept, not read. */
+export interface LinkedFile {
+  name: string
+  linkFrom: string
+  bytes: number
+}
+
+function checkFiles(limits: Config['limits'], files: JobFile[], linked: LinkedFile[] = []): JobFile[] {
+  if (files.length + linked.length > limits.files_max_count)
     throw new AppError('PayloadTooLargeError', `more than ${limits.files_max_count} files`, { files_max_count: limits.files_max_count })
   let total = 0
   const seen = new Set<string>()
@@ -40,6 +47,14 @@ function checkFiles(limits: Config['limits'], files: JobFile[]): JobFile[] {
     if (total > limits.files_max_bytes)
       throw new AppError('PayloadTooLargeError', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
   }
+  for (const f of linked) {
+    if (!isPlainName(f.name)) throw new AppError('InvalidArgumentError', `file name '${String(f.name)}' is not a plain file name`, { name: f.name })
+    if (seen.has(f.name)) throw new AppError('InvalidArgumentError', `file name '${f.name}' is given twice`, { name: f.name })
+    seen.add(f.name)
+    total += f.bytes
+    if (total > limits.files_max_bytes)
+      throw new AppError('PayloadTooLargeError', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
+  }
   return files.map((f) => ({ name: f.name, contentBase64: f.contentBase64.replace(/\s+/g, '') }))
 }
 
@@ -49,14 +64,26 @@ const clampTo = (v: number | undefined, min: number, max: number, whole = false)
   return whole ? Math.round(c) : c
 }
 
-/** The spec a submission stores: checked, clamped to the config's caps, absent fields left out. */
-export function normaliseJobSpec(config: Config, input: JobSpec, timeLimitSec = config.limits.max_time_sec, outputMaxBytes = config.limits.output_cap_bytes): JobSpec {
+/**
+ * The spec a submission stores: checked, clamped to the config's caps, absent fields left out. Its
+ * files (inline and linked) are still to be stored on disk (storage/payloads.ts) by the accept.
+ */
+export function normaliseJobSpec(
+  config: Config,
+  input: JobSpec & { linkedFiles?: LinkedFile[] },
+  timeLimitSec = config.limits.max_time_sec,
+  outputMaxBytes = config.limits.output_cap_bytes
+): JobSpec & { linkedFiles?: LinkedFile[] } {
   const l = config.limits
-  const spec: JobSpec = {}
-  if (input.files?.length) spec.files = checkFiles(l, input.files)
+  const spec: JobSpec & { linkedFiles?: LinkedFile[] } = {}
+  if (input.files?.length || input.linkedFiles?.length) {
+    const files = checkFiles(l, input.files ?? [], input.linkedFiles)
+    if (files.length) spec.files = files
+    if (input.linkedFiles?.length) spec.linkedFiles = input.linkedFiles.map((f) => ({ name: f.name, linkFrom: f.linkFrom, bytes: f.bytes }))
+  }
   if (input.sourceFileName !== undefined) {
     if (!isPlainName(input.sourceFileName)) throw new AppError('InvalidArgumentError', `source file name '${input.sourceFileName}' is not a plain file name`, { name: input.sourceFileName })
-    if (spec.files?.some((f) => f.name === input.sourceFileName))
+    if (spec.files?.some((f) => f.name === input.sourceFileName) || spec.linkedFiles?.some((f) => f.name === input.sourceFileName))
       throw new AppError('InvalidArgumentError', `a file is named as the source file '${input.sourceFileName}'`, { name: input.sourceFileName })
     spec.sourceFileName = input.sourceFileName
   }

@@ -4,6 +4,7 @@
 import type { submissions } from '../storage/schema.ts'
 import type { RunStatus } from '../sandbox/types.ts'
 import type { JobFile, JobSpec, RunFigures } from '../jobs/types.ts'
+import type { StoredFile } from '../storage/payloads.ts'
 
 export type { JobFile, JobSpec }
 
@@ -27,7 +28,10 @@ export interface RawResult {
   repeats?: RunFigures[]
 }
 
-export const jobSpecOf = (row: Pick<Submission, 'jobSpecJson'>): JobSpec => (row.jobSpecJson ? (JSON.parse(row.jobSpecJson) as JobSpec) : {})
+/** The spec as the row keeps it: the job's files stored on disk at accept (storage/payloads.ts) are named in `stored`; rows from before kept them inline in `files`. */
+export type StoredJobSpec = JobSpec & { stored?: StoredFile[] }
+
+export const jobSpecOf = (row: Pick<Submission, 'jobSpecJson'>): StoredJobSpec => (row.jobSpecJson ? (JSON.parse(row.jobSpecJson) as StoredJobSpec) : {})
 export const rawResultOf = (row: Pick<Submission, 'rawResultJson'>): RawResult | undefined =>
   row.rawResultJson ? (JSON.parse(row.rawResultJson) as RawResult) : undefined
 export const protocolDataOf = (row: Pick<Submission, 'protocolJson'>): unknown => (row.protocolJson ? JSON.parse(row.protocolJson) : undefined)

@@ -78,8 +78,10 @@ describe('the protocol registry', () => {
     )
     expect(done).toBe(true)
     expect(protocolDataOf(row)).toEqual({ base64: true })
-    expect(jobSpecOf(row)).toEqual({ sourceFileName: 'prog.c', runArgv: ['./prog', '-v'], files: [{ name: 'data.txt', contentBase64: 'aGk=' }], processes: 3 })
-    expect(pool.jobs[0]).toMatchObject({ sourceFileName: 'prog.c', runArgv: ['./prog', '-v'], files: [{ name: 'data.txt', contentBase64: 'aGk=' }], processes: 3 })
+    // the files are stored beside the database, named by the row (storage/payloads.ts), and read where the job runs
+    expect(jobSpecOf(row)).toEqual({ sourceFileName: 'prog.c', runArgv: ['./prog', '-v'], stored: [{ name: 'data.txt', bytes: 2 }], processes: 3 })
+    expect(pool.jobs[0]).toMatchObject({ sourceFileName: 'prog.c', runArgv: ['./prog', '-v'], filesAt: [{ name: 'data.txt', bytes: 2 }], processes: 3 })
+    expect(pool.files[0]).toEqual([{ name: 'data.txt', contentBase64: 'aGk=' }])
     expect(rawResultOf(row)).toMatchObject({ run: { status: 'ok', exitCode: 0 } })
   })
 

@@ -2,7 +2,7 @@
 // transitions the dispatcher reports (compiled, completed) — each one transaction that also enqueues
 // the callbacks it owes, guarded by the claim token `attempt` so a stale result is ignored.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { clampLimit } from '../config.ts'
@@ -16,10 +16,13 @@ import { loadProblemForGrading } from '../problems/problems.ts'
 import { gradedVerdict, recordTest, testPoints, testRows, type TestCaseInput } from './graded.ts'
 import type { Client } from '../clients/clients.ts'
 import type { JobSpec, RawResult, RawStep, Submission } from './model.ts'
-import { normaliseJobSpec } from './job-spec.ts'
+import { normaliseJobSpec, type LinkedFile } from './job-spec.ts'
+import { PayloadGone, removePayloads, storePayloads, type PayloadFile } from '../storage/payloads.ts'
+import { jobSpecOf, type StoredJobSpec } from './model.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { InternalFailure, verdictOf, type Verdict } from '../grading/verdict.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
+import { notePhase } from './phases.ts'
 
 export type { Submission }
 
@@ -32,6 +35,16 @@ const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statu
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
 const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'fairRound', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'createdAt'] as const
+
+/**
+ * The columns that can be large (a source and stdin up to jobe.request_max_bytes, outputs up to
+ * jobe.output_max_bytes): a transition's RETURNING leaves them out and the row is completed from what
+ * the caller already holds (they never change after the insert, or were just written by the caller),
+ * so the main thread reads a submission's bytes once, at the claim, not at every step.
+ */
+const { source: _s, input: _i, stdout: _o, stderr: _e, rawResultJson: _r, jobSpecJson: _j, ...HEAD } = getTableColumns(submissions)
+export const SUBMISSION_HEAD = HEAD
+export type SubmissionHead = Omit<Submission, 'source' | 'input' | 'stdout' | 'stderr' | 'rawResultJson' | 'jobSpecJson'>
 
 /** The claimed row is still ours: same claim token, not completed. */
 const liveWhere = and(eq(submissions.id, p('id')), eq(submissions.attempt, p('attempt')), inArray(submissions.state, ['running', 'compiled']))
@@ -50,16 +63,16 @@ function prepare(db: Deps['db']) {
       .where(and(eq(clients.id, p('id')), sql`${clients.used} < ${p('quota')}`))
       .returning({ used: clients.used })
       .prepare(),
-    insert: db.insert(submissions).values(placeholders(INSERTED)).returning().prepare(),
+    insert: db.insert(submissions).values(placeholders(INSERTED)).returning(HEAD).prepare(),
     byHeId: db.select().from(submissions).where(and(eq(submissions.heId, p('heId')), eq(submissions.clientId, p('clientId')))).prepare(),
     byCodeId: db.select().from(submissions).where(eq(submissions.codeId, p('codeId'))).prepare(),
     compiled: db
       .update(submissions)
       .set({ state: 'compiled', ...placeholders(['compileStatus', 'compiledAt']) })
       .where(and(liveWhere, eq(submissions.state, 'running')))
-      .returning()
+      .returning(HEAD)
       .prepare(),
-    complete: db.update(submissions).set(placeholders(COMPLETION)).where(liveWhere).returning().prepare(),
+    complete: db.update(submissions).set(placeholders(COMPLETION)).where(liveWhere).returning(HEAD).prepare(),
     isLive: db.select({ id: submissions.id }).from(submissions).where(liveWhere).prepare(),
   }
 }
@@ -96,6 +109,8 @@ export interface SubmissionInput extends JobSpec {
   problemId?: string
   checker?: CheckerSpec
   stopOnFirstFailure?: boolean
+  /** Files the protocol holds on this disk, never changed in place (Jobe's uploads): hard-linked at accept, none of their bytes read. */
+  linkedFiles?: LinkedFile[]
 }
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8')
@@ -104,6 +119,13 @@ const NOT_A_BYTE = /[^\0-\xff]/
 
 /** Validates (an offered language: languages.ts offeredLanguage) and stores a submission as queued, counting it against the client's quota. */
 export function acceptSubmission(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {
+  const t0 = performance.now()
+  const row = accept(deps, client, input)
+  notePhase('accept', performance.now() - t0)
+  return row
+}
+
+function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Submission {
   const { config, db } = deps
   const protocol = deps.protocols.get(input.api)
   if (!protocol) throw new Error(`protocol ${input.api} is not registered`)
@@ -155,40 +177,63 @@ export function acceptSubmission(deps: ServiceDeps, client: Client, input: Submi
   }
 
   const priority = PRIORITY.api
-  const row = db.transaction(() => {
-    // refused while too many of this client's rows wait (429), before the quota counts it
-    const round = fairRound(db, client.id, priority, async, config.evaluation.max_queued_per_client)
-    countAgainstQuota(db, client, config.evaluation.default_quota)
-    const inserted = stmts(db).insert.get({
-      heId: randomUUID(),
-      codeId: randomBytes(16).toString('hex'),
-      clientId: client.id,
-      api: input.api,
-      compileOnly: !!input.compileOnly,
-      async,
-      priority,
-      fairRound: round,
-      language: language.code,
-      langRequested: input.lang,
-      source: input.source,
-      input: stdin,
-      timeLimitSec,
-      memoryLimitKb,
-      requestIdJson: input.id === undefined || input.id === null || input.id === '' ? null : JSON.stringify(input.id),
-      contextJson: input.context === undefined ? null : JSON.stringify(input.context),
-      // a v3 callback is only used in asynchronous mode (spec A1)
-      callbackUrl: async ? callback : null,
-      checkerJson: tests ? JSON.stringify(input.checker ?? 'lines') : null,
-      stopOnFirstFailure: !!input.stopOnFirstFailure,
-      protocolJson: input.protocolData === undefined ? null : JSON.stringify(input.protocolData),
-      jobSpecJson: Object.keys(spec).length ? JSON.stringify(spec) : null,
-      // similarity reports select a problem's submissions by it
-      problemId: input.problemId ?? null,
-      createdAt: now,
-    })!
-    if (tests) db.insert(submissionTests).values(tests.map((t) => ({ ...t, submissionId: inserted.id }))).run()
-    return inserted
-  })
+  const heId = randomUUID()
+  // the job's files go to the data directory, not the row (storage/payloads.ts): written before the
+  // row is committed, so an accepted job never lacks them; the row names them
+  const { files, linkedFiles, ...rest } = spec
+  const payload: PayloadFile[] = [...(files ?? []).map((f) => ({ name: f.name, content: Buffer.from(f.contentBase64, 'base64') })), ...(linkedFiles ?? [])]
+  let stored: StoredJobSpec['stored']
+  if (payload.length) {
+    try {
+      stored = storePayloads(config.dataDir, heId, payload)
+    } catch (err) {
+      // a Jobe upload evicted since the run named it: as if never uploaded (the protocol says so its way)
+      if (err instanceof PayloadGone) throw new AppError('NotFoundError', `a file of the job is gone: ${err.message}`, {})
+      throw err
+    }
+  }
+  const storedSpec: StoredJobSpec = { ...rest, ...(stored && { stored }) }
+  const values = {
+    heId,
+    codeId: randomBytes(16).toString('hex'),
+    clientId: client.id,
+    api: input.api,
+    compileOnly: !!input.compileOnly,
+    async,
+    priority,
+    language: language.code,
+    langRequested: input.lang,
+    source: input.source,
+    input: stdin,
+    timeLimitSec,
+    memoryLimitKb,
+    requestIdJson: input.id === undefined || input.id === null || input.id === '' ? null : JSON.stringify(input.id),
+    contextJson: input.context === undefined ? null : JSON.stringify(input.context),
+    // a v3 callback is only used in asynchronous mode (spec A1)
+    callbackUrl: async ? callback : null,
+    checkerJson: tests ? JSON.stringify(input.checker ?? 'lines') : null,
+    stopOnFirstFailure: !!input.stopOnFirstFailure,
+    protocolJson: input.protocolData === undefined ? null : JSON.stringify(input.protocolData),
+    jobSpecJson: Object.keys(storedSpec).length ? JSON.stringify(storedSpec) : null,
+    // similarity reports select a problem's submissions by it
+    problemId: input.problemId ?? null,
+    createdAt: now,
+  }
+  let row: Submission
+  try {
+    row = db.transaction(() => {
+      // refused while too many of this client's rows wait (429), before the quota counts it
+      const round = fairRound(db, client.id, priority, async, config.evaluation.max_queued_per_client)
+      countAgainstQuota(db, client, config.evaluation.default_quota)
+      // the row's head comes back; its large columns are what was just sent (read back, they would be copied again)
+      const head = stmts(db).insert.get({ ...values, fairRound: round })!
+      if (tests) db.insert(submissionTests).values(tests.map((t) => ({ ...t, submissionId: head.id }))).run()
+      return { ...head, source: values.source, input: values.input, jobSpecJson: values.jobSpecJson, stdout: null, stderr: null, rawResultJson: null }
+    })
+  } catch (err) {
+    if (stored) removePayloads(config.dataDir, heId)
+    throw err
+  }
   deps.dispatcher.wake()
   return row
 }
@@ -231,18 +276,25 @@ export async function evaluateWithin(deps: ServiceDeps, client: Client, input: S
  * and gives its count back to the client's quota in the same transaction: a quota counts what ran, and
  * a client that retries a withdrawn run (CodeRunner retries Jobe's outcome 21) must not pay twice.
  */
-export function withdrawQueued(deps: Pick<Deps, 'db' | 'now'>, row: Submission): Submission | undefined {
-  return deps.db.transaction(() => {
-    const withdrawn = deps.db
+export function withdrawQueued(deps: Pick<Deps, 'db' | 'now' | 'config'>, row: Submission): Submission | undefined {
+  const withdrawn = deps.db.transaction(() => {
+    const head = deps.db
       .update(submissions)
       .set({ state: 'completed', failure: 'withdrawn before it started: the server was busy', verdict: null, completedAt: deps.now() })
       .where(and(eq(submissions.id, row.id), eq(submissions.state, 'queued')))
-      .returning()
+      .returning(HEAD)
       .get()
     // a room run was never counted (room-runs.ts)
-    if (withdrawn && withdrawn.api !== 'room') uncount(deps.db, withdrawn.clientId)
-    return withdrawn
+    if (head && head.api !== 'room') uncount(deps.db, head.clientId)
+    return head && { ...row, ...head }
   })
+  if (withdrawn) dropPayloads(deps, withdrawn)
+  return withdrawn
+}
+
+/** A completed submission's stored files are no longer needed. */
+function dropPayloads(deps: Pick<Deps, 'config'>, row: Pick<Submission, 'heId' | 'jobSpecJson'>): void {
+  if (row.jobSpecJson?.includes('"stored"') && jobSpecOf(row).stored?.length) removePayloads(deps.config.dataDir, row.heId)
 }
 
 /** Gives one submission's count back (never below zero). */
@@ -291,7 +343,8 @@ export function markCompiled(deps: TransitionDeps, row: Submission, outcome: Com
   const compileStatus = outcome.ok ? 'OK' : outcome.message.trim() || 'Compilation failed'
   // better-sqlite3 transactions belong to the connection: the prepared statements run inside them
   const updated = deps.db.transaction(() => {
-    const u = stmts(deps.db).compiled.get({ ...claim(row), compileStatus, compiledAt: deps.now() })
+    const head = stmts(deps.db).compiled.get({ ...claim(row), compileStatus, compiledAt: deps.now() })
+    const u: Submission | undefined = head && { ...row, ...head }
     if (u) deps.protocols.get(u.api)?.onCompiled?.(deps, u)
     return u
   })
@@ -396,13 +449,16 @@ export function failAttempt(deps: TransitionDeps, row: Submission, reason: strin
 
 function finish(deps: TransitionDeps, row: Submission, values: Completion, alsoInside?: () => void): Submission | undefined {
   const done = deps.db.transaction(() => {
-    const u = stmts(deps.db).complete.get({ ...claim(row), ...values })
+    // the head read back; the large columns are the claimed row's (never changed) and the values just written
+    const head = stmts(deps.db).complete.get({ ...claim(row), ...values })
+    const u: Submission | undefined = head && { ...row, ...head, stdout: values.stdout, stderr: values.stderr, rawResultJson: values.rawResultJson }
     if (u) alsoInside?.()
     // the protocol's callbacks are enqueued with the completion, or not at all
     if (u) deps.protocols.get(u.api)?.onCompleted?.(deps, u)
     return u
   })
   if (done?.callbackUrl) deps.outbox.wake()
+  if (done) dropPayloads(deps, done)
   return done
 }
 

@@ -27,6 +27,11 @@ export interface FileCache {
   has(clientId: number, fileId: string): boolean
   /** The content, or undefined when the client has no such file (it counts as used). */
   get(clientId: number, fileId: string): Buffer | undefined
+  /**
+   * Where the content is (a blob is never written in place: a link to it keeps this content) and its
+   * size from the index, no byte read; undefined when the client has no such file (it counts as used).
+   */
+  locate(clientId: number, fileId: string): { path: string; bytes: number } | undefined
   /** The stored size from the index (no file is read); undefined when the client has no such file. */
   size(clientId: number, fileId: string): number | undefined
   /** What a client (or, without one, the whole store) holds, as counted. */
@@ -286,6 +291,13 @@ export function createFileCache(dir: string, limits: () => FileCacheLimits, opts
     },
 
     size: (clientId, fileId) => live(clientId, fileId)?.bytes,
+
+    locate(clientId, fileId) {
+      const row = live(clientId, fileId)
+      if (!row) return undefined
+      st.touch.run(tick(), clientId, fileId)
+      return { path: blobPath(clientId, row.hash), bytes: row.bytes }
+    },
 
     get(clientId, fileId) {
       const row = live(clientId, fileId)

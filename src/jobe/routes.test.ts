@@ -247,18 +247,18 @@ describe('Jobe routes', () => {
     expect(await p.text()).toBe('')
     expect((await req('HEAD', 'files/abcdef123456')).status).toBe(204)
     expect((await run(spec)).status).toBe(200)
-    expect(lastJob().files).toEqual([{ name: 'data.txt', contentBase64: Buffer.from('hello file').toString('base64') }])
+    expect(deps.pool.files.at(-1)).toEqual([{ name: 'data.txt', contentBase64: Buffer.from('hello file').toString('base64') }])
     // a PUT replaces the content under the same id
     await put('abcdef123456', 'second')
     await run(spec)
-    expect(Buffer.from(lastJob().files![0]!.contentBase64, 'base64').toString()).toBe('second')
+    expect(Buffer.from(deps.pool.files.at(-1)![0]!.contentBase64, 'base64').toString()).toBe('second')
   })
 
   test('a file_list naming one upload many times past limits.files_max_bytes in all: 413 before the file is read, nothing queued', async () => {
     let reads = 0
     const { run, put } = setup({
       config: { limits: { max_memory_kb: 262144, files_max_bytes: 100_000 } },
-      wrap: (cache) => ({ ...cache, get: (client, id) => (reads++, cache.get(client, id)) }),
+      wrap: (cache) => ({ ...cache, locate: (client, id) => (reads++, cache.locate(client, id)) }),
     })
     expect((await put('big0000001', 'x'.repeat(40_000))).status).toBe(204)
     const named = (n: number) => Array.from({ length: n }, (_, i) => ['big0000001', `f${i}.txt`])
@@ -266,10 +266,10 @@ describe('Jobe routes', () => {
     expect(await run(c('x', { file_list: named(65) }))).toEqual({ status: 413, body: 'file_list has more than 64 entries' })
     expect(reads).toBe(0)
     expect(deps.pool.jobs).toHaveLength(0)
-    // within the cap: read once, however many names
+    // within the cap: located once, however many names
     expect((await run(c('x', { file_list: named(2) }))).status).toBe(200)
     expect(reads).toBe(1)
-    expect(lastJob().files!.map((f) => f.name)).toEqual(['f0.txt', 'f1.txt'])
+    expect(deps.pool.files.at(-1)!.map((f) => f.name)).toEqual(['f0.txt', 'f1.txt'])
   })
 
   test('a PUT of a file larger than the cache itself is 413, and the cache keeps what it had', async () => {

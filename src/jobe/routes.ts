@@ -19,7 +19,8 @@ import { createFileCache, FileTooLarge, isFileId, type FileCache, type FileCache
 import { JOBE_STACK_BYTES, jobeLanguages, type JobeLanguage } from './languages.ts'
 import { jobeDocs } from './openapi-docs.ts'
 import { jobeResult, overloadResult } from './outcome.ts'
-import { runFiles } from './run-files.ts'
+import { MISSING_FILES, runFiles } from './run-files.ts'
+import type { LinkedFile } from '../evaluation/job-spec.ts'
 import { JobeError, parseRunSpec, type JobeRun } from './run-spec.ts'
 
 export const JOBE_PREFIX = '/jobe/index.php/restapi'
@@ -86,7 +87,7 @@ function apiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler {
 }
 
 /** The core's submission for a Jobe run: Jobe's commands as argv, its limits as the job's. */
-export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { name: string; contentBase64: string }[]): SubmissionInput {
+export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: LinkedFile[]): SubmissionInput {
   const { config } = deps
   const { language: l, sourceFileName: src } = run
   // the syntax check in the run's own process when the language can (one jailed step, not two)
@@ -119,7 +120,7 @@ export function submissionOf(deps: Pick<Deps, 'config'>, run: JobeRun, files: { 
     outputMaxBytes: config.jobe.output_max_bytes,
     outputBytes: config.jobe.output_max_bytes,
     outputKeptBytes: Math.min(Math.round((run.streamsize > 0 ? run.streamsize : JOBE_STREAMSIZE_MB) * JOBE_MB_BYTES), config.jobe.stream_max_bytes),
-    files,
+    linkedFiles: files,
     sourceFileName: src,
     // absent: the manifest's own compile step
     ...(compileArgv && { compileArgv }),
@@ -185,6 +186,8 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
       // outcome 21, server overload, which CodeRunner shows as "try again later" (a 429 would read to it
       // as a broken server); Retry-After says when, as the other APIs' 429s do
       if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
+      // an upload evicted between file_list's check and the accept's link: as if never uploaded
+      if (err instanceof AppError && err.code === 'NotFoundError') throw new JobeError(404, MISSING_FILES)
       // the data disk full or unwritable: the same overload outcome, its cause in stderr
       const fault = storageAppError(err, deps.log, { path: c.req.path })
       if (fault) return c.json({ ...overloadResult(), stderr: fault.message }, 200, { ...CORS, 'Retry-After': String(fault.data.retry_after) })

@@ -12,9 +12,9 @@ function countingStore(files: Record<string, Buffer>, client = 1) {
       calls.size++
       return c === client ? files[id]?.length : undefined
     },
-    get(c, id) {
+    locate(c, id) {
       calls.get++
-      return c === client ? files[id] : undefined
+      return c === client && files[id] ? { path: `/store/${id}`, bytes: files[id].length } : undefined
     },
   }
   return { store, calls }
@@ -51,15 +51,14 @@ describe('a run\'s file_list, bounded before any work', () => {
     expect(calls).toEqual({ size: 0, get: 0 })
   })
 
-  test('within the caps: each distinct id is read and encoded once, every entry naming it shares the one string', () => {
+  test('within the caps: each distinct id is located once (no byte read), every entry naming its file', () => {
     const a = Buffer.from([0, 0xff, 0xfe, 0x0a, 0x41])
     const { store, calls } = countingStore({ aaaaaaaa: a, bbbbbbbb: Buffer.from('b') })
     const files = runFiles(store, 1, [...named('aaaaaaaa', 10), ['bbbbbbbb', 'b.txt']], limits)
     expect(calls).toEqual({ size: 2, get: 2 })
     expect(files).toHaveLength(11)
-    expect(files[0]).toEqual({ name: 'f0.txt', contentBase64: a.toString('base64') })
-    expect(files.at(-1)).toEqual({ name: 'b.txt', contentBase64: 'Yg==' })
-    expect(new Set(files.slice(0, 10).map((f) => f.contentBase64)).size).toBe(1)
+    expect(files[0]).toEqual({ name: 'f0.txt', linkFrom: '/store/aaaaaaaa', bytes: 5 })
+    expect(files.at(-1)).toEqual({ name: 'b.txt', linkFrom: '/store/bbbbbbbb', bytes: 1 })
   })
 
   test('exactly at the byte cap is accepted; one byte more is refused', () => {
@@ -78,7 +77,7 @@ describe('a run\'s file_list, bounded before any work', () => {
   })
 
   test('content that is not the size the index holds (changed underneath) is missing, never more than was counted', () => {
-    const store: RunFileSource = { size: () => 10, get: () => Buffer.alloc(1 << 21) }
+    const store: RunFileSource = { size: () => 10, locate: () => ({ path: '/store/grown', bytes: 1 << 21 }) }
     expect(refusal(() => runFiles(store, 1, named('grown001', 1), limits)).status).toBe(404)
   })
 })

@@ -3,6 +3,7 @@
 import { connect } from 'node:net'
 import type { Config } from '../config.ts'
 import { frame, readLines, type DaemonMessage } from './jail-protocol.ts'
+import { inlineFilesAt } from './job-files.ts'
 import { relayProgress, type Pool, type RunHooks } from './pool-types.ts'
 import type { Job, JobResult } from './types.ts'
 
@@ -67,6 +68,8 @@ export function createJailPool(config: Config): Pool {
     async run(job, hooks = {}) {
       busy++
       try {
+        // root never reads a path the server names: a job's stored files go to the daemon as bytes
+        job = await inlineFilesAt(job)
         const giveUp = Date.now() + CONNECT_PATIENCE_MS
         for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
           try {

@@ -70,8 +70,9 @@ export function jobRequestSchema(config: Config) {
 }
 
 // A field added to Job must be added to the schema above, or the daemon would refuse (or drop) it.
+// Except filesAt: root never reads a path the server names; the server sends those files' bytes (jail-pool.ts).
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false
-const jobKeysMatch: SameKeys<z.infer<ReturnType<typeof jobRequestSchema>>['job'], Job> = true
+const jobKeysMatch: SameKeys<z.infer<ReturnType<typeof jobRequestSchema>>['job'], Omit<Job, 'filesAt'>> = true
 void jobKeysMatch
 
 /** The largest source and input any protocol may send (each has its own cap: config.ts jobCeilings). */

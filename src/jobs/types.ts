@@ -80,11 +80,25 @@ export interface JobFile {
 }
 
 /**
+ * An extra file the core stored in its data directory when it accepted the job (storage/payloads.ts):
+ * read where the job runs (the pool's worker thread), so its bytes never cross the main thread.
+ */
+export interface JobFileAt {
+  /** A plain name, as JobFile's. */
+  name: string
+  /** Absolute path of the stored copy (written by the core, never named by a client). */
+  path: string
+  bytes: number
+}
+
+/**
  * What a protocol may set on a job besides language, source, input and the cpu/memory limits. Every
  * field is optional; absent means the language manifest's or the config's value.
  */
 export interface JobSpec {
   files?: JobFile[]
+  /** Files stored on disk at accept, written into the work directory after `files` (the worker reads them). */
+  filesAt?: JobFileAt[]
   /** The source's file name in the work directory (Jobe sourcefilename, Piston's first file). */
   sourceFileName?: string
   /** Full argv of the compile step; [] = no compile step. The compile cache key includes it. */

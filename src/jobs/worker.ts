@@ -2,6 +2,7 @@
 // job: run each test in a fresh box and judge its output). Runs in a
 // Piscina worker thread (default export) or in-process (createJobRunner, for the CLI and tests).
 // Imports only the sandbox and the language manifest: no database, no HTTP.
+import { createHash } from 'node:crypto'
 import { chownSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { isMainThread, threadId, workerData, type MessagePort } from 'node:worker_threads'
@@ -17,7 +18,7 @@ import { isOutputValidator, isProgramChecker, type BuiltinChecker, type KattisDe
 import { checkerOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
 import { sendProgress, type RunHooks } from './pool-types.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
-import { writeJobFiles, writeNewFile } from './job-files.ts'
+import { readStoredFile, writeJobFiles, writeNewFile } from './job-files.ts'
 
 
 export interface WorkerSettings {
@@ -55,7 +56,9 @@ export interface WorkerSettings {
 const asBytes = (s: string, spec: JobSpec): string | Buffer => (spec.inputEncoding === 'latin1' ? Buffer.from(s, 'latin1') : s)
 
 /** Room for a job's extra files in its box, above the step's own cap. */
-const filesBytes = (spec: JobSpec) => (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0)
+const filesBytes = (spec: JobSpec) =>
+  (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0) + (spec.filesAt ?? []).reduce((n, f) => n + f.bytes + 4096, 0)
+const filesCount = (spec: JobSpec) => (spec.files?.length ?? 0) + (spec.filesAt?.length ?? 0)
 
 const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
 const figuresOf = (r: RunResult): RunFigures => ({ cpuSec: r.cpuSec, wallSec: r.wallSec, memoryKb: r.memoryKb })
@@ -161,7 +164,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   function compiledKey(lang: Language, argv: string[], limits: Limits, source: string, spec: JobSpec, scope: string): string {
     // the extra files and the source's name are part of what was compiled
     // (and whether warnings fail it: a compile kept without that rule must not serve one with it)
-    const extra = spec.files?.length || spec.sourceFileName || spec.compileStderrFails ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? [], !!spec.compileStderrFails])}` : ''
+    // a stored file counts by its name and content (its path is the submission's own)
+    const at = spec.filesAt?.map((f) => ({ name: f.name, sha256: createHash('sha256').update(readStoredFile(f)).digest('hex') }))
+    const extra =
+      spec.files?.length || at?.length || spec.sourceFileName || spec.compileStderrFails
+        ? `\0${JSON.stringify([spec.sourceFileName ?? null, spec.files ?? [], !!spec.compileStderrFails, ...(at?.length ? [at] : [])])}`
+        : ''
     // the same characters are other bytes when they are bytes (inputEncoding): another program
     const bytes = spec.inputEncoding ? `\0${spec.inputEncoding}` : ''
     return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra + bytes })
@@ -196,7 +204,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const sourceFile = spec.sourceFileName ?? lang.sourceFile
     const writeSources = () => {
       writeNewFile(box, sourceFile, asBytes(source, spec))
-      writeJobFiles(box, spec.files)
+      writeJobFiles(box, spec.files, spec.filesAt)
     }
     const cache = settings.compileCache
     const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source, spec, scope) : undefined
@@ -213,11 +221,11 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     // a box just mounted holds nothing: the source is written exclusively all the same
     if (!compileArgv) {
-      await sb.box('mount', caps.workDirBytes + filesBytes(spec), caps.workDirInodes + (spec.files?.length ?? 0))
+      await sb.box('mount', caps.workDirBytes + filesBytes(spec), caps.workDirInodes + filesCount(spec))
       writeSources()
       return { compile: { ok: true, message: '' }, roomy: true }
     }
-    await sb.box('mount', caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + (spec.files?.length ?? 0))
+    await sb.box('mount', caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + filesCount(spec))
     writeSources()
     // a compiler may write large binaries (its own file size cap) but its messages are read back
     // only up to the output cap: a 221-byte template error can print 35 MB

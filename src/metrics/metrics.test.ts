@@ -48,6 +48,12 @@ describe('GET /metrics', () => {
     expect(value(text, 'arbiter_submissions{state="completed",verdict="AC",language="PYTHON3"}')).toBe(1)
     expect(value(text, 'arbiter_queue_depth')).toBe(0)
     expect(value(text, 'arbiter_queue_oldest_age_seconds')).toBe(0)
+    // where the time went: each phase counted once per submission (sums since start, this process's)
+    for (const phase of ['accept', 'queued', 'claim', 'pool', 'store']) {
+      expect(value(text, `arbiter_core_phase_total{phase="${phase}"}`)).toBeGreaterThanOrEqual(3)
+      expect(value(text, `arbiter_core_phase_seconds_total{phase="${phase}"}`)).toBeGreaterThanOrEqual(0)
+    }
+    expect(value(text, 'arbiter_http_request_seconds_total{route="/v4/partner/code-evaluation/submissions"}')).toBeGreaterThan(0)
     // an unknown path counts once, under one label
     await app.request('/no/such/path/123')
     text = await (await scrape(app)).text()

@@ -12,6 +12,7 @@ import { statusAt } from '../interviews/status.ts'
 import { interviews, outbox, submissions } from '../storage/schema.ts'
 import { count, eq, isNull, min } from 'drizzle-orm'
 import { STORAGE_CAUSES, storageFaultCounts } from '../storage/faults.ts'
+import { CORE_PHASES, corePhaseTotals } from '../evaluation/phases.ts'
 
 export interface MetricsDeps {
   config: Pick<Config, 'interviews'>
@@ -89,6 +90,28 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     },
   })
 
+  // where a submission's time goes (evaluation/phases.ts): sums and counts since start, no names
+  new Counter({
+    name: 'arbiter_core_phase_seconds_total',
+    help: "Seconds spent in each phase of the submission core since start: accept (checks, stored files, insert), queued (accept to claim), claim, pool (the pool's round trip, the jailed steps included), store (the result and its callbacks).",
+    labelNames: ['phase'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const phase of CORE_PHASES) this.inc({ phase }, corePhaseTotals()[phase].seconds)
+    },
+  })
+  new Counter({
+    name: 'arbiter_core_phase_total',
+    help: 'How many times each phase of the submission core ran since start (see arbiter_core_phase_seconds_total).',
+    labelNames: ['phase'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const phase of CORE_PHASES) this.inc({ phase }, corePhaseTotals()[phase].count)
+    },
+  })
+
   const steps = new Histogram({
     name: 'arbiter_step_duration_seconds',
     help: 'Wall-clock time of jailed steps, by kind (compile, run) and language.',
@@ -102,14 +125,22 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     labelNames: ['method', 'route', 'status'],
     registers: [registry],
   })
+  const requestSeconds = new Counter({
+    name: 'arbiter_http_request_seconds_total',
+    help: "Seconds from a request reaching the app to its reply being built, by route pattern (a synchronous run's wait included).",
+    labelNames: ['route'],
+    registers: [registry],
+  })
 
   return {
     registry,
     http: async (c, next) => {
+      const t0 = performance.now()
       await next()
       // the matched pattern (/v4/…/submissions/:heId), never the raw path: ids would explode the series
       const route = c.req.routePath && c.res.status !== 404 ? c.req.routePath : 'unmatched'
       requests.inc({ method: c.req.method, route, status: String(c.res.status) })
+      requestSeconds.inc({ route }, (performance.now() - t0) / 1000)
     },
     instrument(pool) {
       return {

@@ -14,6 +14,8 @@ import type { Log } from '../log.ts'
 import { readAdverts, type Advert } from './adverts.ts'
 import { producerOptions, redact, redisOptions } from './connection.ts'
 import { byReference } from './blobs.ts'
+// a host has no access to this disk: a job's stored files travel as bytes
+import { inlineFilesAt } from '../jobs/job-files.ts'
 import { MISSING_TEST_DATA, RESULTS_QUEUE, resultMessageSchema, type JobMessage, type ResultMessage } from './wire.ts'
 
 interface Pending {
@@ -133,7 +135,7 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
     try {
       // v3 never shows a stage: its jobs need no message but the result (one Redis round trip less)
       const progress = !!(p.hooks.onCompiled || p.hooks.onTest)
-      const message: JobMessage = { key: p.key, ...(await byReference(producer, prefix, p.job)), ...(progress && { progress }) }
+      const message: JobMessage = { key: p.key, ...(await byReference(producer, prefix, await inlineFilesAt(p.job))), ...(progress && { progress }) }
       // an id already in the queue (a resumed claim) adds nothing: the host's result comes once
       await queueOf(p.queue).add('run', message, {
         jobId: p.key,

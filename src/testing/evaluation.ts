@@ -106,6 +106,17 @@ export function provisionedToolchains(): string {
 }
 afterAll(() => void (provisioned = undefined))
 
+// a data directory of this test process's own: the core stores a job's files there (storage/payloads.ts),
+// and a dispatcher's start sweeps what its own database does not name
+let unitDataDir: string | undefined
+const dataDirForTests = () => {
+  if (!unitDataDir) {
+    const dir = (unitDataDir = mkdtempSync(join(tmpdir(), 'arbiter-unit-data-')))
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  return unitDataDir
+}
+
 /** The test config: test languages provisioned (paths.toolchains) unless `raw.paths` says otherwise. */
 export function testConfig(raw: Record<string, Record<string, unknown>> = {}): Config {
   return parseConfig(
@@ -116,7 +127,7 @@ export function testConfig(raw: Record<string, Record<string, unknown>> = {}): C
       paths: { toolchains: provisionedToolchains(), ...raw.paths },
     },
     {},
-    '/nonexistent'
+    dataDirForTests()
   )
 }
 

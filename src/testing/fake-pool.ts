@@ -4,6 +4,7 @@
 import type { RunResult } from '../sandbox/types.ts'
 import type { Pool, RunHooks } from '../jobs/pool-types.ts'
 import type { CompileOutcome, Job, JobResult } from '../jobs/types.ts'
+import { readStoredFile } from '../jobs/job-files.ts'
 
 export type Behaviour = (job: Job) => JobResult | Promise<JobResult>
 
@@ -30,6 +31,8 @@ export const echo: Behaviour = (job) => {
 export interface FakePool extends Pool {
   /** Every job handed to run(), in order. */
   readonly jobs: Job[]
+  /** Each job's files as the worker would write them (inline ones, then the stored ones read when it ran), in order. */
+  readonly files: { name: string; contentBase64: string }[][]
   /** Parks jobs after their compile step until release() (or for good). */
   hold(): void
   release(): void
@@ -38,6 +41,7 @@ export interface FakePool extends Pool {
 export function createFakePool(opts: { size?: number; behave?: Behaviour } = {}): FakePool {
   const behave = opts.behave ?? echo
   const jobs: Job[] = []
+  const files: { name: string; contentBase64: string }[][] = []
   let busy = 0
   let gate: { promise: Promise<void>; open: () => void } | undefined
   return {
@@ -46,6 +50,7 @@ export function createFakePool(opts: { size?: number; behave?: Behaviour } = {})
       return busy
     },
     jobs,
+    files,
     hold() {
       let open!: () => void
       gate = { promise: new Promise<void>((r) => (open = r)), open }
@@ -56,6 +61,7 @@ export function createFakePool(opts: { size?: number; behave?: Behaviour } = {})
     },
     async run(job: Job, hooks: RunHooks = {}) {
       jobs.push(job)
+      files.push([...(job.files ?? []), ...(job.filesAt ?? []).map((f) => ({ name: f.name, contentBase64: readStoredFile(f).toString('base64') }))])
       busy++
       try {
         await Promise.resolve()
