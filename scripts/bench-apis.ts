@@ -8,6 +8,11 @@
 // source file, gcc then the program for C. p50_vs_bare is a column's p50 over the bare one at c=1;
 // per_sec_vs_bare_2way its rate over bare spawns at 2-way parallelism (the bare column never runs more
 // than 2 lanes), the rate the cores allow for the bare work alone.
+// Where the time goes (c=1, means per request, from the server's /metrics sums read before and after each
+// window: evaluation/phases.ts): the app's own time per request (http: from the request reaching the
+// app to its reply built), the core's phases (accept, queued, claim, pool round trip, of which the
+// jailed steps' own wall time, store), what is left in the app (waiting, notifying, reply building,
+// validation, polls) and what is outside it (node's HTTP parsing and writing, loopback, the client).
 // Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--json]
 //   --fresh: a random tag in every source, so the compile cache never helps (by default every column
 //   compiles the same source, so after the first request all of them run from the cache alike).
@@ -174,11 +179,40 @@ interface Tally {
   ok: number
   seconds: number
   failures: Map<string, number>
+  /** The server's sums over this column's windows, and the requests they cover. */
+  spent: Sums
+  measured: number
+}
+
+/** The sums the breakdown reads from /metrics, in seconds. */
+type Sums = Record<'http' | 'jail' | 'accept' | 'queued' | 'claim' | 'pool' | 'store', number>
+const ZERO: Sums = { http: 0, jail: 0, accept: 0, queued: 0, claim: 0, pool: 0, store: 0 }
+
+/** The server's sums now (its /metrics is open to the bench: its own server, on loopback). */
+async function sums(url: string): Promise<Sums> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const out = { ...ZERO }
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{([^}]*)\})? ([\d.e+-]+)$/.exec(line)
+    if (!m) continue
+    const [, name, labels = '', value] = m
+    const v = Number(value)
+    // the scrapes themselves are no request's
+    if (name === 'arbiter_http_request_seconds_total' && !labels.includes('route="/metrics"')) out.http += v
+    else if (name === 'arbiter_step_duration_seconds_sum') out.jail += v
+    else if (name === 'arbiter_core_phase_seconds_total') {
+      const phase = /phase="(\w+)"/.exec(labels)?.[1] as keyof Sums | undefined
+      if (phase && phase in out) out[phase] += v
+    }
+  }
+  return out
 }
 
 /** One window: `total` requests on `lanes` concurrent lanes. */
 async function window(col: Column, url: string, secret: string, p: BenchProgram, lanes: number, total: number, into: Tally) {
   let next = 0
+  const before = col.name === 'bare' ? undefined : await sums(url)
+  const okBefore = into.ok
   const started = performance.now()
   await Promise.all(
     Array.from({ length: Math.min(lanes, col.maxLanes ?? lanes) }, async () => {
@@ -195,10 +229,16 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
     })
   )
   into.seconds += (performance.now() - started) / 1000
+  if (before) {
+    const after = await sums(url)
+    for (const k of Object.keys(ZERO) as (keyof Sums)[]) into.spent[k] += after[k] - before[k]
+    into.measured += into.ok - okBefore
+  }
 }
 
-const server = await startServer({ configToml: `[pool]\nsize = ${Math.max(...LEVELS)}\n` })
+const server = await startServer({ configToml: `[pool]\nsize = ${Math.max(...LEVELS)}\n[metrics]\nopen = true\n` })
 const rows: Record<string, unknown>[] = []
+const breakdown: Record<string, unknown>[] = []
 /** The bare column's p50 at c=1, per program: what every level's p50 is set against. */
 const bareP50AtOne = new Map<string, number>()
 try {
@@ -208,7 +248,7 @@ try {
     // warm-up: one of each (the first compile, the language's first start)
     for (const col of COLUMNS) await col.once(server.url, secret, p, p.source)
     for (const c of LEVELS) {
-      const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map() } as Tally]))
+      const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0 } as Tally]))
       for (let round = 0; round < ROUNDS; round++) {
         // alternate the order each round so neither side always runs first
         const order = round % 2 ? [...COLUMNS].reverse() : COLUMNS
@@ -221,6 +261,31 @@ try {
       const base = tallies.get(COLUMNS[0]!.name)!
       base.times.sort((a, b) => a - b)
       const baseP50 = quantile(base.times, 0.5)
+      if (c === 1)
+        for (const col of COLUMNS) {
+          const t = tallies.get(col.name)!
+          if (!t.measured) continue
+          const ms = (sec: number) => Math.round((sec * 1000 * 100) / t.measured) / 100
+          const client = t.times.reduce((a, b) => a + b, 0) / t.times.length
+          const sp = t.spent
+          const core = sp.accept + sp.queued + sp.claim + sp.pool + sp.store
+          breakdown.push({
+            program: name,
+            api: col.name,
+            client_mean_ms: Math.round(client * 100) / 100,
+            outside_app_ms: Math.round((client - (sp.http * 1000) / t.measured) * 100) / 100,
+            app_ms: ms(sp.http),
+            // v4 runs outside any request (answered queued, then polled): what is left is its polls' own
+            app_rest_ms: col.name === 'v4' ? ms(sp.http - sp.accept) : ms(sp.http - core),
+            accept_ms: ms(sp.accept),
+            queued_ms: ms(sp.queued),
+            claim_ms: ms(sp.claim),
+            pool_ms: ms(sp.pool),
+            jail_steps_ms: ms(sp.jail),
+            pool_not_jail_ms: ms(sp.pool - sp.jail),
+            store_ms: ms(sp.store),
+          })
+        }
       for (const col of COLUMNS) {
         const t = tallies.get(col.name)!
         t.times.sort((a, b) => a - b)
@@ -245,9 +310,11 @@ try {
   server.cleanup()
 }
 
-if (values.json) console.log(JSON.stringify(rows, null, 2))
+if (values.json) console.log(JSON.stringify({ rows, breakdown }, null, 2))
 else {
   console.table(rows)
+  console.log('where the time goes at c=1 (ms per request, means; app = from the request reaching the app to its reply built):')
+  console.table(breakdown)
   const over = rows.filter((r) => r.api !== COLUMNS[0]!.name && r.api !== 'bare' && (r.p50_vs_v3 as number) > 1.1)
   console.log(over.length ? `over the 1.1 × v3 p50 target: ${over.map((r) => `${r.api} ${r.program} c=${r.concurrency} (${r.p50_vs_v3})`).join(', ')}` : 'every API within 1.1 × v3 p50')
 }
