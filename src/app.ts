@@ -1,21 +1,12 @@
 // createApp(deps): the shared HTTP edge. Request id, logging, the area routers, /health, JSON 404s.
 import { Hono } from 'hono'
-import { cors } from 'hono/cors'
 import type { Deps } from './deps.ts'
-import { outputRoutes } from './hackerearth/output-routes.ts'
-import { v3Routes } from './hackerearth-v3/routes.ts'
-import { v4Routes } from './hackerearth-v4/routes.ts'
-import { judge0Routes } from './judge0/routes.ts'
-import { problemRoutes } from './hackerearth-v4/problem-routes.ts'
-import { jobeRoutes } from './jobe/routes.ts'
 import { interviewRoutes } from './interviews/routes.ts'
 import { roomRoutes } from './room/routes.ts'
-import { similarityRoutes } from './similarity/routes.ts'
-import { similarityPageRoutes } from './similarity/page-routes.ts'
 import { loggablePath } from './piston/auth.ts'
-import { pistonRoutes } from './piston/routes.ts'
 import { AppError } from './errors.ts'
-import { v3Error, v3ErrorBody, v4Error, v4ErrorBody } from './http/error-bodies.ts'
+import type { Face } from './http/face.ts'
+import { FACES } from './protocols.ts'
 import { detectCgroups } from './sandbox/cgroups.ts'
 import { buildOpenApi } from './http/openapi.ts'
 import { docsRoutes } from './http/docs.ts'
@@ -30,7 +21,8 @@ import { cachedDiskUsage } from './storage/disk-usage.ts'
 import { storageAppError } from './storage/faults.ts'
 import { createHealth } from './health.ts'
 
-export function createApp(deps: Deps): Hono {
+/** The app with the faces of src/protocols.ts (a test may give others). */
+export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
   const app = new Hono({ strict: false })
   const metrics = deps.metrics ?? createMetrics(deps)
 
@@ -72,34 +64,8 @@ export function createApp(deps: Deps): Hono {
     })
   )
 
-  // ── code evaluation (v3, v4) ──
-  // Browser clients call v4 directly: preflights for client-secret + content-type from the allowed origins.
-  // read per request: cors_origins changes live on SIGHUP
-  const evaluationCors = cors({
-    origin: (origin) => {
-      const origins = deps.config.server.cors_origins
-      return origins.includes('*') ? '*' : origins.includes(origin) ? origin : null
-    },
-    allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['client-secret', 'content-type'],
-    maxAge: 600,
-  })
-  app.use('/v4/*', evaluationCors)
-  app.use('/output/*', evaluationCors)
-  app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
-  app.route('/', problemRoutes(deps).onError(v4Error(deps.log)))
-  app.route('/', v4Routes(deps).onError(v4Error(deps.log)))
-  // ── Judge0 CE 1.13.1 (its own error bodies inside) ──
-  app.route('/judge0', judge0Routes(deps))
-  app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
-  // ── similarity reports: the v4 API and the report pages behind their links ──
-  app.route('/', similarityRoutes(deps).onError(v4Error(deps.log)))
-  app.route('/', internalRoutes('the similarity report pages (HTML behind an unguessable link)', similarityPageRoutes(deps)))
-  // ── the Jobe API for Moodle CodeRunner (its own error bodies inside) ──
-  app.route('/', jobeRoutes(deps))
-
-  // ── Piston v2 under /piston ({message} errors inside) ──
-  app.route('/', pistonRoutes(deps))
+  // ── the wire protocols (src/protocols.ts): each mounts its routes with its own error bodies ──
+  for (const face of faces) face.mount(app, deps)
 
   // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
   app.route('/', interviewRoutes(deps))
@@ -117,11 +83,13 @@ export function createApp(deps: Deps): Hono {
   app.route('/', docsRoutes())
   app.route('/', docsPageRoutes())
 
-  // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
+  // an unknown path gets the body of the face whose path it is (the first that claims it)
   app.notFound((c) => {
-    const notFound = new AppError('NotFoundError', 'no such endpoint')
-    const { status, body } = /^\/v4(\/|$)/.test(c.req.path) ? v4ErrorBody(notFound) : v3ErrorBody(notFound)
-    return c.json(body, status)
+    for (const face of faces) {
+      const answer = face.notFound?.(c.req.path)
+      if (answer) return c.json(answer.body as object, answer.status)
+    }
+    return c.json({ message: new AppError('NotFoundError', 'no such endpoint').message, errors: {} }, 404)
   })
   app.onError((err, c) => {
     const fault = storageAppError(err, deps.log, { method: c.req.method, path: loggablePath(c.req.path) })

@@ -1,12 +1,23 @@
-// Wiring only: the wire protocols this server speaks, registered with the submission core. Adding a
-// protocol adds its folder, one line here, and its routes in app.ts.
+// Wiring only: the wire protocols this server speaks. Each face registers its protocols with the
+// submission core and mounts its routes (src/http/face.ts); adding a protocol adds its folder and one
+// line here. The order is the order they are mounted and asked for a 404's body: HackerEarth v3 answers
+// any path no other face claims, so it comes last.
 import { protocolRegistry, type Protocols } from './evaluation/protocols.ts'
-import { hackerEarthV3 } from './hackerearth-v3/protocol.ts'
-import { hackerEarthV4 } from './hackerearth-v4/protocol.ts'
-import { jobe } from './jobe/protocol.ts'
-import { judge0Protocol } from './judge0/protocol.ts'
-import { piston } from './piston/protocol.ts'
+import type { Face } from './http/face.ts'
+import { hackerEarthV3Face } from './hackerearth-v3/face.ts'
+import { hackerEarthV4Face } from './hackerearth-v4/face.ts'
+import { jobeFace } from './jobe/face.ts'
+import { judge0Face } from './judge0/face.ts'
+import { pistonFace } from './piston/face.ts'
 
-export function createProtocols(): Protocols {
-  return protocolRegistry([hackerEarthV3, hackerEarthV4, judge0Protocol, jobe, piston])
+export const FACES: readonly Face[] = [
+  hackerEarthV4Face,
+  judge0Face,
+  jobeFace,
+  pistonFace,
+  hackerEarthV3Face,
+]
+
+export function createProtocols(faces: readonly Face[] = FACES): Protocols {
+  return protocolRegistry(faces.flatMap((f) => f.protocols))
 }

@@ -1,6 +1,7 @@
-// THE one map from AppError to HTTP status + body, one onError handler per API family.
-// Services throw AppError(code, detail, data); nothing else in the tree picks a status or an error body.
-// Anything that is not an AppError is logged with its stack and answered 500 without one.
+// What every edge's error handler shares: anything thrown made an AppError (our own bugs logged with
+// their stack, answered without one), the message, Retry-After; and the interview areas' bodies. Each
+// protocol maps AppError to its own status and body in its own folder (HackerEarth's:
+// src/hackerearth/error-bodies.ts); services throw AppError(code, detail, data) and pick no status.
 import type { Context, ErrorHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
@@ -9,7 +10,7 @@ import type { Log } from '../log.ts'
 import { storageAppError } from '../storage/faults.ts'
 
 /** Normalises anything thrown into an AppError, logging the ones that are our own bugs. */
-function toAppError(err: unknown, c: Context, log: Log): AppError {
+export function toAppError(err: unknown, c: Context, log: Log): AppError {
   if (isAppError(err)) return err
   // a full, read-only or unwritable data disk: "try later", named, not a bug (logged and counted there)
   const fault = storageAppError(err, log, { method: c.req.method, path: c.req.path })
@@ -22,86 +23,13 @@ function toAppError(err: unknown, c: Context, log: Log): AppError {
   return new AppError('InternalServerError', 'something went wrong on our side')
 }
 
-const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
+export const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
 
 /** A refusal that passes with time (a full queue, a full disk) tells the client when to try again, as the body does. */
-const setRetryAfter = (c: Context, e: AppError) => {
+export const setRetryAfter = (c: Context, e: AppError) => {
   const sec = e.data.retry_after
   if ((e.code === 'QueueFullError' || e.code === 'StorageUnavailable') && typeof sec === 'number') c.header('Retry-After', String(sec))
 }
-
-// ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
-
-/** v3: the spec's table answers 400 for every client error; size, routing and our faults keep their own. */
-const v3Status: Record<CoreErrorCode, ContentfulStatusCode> = {
-  ArgumentMissingError: 400,
-  UnregisteredClientError: 400,
-  QuotaExceededError: 400,
-  InvalidArgumentError: 400,
-  LanguageNotSupportedError: 400,
-  PayloadTooLargeError: 413,
-  QueueFullError: 429,
-  NotFoundError: 404,
-  MethodNotAllowedError: 405,
-  InternalServerError: 500,
-  Internal: 500,
-  SandboxUnavailable: 503,
-  StorageUnavailable: 503,
-}
-
-export function v3ErrorBody(e: AppError): { status: ContentfulStatusCode; body: { message: string; errors: Record<string, unknown> } } {
-  // another area's code cannot reach these routes but by a bug in a shared reader: a client error, as the spec's table has it
-  return { status: coreAnswer(v3Status, e.code) ?? 400, body: { message: message(e), errors: e.data } }
-}
-
-export const v3Error =
-  (log: Log): ErrorHandler =>
-  (err, c) => {
-    const e = toAppError(err, c, log)
-    const { status, body } = v3ErrorBody(e)
-    setRetryAfter(c, e)
-    return c.json(body, status)
-  }
-
-// ── code evaluation v4 ─────────────────────────────────────────────────────────────────────────────
-
-/** v4 statuses (the spec leaves them open; docs/api/hackerearth.md's error table lists them). */
-const v4Status: Record<CoreErrorCode, ContentfulStatusCode> = {
-  ArgumentMissingError: 400,
-  InvalidArgumentError: 400,
-  LanguageNotSupportedError: 400,
-  UnregisteredClientError: 401,
-  QuotaExceededError: 403,
-  NotFoundError: 404,
-  QueueFullError: 429,
-  MethodNotAllowedError: 405,
-  PayloadTooLargeError: 413,
-  InternalServerError: 500,
-  Internal: 500,
-  SandboxUnavailable: 503,
-  StorageUnavailable: 503,
-}
-
-/**
- * v4 error: `message` and `errors` as in the spec, plus `request_status` so that clients which always
- * read request_status.code find an object there (code REQUEST_FAILED).
- */
-export function v4ErrorBody(e: AppError) {
-  const msg = message(e)
-  return {
-    status: coreAnswer(v4Status, e.code) ?? 500,
-    body: { message: msg, errors: e.data, request_status: { code: 'REQUEST_FAILED', message: msg } },
-  }
-}
-
-export const v4Error =
-  (log: Log): ErrorHandler =>
-  (err, c) => {
-    const e = toAppError(err, c, log)
-    const { status, body } = v4ErrorBody(e)
-    setRetryAfter(c, e)
-    return c.json(body, status)
-  }
 
 // ── interviews ─────────────────────────────────────────────────────────────────────────────────────
 

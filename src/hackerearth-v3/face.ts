@@ -1,0 +1,17 @@
+// HackerEarth v3 as the server mounts it: /code/compile/ and /code/run/, the output URLs both versions
+// link to, and the v3 error body for any unknown path (v3 clients call the server's root: it is asked last).
+import { AppError } from '../errors.ts'
+import { v3Error, v3ErrorBody } from '../hackerearth/error-bodies.ts'
+import { outputRoutes } from '../hackerearth/output-routes.ts'
+import type { Face } from '../http/face.ts'
+import { hackerEarthV3 } from './protocol.ts'
+import { v3Routes } from './routes.ts'
+
+export const hackerEarthV3Face: Face = {
+  protocols: [hackerEarthV3],
+  mount(app, deps) {
+    app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
+    app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
+  },
+  notFound: () => v3ErrorBody(new AppError('NotFoundError', 'no such endpoint')),
+}

@@ -1,0 +1,9 @@
+// Piston v2 as the server mounts it, under /piston ({message} errors inside).
+import type { Face } from '../http/face.ts'
+import { piston } from './protocol.ts'
+import { pistonRoutes } from './routes.ts'
+
+export const pistonFace: Face = {
+  protocols: [piston],
+  mount: (app, deps) => void app.route('/', pistonRoutes(deps)),
+}
