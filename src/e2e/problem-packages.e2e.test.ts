@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultValidator, parseValidatorFlags } from '../grading/default-validator.ts'
+import { defaultGrader } from '../packages/group-grading.ts'
 import type { V4Reply } from '../hackerearth/schemas.ts'
 import { api, json, startServer, waitUntil } from '../testing/harness.ts'
 import { makeZip } from '../testing/zips.ts'
@@ -55,13 +56,111 @@ describe("problemtools' examples, verified", { timeout: 600_000 }, () => {
       expect(report.timeLimitSec).toBe(Math.min(5, Math.max(1, Math.ceil(slowest * 5))))
     })
   }
-  it('guess (interactive) and oddecho (scoring) are refused by name, not judged wrongly', async () => {
-    for (const [name, type] of [['guess', 'interactive'], ['oddecho', 'scoring']]) {
-      const r = await cli('problems', 'verify', join(sdist, 'examples', name))
-      expect(r.code).not.toBe(0)
-      expect(r.stderr).toMatch(new RegExp(`problem\\.yaml: ${type} problems are not judged by Arbiter yet`))
-    }
+  it('oddecho (scoring): each submission its folder\'s verdict and problemtools\' score', async () => {
+    const r = await cli('problems', 'verify', join(sdist, 'examples', 'oddecho'), '--json')
+    const report = JSON.parse(r.stdout)
+    expect(r.code, r.stderr).toBe(0)
+    // problemtools 1.20260907 verifyproblem on this machine (pypy3 as python3): echo.cpp AC (100), js.py AC (100), sol.py AC (50)
+    const got = Object.fromEntries(report.rows.filter((row: { outcome: string }) => row.outcome === 'pass').map((row: { file: string; got: string; score: number }) => [row.file, [row.got, row.score]]))
+    expect(got).toMatchObject({ 'partially_accepted/sol.py': ['AC', 50] })
+    for (const file of ['accepted/echo.cpp', 'accepted/js.py']) if (got[file]) expect(got[file]).toEqual(['AC', 100])
+    expect(report.maxScore).toBe(100)
   })
+  it('guess (interactive) is refused by name, not judged wrongly', async () => {
+    const r = await cli('problems', 'verify', join(sdist, 'examples', 'guess'))
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/problem\.yaml: interactive problems are not judged by Arbiter yet/)
+  })
+})
+
+/**
+ * Packages of our own for what problemtools' examples do not show: a legacy scoring problem whose
+ * validator writes score.txt (validation: custom score), groups graded by min and sum with
+ * on_reject break and continue, output_validator_flags per group (custom and default validator),
+ * and a Python syntax error (a compile error, as problemtools' py_compile makes it).
+ */
+const OWN: Record<string, Record<string, string>> = {
+  groupscores: {
+    'problem.yaml': 'name: Group scores\ntype: scoring\nvalidation: custom score\n',
+    // the answer is N; the output N scores 10; N +- 1 scores 5 where the group's flags say lenient
+    'output_validators/check/check.py': [
+      'import sys',
+      'ans = int(open(sys.argv[2]).read())',
+      'try:',
+      '    out = int(sys.stdin.read().split()[0])',
+      'except Exception:',
+      '    sys.exit(43)',
+      'lenient = "lenient" in sys.argv[4:]',
+      'score = 10 if out == ans else 5 if lenient and abs(out - ans) == 1 else None',
+      'if score is None:',
+      '    open(sys.argv[3] + "judgemessage.txt", "w").write("off by %d" % (out - ans))',
+      '    sys.exit(43)',
+      'open(sys.argv[3] + "score.txt", "w").write(str(score))',
+      'sys.exit(42)',
+      '',
+    ].join('\n'),
+    'data/testdata.yaml': 'on_reject: continue\nrange: 0 30\ngrader_flags: ignore_sample\n',
+    'data/sample/1.in': '4\n', 'data/sample/1.ans': '4\n',
+    'data/secret/testdata.yaml': 'on_reject: continue\nrange: 0 30\ngrader_flags: sum accept_if_any_accepted\n',
+    'data/secret/exact/testdata.yaml': 'on_reject: break\ngrader_flags: min\n',
+    'data/secret/exact/1.in': '7\n', 'data/secret/exact/1.ans': '7\n',
+    'data/secret/exact/2.in': '8\n', 'data/secret/exact/2.ans': '8\n',
+    'data/secret/loose/testdata.yaml': 'on_reject: continue\ngrader_flags: sum\noutput_validator_flags: lenient\n',
+    'data/secret/loose/1.in': '1\n', 'data/secret/loose/1.ans': '1\n',
+    'data/secret/loose/2.in': '2\n', 'data/secret/loose/2.ans': '2\n',
+    'submissions/accepted/exact.py': 'print(int(input()))\n',
+    'submissions/partially_accepted/offbyone.py': 'print(int(input()) + 1)\n',
+    'submissions/partially_accepted/odd.cc': '#include <cstdio>\nint main(){int n;scanf("%d",&n);printf("%d\\n",n%2?n:n+1);}\n',
+    'submissions/wrong_answer/far.py': 'print(int(input()) + 5)\n',
+    'submissions/run_time_error/crash.py': 'raise SystemExit(3)\n',
+    'submissions/compiler_error/syntax.py': 'print(int(input())\n',
+  },
+  tolerance: {
+    'problem.yaml': 'name: Tolerance\n',
+    'data/secret/exact/1.in': '1.5\n', 'data/secret/exact/1.ans': '1.5\n',
+    'data/secret/approx/testdata.yaml': 'output_validator_flags: float_tolerance 0.1\n',
+    'data/secret/approx/1.in': '2\n', 'data/secret/approx/1.ans': '2.0\n',
+    'submissions/accepted/round.py': 'x = input().strip()\nprint(x if "." in x else float(x) + 0.05)\n',
+    'submissions/wrong_answer/off.py': 'print(float(input()) + 0.05)\n',
+    'submissions/wrong_answer/far.c': '#include <stdio.h>\nint main(void){double x;scanf("%lf",&x);printf("%s\\n",x==1.5?"1.5":"2.2");return 0;}\n',
+  },
+}
+// what Arbiter must give each: checked against problemtools 1.20260907 verifyproblem on this machine
+// (set VERIFYPROBLEM to its command to compare again; it leaves out compiler_error, which it does not know)
+const EXPECTED: Record<string, Record<string, [string, number?]>> = {
+  groupscores: {
+    'accepted/exact.py': ['AC', 30],
+    'partially_accepted/offbyone.py': ['AC', 10],
+    'partially_accepted/odd.cc': ['AC', 15],
+    'wrong_answer/far.py': ['WA', 0],
+    'run_time_error/crash.py': ['RTE', 0],
+    'compiler_error/syntax.py': ['CE'],
+  },
+  tolerance: { 'accepted/round.py': ['AC'], 'wrong_answer/off.py': ['WA'], 'wrong_answer/far.c': ['WA'] },
+}
+
+describe('packages of our own: scores from validators, min/sum groups, per-group flags, a syntax error', { timeout: 600_000 }, () => {
+  for (const name of Object.keys(OWN)) {
+    it(`${name}: every submission its verdict and score, as problemtools gives them`, async () => {
+      const dir = join(tmp, 'own', name)
+      for (const [file, text] of Object.entries(OWN[name])) {
+        mkdirSync(join(dir, file, '..'), { recursive: true })
+        writeFileSync(join(dir, file), text)
+      }
+      const r = await cli('problems', 'verify', dir, '--json')
+      const report = JSON.parse(r.stdout)
+      const got = Object.fromEntries(report.rows.map((row: { file: string; got?: string; score?: number }) => [row.file, row.score === undefined ? [row.got] : [row.got, row.score]]))
+      expect(got).toEqual(EXPECTED[name])
+      expect(r.code, r.stderr).toBe(0)
+      if (name === 'groupscores') expect(report.rows.find((row: { file: string }) => row.file === 'compiler_error/syntax.py').note).toMatch(/SyntaxError/)
+      if (process.env.VERIFYPROBLEM) {
+        const theirs = await execa(process.env.VERIFYPROBLEM, [dir, '-p', 'submissions'], { reject: false, cwd: tmp, shell: false })
+        const lines = [...theirs.stdout.matchAll(/^\s*(?:ERROR\s+)?(\S+) \(.+?\) (?:OK(?: with extra time)?:|got) (\w+)(?: \(([-\d.]+)\))?/gm)]
+        expect(lines.length, theirs.stdout + theirs.stderr).toBe(Object.keys(EXPECTED[name]).filter((f) => !f.startsWith('compiler_error/')).length)
+        for (const [, file, verdict, score] of lines) expect([file, ...got[file]]).toEqual([file, verdict, ...(score === undefined ? (got[file][1] === undefined ? [] : [got[file][1]]) : [Number(score)])])
+      }
+    })
+  }
 })
 
 describe("problemtools' default validator and Arbiter's agree", { timeout: 300_000 }, () => {
@@ -93,6 +192,27 @@ describe("problemtools' default validator and Arbiter's agree", { timeout: 300_0
     }
     expect(compared).toBe(300)
     expect(readdirSync(dir).length).toBeGreaterThan(300)
+  })
+})
+
+describe("problemtools' default grader and Arbiter's agree", { timeout: 300_000 }, () => {
+  it('on random verdicts and scores under every flag', async () => {
+    const grader = join(sdist, 'support', 'default_grader', 'default_grader')
+    const verdicts = ['AC', 'AC', 'WA', 'TLE', 'RTE', 'JE', 'MLE', 'OLE', 'PE'] as const
+    const flagWords = ['worst_error', 'first_error', 'always_accept', 'no_errors', 'sum', 'avg', 'min', 'max', 'ignore_sample', 'accept_if_any_accepted']
+    let seed = 7
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n)
+    let compared = 0
+    for (let i = 0; i < 200; i++) {
+      const results = Array.from({ length: 1 + rand(4) }, () => ({ verdict: verdicts[rand(verdicts.length)], score: rand(5) ? rand(100) / 4 : -rand(10) }))
+      const flags = Array.from({ length: rand(4) }, () => flagWords[rand(flagWords.length)])
+      const theirs = await execa(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', [grader, ...flags], { input: results.map((r) => `${r.verdict} ${r.score}\n`).join('') })
+      const [verdict, score] = theirs.stdout.trim().split(' ')
+      const ours = defaultGrader(results, flags)
+      expect([ours.verdict, ours.score, i]).toEqual([verdict, Number(score), i])
+      compared++
+    }
+    expect(compared).toBe(200)
   })
 })
 

@@ -122,9 +122,10 @@ export interface ValidatorFeedback {
  * A Kattis/ICPC output validator's run: exit 42 accepted, 43 wrong answer; anything else, a signal or
  * a limit is the grader's fault (IE, never the student's verdict). judgemessage.txt then
  * teammessage.txt become the test's message. score.txt is refused (IE) on a 43, and where the problem
- * does not give scores, as problemtools refuses it.
+ * does not give scores (scores absent), as problemtools refuses it; where it does, an accepted test
+ * carries the number score.txt holds (not a number: IE), and 'required' makes a missing one IE.
  */
-export function validatorOutcome(program: RunResult, validator: RunResult, feedback: ValidatorFeedback, scoring = false): TestOutcome {
+export function validatorOutcome(program: RunResult, validator: RunResult, feedback: ValidatorFeedback, scores?: 'allowed' | 'required'): TestOutcome {
   const message = [feedback.judgemessage, feedback.teammessage].filter((m) => m?.trim()).join('\n')
   const base = { ...figures(program), checkerMessage: clipMessage(message) }
   const ie = (why: string): TestOutcome => ({ ...base, status: 'IE', statusDetail: 'NA', checkerMessage: clipMessage(`output validator ${why}${message.trim() ? `: ${message}` : validator.stderr.trim() ? `: ${validator.stderr}` : ''}`), earned: 0 })
@@ -133,6 +134,11 @@ export function validatorOutcome(program: RunResult, validator: RunResult, feedb
   if (validator.status !== 'exit' && validator.status !== 'ok') return ie(`exceeded its ${validator.status} limit`)
   if (validator.exitCode === 43) return feedback.score !== undefined ? ie('wrote score.txt on a rejection (exit 43)') : { ...base, status: 'WA', statusDetail: 'NA', earned: 0 }
   if (validator.exitCode !== 42) return ie(`exited with ${validator.exitCode} (42 accepts, 43 rejects)`)
-  if (feedback.score !== undefined && !scoring) return ie('wrote score.txt, but the problem does not give scores')
-  return { ...base, status: 'AC', statusDetail: 'NA', earned: 1 }
+  if (feedback.score !== undefined && !scores) return ie('wrote score.txt, but the problem does not give scores')
+  if (feedback.score === undefined) return scores === 'required' ? ie('wrote no score.txt, which the problem requires (validation: custom score)') : { ...base, status: 'AC', statusDetail: 'NA', earned: 1 }
+  // Python's float(): surrounding whitespace allowed, one number, inf and nan as words
+  const text = feedback.score.trim()
+  const score = /^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)$/.test(text) ? Number(text) : NaN
+  if (!Number.isFinite(score)) return ie(`wrote a score.txt that is not a finite number (${JSON.stringify(text.slice(0, 40))})`)
+  return { ...base, status: 'AC', statusDetail: 'NA', earned: 1, score }
 }

@@ -19,4 +19,6 @@ export interface TestOutcome {
   /** Fraction of the test's points earned: 1 for AC, 0 otherwise. */
   earned: number
   stdout: string
+  /** What an output validator's score.txt said (Job.validatorScores), when it wrote one. */
+  score?: number
 }

@@ -32,6 +32,7 @@ export function jobRequestSchema(config: Config) {
               input: z.string().max(config.grading.test_max_bytes),
               expectedOutput: z.string().max(config.grading.test_max_bytes),
               timeLimitSec: z.number().positive().max(maxTime).optional(),
+              checkerFlags: z.array(z.string().min(1).max(200)).max(64).optional(),
             })
             .strict()
         )
@@ -41,6 +42,7 @@ export function jobRequestSchema(config: Config) {
       checker: CheckerSchema.optional(),
       stopOnFirstFailure: z.boolean().optional(),
       cacheScope: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/).optional(),
+      validatorScores: z.enum(['allowed', 'required']).optional(),
       // what a protocol adds (evaluation/job-spec.ts checked it; checked again against this side's caps)
       files: z
         .array(z.object({ name: z.string().refine(isPlainName, 'not a plain file name'), contentBase64: z.string().max(Math.ceil((limits.files_max_bytes * 4) / 3) + 4).regex(/^[A-Za-z0-9+/]*={0,2}$/) }).strict())

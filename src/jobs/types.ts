@@ -26,6 +26,12 @@ export interface Job extends JobSpec {
    * own): a program compiled for one scope is never found by another.
    */
   cacheScope?: string
+  /**
+   * A Kattis/ICPC output validator's score.txt (scoring packages): 'allowed' reads it when present,
+   * 'required' makes an accepted test without one IE (problemtools' legacy `validation: custom score`).
+   * Absent: a score.txt is IE, as in a problem without scores.
+   */
+  validatorScores?: 'allowed' | 'required'
 }
 
 export interface JobTest {
@@ -33,6 +39,8 @@ export interface JobTest {
   expectedOutput: string
   /** This test's CPU limit; the job's when absent. */
   timeLimitSec?: number
+  /** The Kattis validator's flags for this test (its group's, in a package): replace the checker's own. */
+  checkerFlags?: string[]
 }
 
 // A test's status and outcome are the judge's (src/grading/types.ts); a job carries them.

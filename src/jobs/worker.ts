@@ -14,7 +14,7 @@ import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, type TreeBounds, type TreeSize } from '../sandbox/copy-tree.ts'
 import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
-import { isOutputValidator, isProgramChecker, type BuiltinChecker, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
+import { isOutputValidator, isProgramChecker, type BuiltinChecker, type CheckerSpec, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
 import { sendProgress, type RunHooks } from './pool-types.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
@@ -61,6 +61,10 @@ const filesBytes = (spec: JobSpec) =>
 const filesCount = (spec: JobSpec) => (spec.files?.length ?? 0) + (spec.filesAt?.length ?? 0)
 
 const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
+/** A Kattis validator with a test's own flags (a package's group flags), else as it is. */
+function withFlags<C extends CheckerSpec>(checker: C, flags: string[] | undefined): C {
+  return flags && typeof checker === 'object' && (checker.type === 'kattis' || checker.type === 'output_validator') ? { ...checker, flags } : checker
+}
 const figuresOf = (r: RunResult): RunFigures => ({ cpuSec: r.cpuSec, wallSec: r.wallSec, memoryKb: r.memoryKb })
 
 export interface JobRunner {
@@ -339,8 +343,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
           const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
           const failure = runFailure(r, limits)
           if (failure) outcome = failure
-          else if (!program) outcome = judgeTest(r, test.expectedOutput, checker as BuiltinChecker | KattisDefaultChecker, limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
-          else if (isOutputValidator(checker)) outcome = await runValidator(sb, program, checker, test.input, test.expectedOutput, r, stdoutBytes(sb, r, job))
+          else if (!program) outcome = judgeTest(r, test.expectedOutput, withFlags(checker as BuiltinChecker | KattisDefaultChecker, test.checkerFlags), limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
+          else if (isOutputValidator(checker)) outcome = await runValidator(sb, program, withFlags(checker, test.checkerFlags), test.input, test.expectedOutput, r, stdoutBytes(sb, r, job), job.validatorScores)
           else outcome = await runChecker(sb, program, test.input, test.expectedOutput, r, stdoutBytes(sb, r, job))
           if (outcome.status !== 'AC') failed = true
         }
@@ -420,7 +424,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
    * files input and judge_answer (root's, read-only), an empty folder feedback/ (the jail's), argv
    * input judge_answer feedback/ [flags], the program's output as its stdin.
    */
-  async function runValidator(sb: Sandbox, validator: PreparedChecker, spec: OutputValidatorChecker, input: string, expected: string, program: RunResult, output: Uint8Array): Promise<TestOutcome> {
+  async function runValidator(sb: Sandbox, validator: PreparedChecker, spec: OutputValidatorChecker, input: string, expected: string, program: RunResult, output: Uint8Array, scores?: Job['validatorScores']): Promise<TestOutcome> {
     const none = { status: 'exit', exitCode: 42, stdout: '', stderr: '' } as RunResult
     if ('error' in validator) return validatorOutcome(program, none, { broken: validator.error })
     const { limits: caps } = settings
@@ -441,7 +445,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const { timeSec, memoryKb } = settings.checker
     const limits = stepLimits(validator.lang, { language: validator.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
     const r = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), limits, memoryKb, ['input', 'judge_answer', 'feedback/', ...(spec.flags ?? [])])
-    return validatorOutcome(program, r, readFeedback(feedback))
+    return validatorOutcome(program, r, readFeedback(feedback), scores)
   }
 
   /** The validator's feedback files, read without following a link (no jail process is left to change them). */

@@ -41,6 +41,14 @@ export const packageCommands: CliCommands = {
   },
 }
 
+/**
+ * A Python source's syntax check, as py_compile does it (compile() of the file), in Python 2.7 and 3;
+ * on an error the exception's own line first (SyntaxError: …), then where it is, and exit 1. One line:
+ * the supervisor's requests are line-based.
+ */
+export const PY_SYNTAX_CHECK =
+  "import sys,traceback;f=sys.argv[1];sys.excepthook=lambda t,e,b:sys.stderr.write(''.join(traceback.format_exception_only(t,e)[-1:]+traceback.format_exception_only(t,e)[:-1]));compile(open(f,'rb').read(),f,'exec')"
+
 /** A progress bar on a terminal (stderr), nothing otherwise. */
 function progressBar(done: number, total: number, label: string) {
   if (!process.stderr.isTTY) return
@@ -57,7 +65,7 @@ packageCommands['problems verify'] = {
     if (!path) throw new Error('usage: problems verify DIR|ZIP [--json]')
     const config = ctx.config()
     const pkg = await readPackage(path, config)
-    const imported = importPackage(pkg, { fallbackName: basename(path).replace(/\.zip$/i, ''), maxTests: config.grading.max_tests })
+    const imported = importPackage(pkg, { fallbackName: basename(path).replace(/\.zip$/i, ''), maxTests: config.grading.max_tests, verifyOnly: true })
     const submissions = new Map([...pkg.files].filter(([p]) => p.startsWith('submissions/') && p.split('/').length >= 3))
     const languages = loadLanguages()
     const canRun = (code: string) => {
@@ -76,7 +84,10 @@ packageCommands['problems verify'] = {
         // an implicit declaration (hello's hello_alarm.c): a package's C is compiled as they compile it
         compileArgv: (code) => {
           const lang = resolveLanguage(languages, code)
-          return code === 'C' && lang?.compile?.[0] === 'gcc' ? [lang.compile[0], '-fpermissive', ...lang.compile.slice(1)] : undefined
+          if (code === 'C' && lang?.compile?.[0] === 'gcc') return [lang.compile[0], '-fpermissive', ...lang.compile.slice(1)]
+          // problemtools compiles Python with py_compile: a syntax error is a compile error, not a run's
+          if ((code === 'PYTHON3' || code === 'PYTHON') && lang && !lang.compile?.length && /python/.test(lang.run[0])) return [lang.run[0], '-S', '-c', PY_SYNTAX_CHECK, lang.sourceFile]
+          return undefined
         },
         onRow: (row, done, total) => progressBar(done, total, row.file),
       })

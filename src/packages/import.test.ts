@@ -75,6 +75,23 @@ describe('2023-07 packages', () => {
   })
 })
 
+describe('scoring and per-group settings: read for verify, refused for a stored problem', () => {
+  const SCORING = { ...HELLO, 'problem.yaml': 'type: scoring\ngrading:\n  on_reject: grade\n  accept_score: 5\n', 'data/secret/testdata.yaml': 'grader_flags: min\noutput_validator_flags: case_sensitive\n' }
+  it('legacy type: scoring with grading: keys over every group; validation: custom score requires score.txt', async () => {
+    const p = importPackage(await readPackageZip(zip(Object.entries(SCORING)), caps), { fallbackName: 'pkg', maxTests: 100, verifyOnly: true })
+    expect([...p.spec.types]).toEqual(['scoring'])
+    const secret = p.data.items[0] as import('./test-data.ts').TestGroup
+    expect(secret.settings).toMatchObject({ onReject: 'continue', acceptScore: 5, graderFlags: ['min'], outputValidatorFlags: ['case_sensitive'] })
+    const custom = importPackage(await readPackageZip(zip(Object.entries({ ...HELLO, 'problem.yaml': 'validation: custom score\n', 'output_validators/v/v.py': 'x' })), caps), { fallbackName: 'pkg', maxTests: 100, verifyOnly: true })
+    expect([...custom.spec.types, custom.spec.customScores]).toEqual(['pass-fail', 'required'])
+  })
+  it.each([
+    [SCORING, /^problem\.yaml: scoring problems are verified but not stored yet/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom score\n', 'output_validators/v/v.py': 'x' }, /^problem\.yaml: validation: custom score .* is verified but not stored yet/],
+    [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: continue\n' }, /^data\/secret\/testdata\.yaml: on_reject: continue .* verified but not stored yet/],
+  ])('%#: refused for storing', async (files, pattern) => refused(files as Record<string, string>, pattern))
+})
+
 describe('refusals name the file and the rule', () => {
   it.each([
     [{ 'data/secret/1.in': '', 'data/secret/1.ans': '' }, /^problem\.yaml: missing/],
@@ -91,6 +108,9 @@ describe('refusals name the file and the rule', () => {
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': '' }, /build\/run scripts/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/x.pl': '' }, /no source file in a language Arbiter offers/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/a/a.py': '', 'output_validators/b/b.py': '' }, /2 validators/],
+    [{ ...HELLO, 'problem.yaml': 'type: interactive\n' }, /^problem\.yaml: type "interactive": the legacy format's type is pass-fail or scoring/],
+    [{ ...HELLO, 'problem.yaml': 'grading:\n  objective: most\n' }, /^problem\.yaml: grading\.objective must be max or min/],
+    [{ ...HELLO, 'problem.yaml': 'grading:\n  bonus: 1\n' }, /^problem\.yaml: grading\.bonus is not a key of grading/],
   ])('%#: %s', async (files, pattern) => refused(files as Record<string, string>, pattern))
 
   it('more cases than grading.max_tests', { timeout: 60_000 }, async () => {

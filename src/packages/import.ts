@@ -32,6 +32,12 @@ export interface ImportOptions {
   /** The problem's name when problem.yaml gives none (the zip's or folder's name). */
   fallbackName: string
   maxTests: number
+  /**
+   * Read for `problems verify` only, not stored: scoring problems, per-group validator flags and grader
+   * settings are judged there (group-grading.ts), while a stored problem is graded by the core, whose
+   * reply has no group scores and whose tests share one checker.
+   */
+  verifyOnly?: boolean
 }
 
 /** The custom output validator's files: output_validators/<name>/ (legacy) or output_validator/ (2023-07), one program. */
@@ -80,23 +86,28 @@ function customValidator(pkg: PackageFiles, spec: PackageSpec, flags: string[]):
 export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedPackage {
   const spec = readPackageSpec(pkg.files, opts.fallbackName)
   const ignored = [...spec.ignored]
-  for (const t of ['interactive', 'multi-pass', 'scoring'] as const)
-    if (spec.types.has(t)) throw new PackageRefused('problem.yaml', `${t} problems are not judged by Arbiter yet (pass-fail only; see docs/api/problem-packages.md)`)
-  const data = readTestData(pkg.files, ignored)
+  for (const t of ['interactive', 'multi-pass'] as const)
+    if (spec.types.has(t)) throw new PackageRefused('problem.yaml', `${t} problems are not judged by Arbiter yet (the validator and the submission would run at once, wired to each other; see docs/api/problem-packages.md)`)
+  const stored = 'to store it as a problem (`problems verify` judges it): a stored problem\'s tests share one checker and its reply has no group scores'
+  if (!opts.verifyOnly && spec.types.has('scoring')) throw new PackageRefused('problem.yaml', `scoring problems are verified but not stored yet: ${stored}`)
+  if (!opts.verifyOnly && spec.customScores === 'required') throw new PackageRefused('problem.yaml', `validation: custom score (a validator that writes score.txt) is verified but not stored yet: ${stored}`)
+  const data = readTestData(pkg.files, ignored, spec.groupOverrides)
   const cases = casesOf(data)
   if (!cases.length) throw new PackageRefused('data/', 'no test cases (data/sample/*.in + .ans, data/secret/*.in + .ans)')
   if (cases.length > opts.maxTests) throw new PackageRefused('data/', `${cases.length} test cases, more than grading.max_tests (${opts.maxTests})`, true)
-  const withFlags = cases.find(({ group }) => group.settings.outputValidatorFlags.length)
-  if (withFlags) throw new PackageRefused(`data/${withFlags.group.path}/testdata.yaml`, 'output_validator_flags per group are not applied here: give validator_flags in problem.yaml')
-  // pass-fail: the first case that is not accepted decides (on_reject: break, problemtools' default);
-  // other grader settings would change the verdict, so they are refused rather than ignored
-  const walk = (g: TestGroup): void => {
-    const s = g.settings
-    if (s.onReject !== 'break' || s.graderFlags.some((f) => f !== 'first_error' && f !== 'worst_error'))
-      throw new PackageRefused(`data/${g.path ? `${g.path}/` : ''}testdata.yaml`, 'on_reject: continue and grader_flags other than first_error/worst_error are read for scoring problems only')
-    g.items.forEach((i) => isGroup(i) && walk(i))
+  if (!opts.verifyOnly) {
+    const withFlags = cases.find(({ group }) => group.settings.outputValidatorFlags.length)
+    if (withFlags) throw new PackageRefused(`data/${withFlags.group.path}/testdata.yaml`, `output_validator_flags per group are verified but not stored yet: ${stored}`)
+    // the core: the first case that is not accepted decides (on_reject: break, problemtools' default);
+    // other grader settings would change the verdict, so they are refused rather than ignored
+    const walk = (g: TestGroup): void => {
+      const s = g.settings
+      if (s.onReject !== 'break' || s.graderFlags.some((f) => f !== 'first_error' && f !== 'worst_error'))
+        throw new PackageRefused(`data/${g.path ? `${g.path}/` : ''}testdata.yaml`, `on_reject: continue and grader_flags other than first_error/worst_error are verified but not stored yet: ${stored}`)
+      g.items.forEach((i) => isGroup(i) && walk(i))
+    }
+    walk(data)
   }
-  walk(data)
   let checker: CheckerSpec
   let validator: ImportReport['validator']
   if (spec.customValidator) ({ checker, report: validator } = customValidator(pkg, spec, spec.validatorFlags))

@@ -24,6 +24,15 @@ export interface PackageSpec {
   memoryMb?: number
   outputMb?: number
   validationPasses: number
+  /**
+   * The validator's score.txt: legacy `validation: custom score` requires it, a 2023-07 scoring
+   * problem allows it (problemtools' is_custom_score_mandatory / _allowed); absent: a score.txt is JE.
+   */
+  customScores?: 'allowed' | 'required'
+  /** Legacy `grading.objective`: whether the best score is the range's top (max) or bottom (min). */
+  objective: 'max' | 'min'
+  /** Legacy `grading:` keys that override every group's testdata.yaml (problemtools' transition rule). */
+  groupOverrides: { acceptScore?: number; rejectScore?: number; range?: string; onReject?: 'break' | 'continue' }
   /** What problem.yaml and the rest said that was not used, for the report. */
   ignored: string[]
 }
@@ -90,15 +99,44 @@ export function readPackageSpec(files: Map<string, Buffer>, fallbackName: string
   let customValidator = false
   let validatorFlags: string[]
   let validationPasses = 2
+  let customScores: PackageSpec['customScores']
+  let objective: PackageSpec['objective'] = 'max'
+  const groupOverrides: PackageSpec['groupOverrides'] = {}
   if (format === 'legacy') {
-    if ('type' in doc) throw new PackageRefused('problem.yaml', 'type is a key of the 2023-07 format: give problem_format_version: 2023-07-draft, or validation: in the legacy format')
+    // legacy's type is pass-fail or scoring only (interactive is a word of validation:)
+    if (doc.type !== undefined && doc.type !== 'pass-fail' && doc.type !== 'scoring') throw new PackageRefused('problem.yaml', `type ${JSON.stringify(doc.type)}: the legacy format's type is pass-fail or scoring (interactive is a word of validation:)`)
+    if (doc.type === 'scoring') types.add('scoring')
+    if (doc.grading !== undefined) {
+      const g = doc.grading as Record<string, unknown>
+      if (!g || typeof g !== 'object' || Array.isArray(g)) throw new PackageRefused('problem.yaml', 'grading must be a mapping')
+      for (const key of Object.keys(g)) if (!['objective', 'show_test_data_groups', 'accept_score', 'reject_score', 'range', 'on_reject'].includes(key)) throw new PackageRefused('problem.yaml', `grading.${key} is not a key of grading (objective, show_test_data_groups, accept_score, reject_score, range, on_reject)`)
+      if (g.objective !== undefined) {
+        if (g.objective !== 'max' && g.objective !== 'min') throw new PackageRefused('problem.yaml', 'grading.objective must be max or min')
+        objective = g.objective
+      }
+      const num = (key: string) => {
+        const n = typeof g[key] === 'string' ? Number(g[key]) : g[key]
+        if (typeof n !== 'number' || !Number.isFinite(n)) throw new PackageRefused('problem.yaml', `grading.${key} must be a number`)
+        return n
+      }
+      if (g.accept_score !== undefined) groupOverrides.acceptScore = num('accept_score')
+      if (g.reject_score !== undefined) groupOverrides.rejectScore = num('reject_score')
+      if (g.range !== undefined) groupOverrides.range = String(g.range)
+      if (g.on_reject !== undefined) {
+        if (!['first_error', 'worst_error', 'grade'].includes(String(g.on_reject))) throw new PackageRefused('problem.yaml', 'grading.on_reject must be first_error, worst_error or grade')
+        // problemtools: first_error → break, grade → continue, worst_error leaves testdata.yaml's
+        if (g.on_reject === 'first_error') groupOverrides.onReject = 'break'
+        if (g.on_reject === 'grade') groupOverrides.onReject = 'continue'
+      }
+      if (g.show_test_data_groups !== undefined) ignored.push('problem.yaml grading.show_test_data_groups (how results are shown on Kattis)')
+    }
     const words = String(doc.validation ?? 'default').split(/\s+/).filter(Boolean)
     if (words[0] !== 'default' && words[0] !== 'custom') throw new PackageRefused('problem.yaml', `validation must start with default or custom, not ${JSON.stringify(words[0])}`)
     customValidator = words[0] === 'custom'
     for (const w of words.slice(1)) {
       if (!customValidator) throw new PackageRefused('problem.yaml', `validation: default takes no ${JSON.stringify(w)} (interactive, score and multi-pass need a custom validator)`)
       if (w === 'interactive') types.add('interactive')
-      else if (w === 'score') types.add('scoring')
+      else if (w === 'score') customScores = 'required' // the score is kept only where type is scoring (problemtools)
       else if (w === 'multi-pass') types.add('multi-pass') // DOMjudge's
       else throw new PackageRefused('problem.yaml', `validation: unknown word ${JSON.stringify(w)} (interactive, score, multi-pass)`)
     }
@@ -115,6 +153,7 @@ export function readPackageSpec(files: Map<string, Buffer>, fallbackName: string
     }
     if (types.has('pass-fail') && types.has('scoring')) throw new PackageRefused('problem.yaml', 'type cannot be both pass-fail and scoring')
     if (!types.has('scoring')) types.add('pass-fail')
+    else customScores = 'allowed'
     customValidator = files.has('output_validator') || [...files.keys()].some((f) => f.startsWith('output_validator/'))
     validatorFlags = flagList('problem.yaml', 'validator_flags', doc.validator_flags)
     if (limits.validation_passes !== undefined) validationPasses = positive('problem.yaml', 'limits.validation_passes', limits.validation_passes)
@@ -132,6 +171,9 @@ export function readPackageSpec(files: Map<string, Buffer>, fallbackName: string
     ...(limits.memory !== undefined && { memoryMb: positive('problem.yaml', 'limits.memory', limits.memory) }),
     ...(limits.output !== undefined && { outputMb: positive('problem.yaml', 'limits.output', limits.output) }),
     validationPasses,
+    ...(customScores && { customScores }),
+    objective,
+    groupOverrides,
     ignored,
   }
   // a fixed time limit: 2023-07's limits.time_limit, else DOMjudge's .timelimit or ini (problemtools ignores both when judging: see the docs)
@@ -148,7 +190,7 @@ export function readPackageSpec(files: Map<string, Buffer>, fallbackName: string
   }
   for (const key of Object.keys(doc)) {
     if (METADATA.has(key)) ignored.push(`problem.yaml ${key} (describes the problem)`)
-    else if (!['problem_format_version', 'type', 'validation', 'validator_flags', 'limits'].includes(key)) ignored.push(`problem.yaml ${key} (not read)`)
+    else if (!['problem_format_version', 'type', 'validation', 'validator_flags', 'limits', ...(format === 'legacy' ? ['grading'] : [])].includes(key)) ignored.push(`problem.yaml ${key} (not read)`)
   }
   for (const key of Object.keys(limits)) {
     if (['compilation_time', 'compilation_memory', 'validation_time', 'validation_memory', 'validation_output', 'code'].includes(key)) ignored.push(`problem.yaml limits.${key} (Arbiter's own grading.* and limits.* apply)`)

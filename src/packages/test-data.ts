@@ -38,7 +38,7 @@ export interface TestGroup {
 export const isGroup = (x: TestGroup | TestCase): x is TestGroup => 'items' in x
 
 const GROUP_KEYS = new Set(['on_reject', 'grading', 'grader_flags', 'accept_score', 'reject_score', 'range', 'output_validator_flags', 'input_validator_flags'])
-const GRADER_FLAGS = new Set(['first_error', 'worst_error', 'always_accept', 'sum', 'avg', 'min', 'max', 'ignore_sample', 'accept_if_any_accepted'])
+const GRADER_FLAGS = new Set(['first_error', 'worst_error', 'no_errors', 'always_accept', 'sum', 'avg', 'min', 'max', 'ignore_sample', 'accept_if_any_accepted'])
 
 function readSettings(file: string, text: Buffer, parent: GroupSettings, ignored: string[]): GroupSettings {
   let doc: unknown
@@ -73,24 +73,47 @@ function readSettings(file: string, text: Buffer, parent: GroupSettings, ignored
   }
   if (d.accept_score !== undefined) s.acceptScore = num('accept_score', d.accept_score)
   if (d.reject_score !== undefined) s.rejectScore = num('reject_score', d.reject_score)
-  if (d.range !== undefined) {
-    const parts = String(d.range).trim().split(/\s+/)
-    const bound = (t: string) => (t === '-inf' ? -Infinity : t === 'inf' || t === '+inf' ? Infinity : num('range', t))
-    if (parts.length !== 2) throw new PackageRefused(file, 'range must be two numbers, "min max"')
-    s.range = [bound(parts[0]), bound(parts[1])]
-    if (s.range[0] > s.range[1]) throw new PackageRefused(file, 'range: min is above max')
-  }
+  if (d.range !== undefined) s.range = parseRange(file, String(d.range))
   if (d.output_validator_flags !== undefined) s.outputValidatorFlags = flagList(file, 'output_validator_flags', d.output_validator_flags)
   return s
 }
 
+/** A score range, "min max" (-inf, inf, +inf allowed). */
+export function parseRange(file: string, text: string): [number, number] {
+  const parts = text.trim().split(/\s+/)
+  const bound = (t: string) => {
+    const n = t === '-inf' ? -Infinity : t === 'inf' || t === '+inf' ? Infinity : t.trim() === '' ? NaN : Number(t)
+    if (Number.isNaN(n)) throw new PackageRefused(file, 'range must be two numbers, "min max"')
+    return n
+  }
+  if (parts.length !== 2) throw new PackageRefused(file, 'range must be two numbers, "min max"')
+  const range: [number, number] = [bound(parts[0]), bound(parts[1])]
+  if (range[0] > range[1]) throw new PackageRefused(file, 'range: min is above max')
+  return range
+}
+
+/** Legacy problem.yaml `grading:` keys, which override every group's own (problemtools). */
+export interface GroupOverrides {
+  acceptScore?: number
+  rejectScore?: number
+  range?: string
+  onReject?: 'break' | 'continue'
+}
+
 /** data/ → its group tree; ignored collects what was left out and why. */
-export function readTestData(files: Map<string, Buffer>, ignored: string[]): TestGroup {
+export function readTestData(files: Map<string, Buffer>, ignored: string[], overrides: GroupOverrides = {}): TestGroup {
+  const override = (s: GroupSettings): GroupSettings => ({
+    ...s,
+    ...(overrides.acceptScore !== undefined && { acceptScore: overrides.acceptScore }),
+    ...(overrides.rejectScore !== undefined && { rejectScore: overrides.rejectScore }),
+    ...(overrides.range !== undefined && { range: parseRange('problem.yaml grading.range', overrides.range) }),
+    ...(overrides.onReject !== undefined && { onReject: overrides.onReject }),
+  })
   const under = [...files.keys()].filter((p) => p.startsWith('data/')).map((p) => p.slice('data/'.length))
   const build = (path: string, parent: GroupSettings): TestGroup => {
     const prefix = path ? `${path}/` : ''
     const yaml = files.get(`data/${prefix}testdata.yaml`)
-    const settings = yaml ? readSettings(`data/${prefix}testdata.yaml`, yaml, parent, ignored) : parent
+    const settings = override(yaml ? readSettings(`data/${prefix}testdata.yaml`, yaml, parent, ignored) : parent)
     // the entries right under this folder: files, and folders (named once)
     const entries = new Set<string>()
     for (const p of under) if (p.startsWith(prefix)) entries.add(p.slice(prefix.length).split('/')[0] + (p.slice(prefix.length).includes('/') ? '/' : ''))

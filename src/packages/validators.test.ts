@@ -116,3 +116,35 @@ int main(int argc, char **argv) {
     expect(r.tests!.map((t) => t.status)).toEqual(['AC', 'WA'])
   })
 })
+
+describe('scores and per-test flags (scoring packages, per-group output_validator_flags)', () => {
+  // the score is the first word of the input; "none" writes no score.txt, "bad" writes a word
+  const scorer = `#include "validate.h"
+int main(int argc, char **argv) {
+  char in[100] = ""; FILE *i = fopen(argv[1], "r"); fscanf(i, "%99s", in);
+  if (strcmp(in, "none")) { FILE *s = fb(argv[3], "score.txt"); fputs(strcmp(in, "bad") ? in : "many", s); fclose(s); }
+  FILE *j = fb(argv[3], "judgemessage.txt"); fprintf(j, "flags %d%s%s", argc - 4, argc > 4 ? " " : "", argc > 4 ? argv[argc - 1] : ""); fclose(j);
+  return 42;
+}
+`
+  const tests = [{ input: '12.5\n', expectedOutput: '' }, { input: 'none\n', expectedOutput: '' }, { input: 'bad\n', expectedOutput: '' }, { input: ' 3e1 \n', expectedOutput: '', checkerFlags: ['group_flag'] }]
+  const scored = (validatorScores?: Job['validatorScores']) => runner.run({ language: 'C', source: echo, input: '', timeLimitSec: 2, memoryLimitKb: 262144, tests, checker: custom(scorer, ['problem_flag']), ...(validatorScores && { validatorScores }) } as Job)
+
+  it('allowed: score.txt is the test\'s score (a number, else IE), none is no score; a test\'s flags replace the checker\'s', { timeout: 120_000 }, async () => {
+    const r = await scored('allowed')
+    expect(r.tests!.map((t) => [t.status, t.score])).toEqual([['AC', 12.5], ['AC', undefined], ['IE', undefined], ['AC', 30]])
+    expect(r.tests![2].checkerMessage).toMatch(/score\.txt that is not a finite number/)
+    expect(r.tests![0].checkerMessage).toBe('flags 1 problem_flag')
+    expect(r.tests![3].checkerMessage).toBe('flags 1 group_flag')
+  })
+
+  it('required: an accepted test without score.txt is IE; absent: any score.txt is IE (a problem without scores)', { timeout: 120_000 }, async () => {
+    expect((await scored('required')).tests!.map((t) => t.status)).toEqual(['AC', 'IE', 'IE', 'AC'])
+    expect((await scored()).tests!.map((t) => t.status)).toEqual(['IE', 'AC', 'IE', 'IE'])
+  })
+
+  it('the default validator takes a test\'s flags too', { timeout: 120_000 }, async () => {
+    const r = await runner.run({ language: 'C', source: echo, input: '', timeLimitSec: 2, memoryLimitKb: 262144, checker: { type: 'kattis', flags: ['case_sensitive'] }, tests: [{ input: 'YES\n', expectedOutput: 'yes\n' }, { input: 'YES\n', expectedOutput: 'yes\n', checkerFlags: [] }] } as Job)
+    expect(r.tests!.map((t) => t.status)).toEqual(['WA', 'AC'])
+  })
+})

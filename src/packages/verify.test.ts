@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Job, JobResult, TestOutcome } from '../jobs/types.ts'
 import { importPackage } from './import.ts'
-import { expectedResults, verdictOf, verifyPackage } from './verify.ts'
+import { expectedResults, verdictOf, verifyPackage, verifyTable } from './verify.ts'
 
 const outcome = (status: TestOutcome['status'], timeUsedSec = 0.1): TestOutcome => ({ status, statusDetail: 'NA', timeUsedSec, memoryUsedKb: 1, exitCode: 0, signal: 'OTHER', checkerMessage: '', earned: status === 'AC' ? 1 : 0, stdout: '' })
 const files = (extra: Record<string, string>, yaml = 'name: P\n') =>
@@ -74,5 +74,52 @@ describe('verifying a package', () => {
     expect(expectedResults('x\n# @EXPECTED_RESULTS@: WRONG-ANSWER,RUN-ERROR\n')).toEqual(['WA', 'RTE'])
     expect(expectedResults('@EXPECTED_RESULTS@: MAYBE')).toBeUndefined()
     expect(verdictOf({ compile: { ok: true, message: '' }, tests: [outcome('AC'), outcome('IE'), outcome('SKIPPED')] })).toBe('JE')
+  })
+})
+
+describe('verifying a scoring package', () => {
+  // two groups of 50 (min, break), sample ignored; each source lists its cases' statuses in order
+  const pkgFiles = {
+    'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: scoring\n',
+    'output_validator/v.py': 'import sys\n',
+    'data/testdata.yaml': 'on_reject: continue\nrange: 0 100\ngrader_flags: ignore_sample\n',
+    'data/sample/1.in': '', 'data/sample/1.ans': '',
+    'data/sample/testdata.yaml': 'on_reject: continue\naccept_score: 0\n',
+    'data/secret/testdata.yaml': 'on_reject: continue\ngrader_flags: sum accept_if_any_accepted\n',
+    'data/secret/a/testdata.yaml': 'on_reject: break\naccept_score: 50\ngrader_flags: min\noutput_validator_flags: loose\n',
+    'data/secret/a/1.in': '', 'data/secret/a/1.ans': '',
+    'data/secret/b/testdata.yaml': 'on_reject: break\naccept_score: 50\ngrader_flags: min\n',
+    'data/secret/b/1.in': '', 'data/secret/b/1.ans': '', 'data/secret/b/2.in': '', 'data/secret/b/2.ans': '',
+    'submissions/accepted/full.py': 'AC AC AC AC',
+    'submissions/partially_accepted/half.py': 'WA AC WA AC',
+    'submissions/partially_accepted/scored.py': 'AC AC:20 AC AC',
+    'submissions/accepted/notfull.py': 'AC AC AC WA',
+    'submissions/wrong_answer/none.py': 'AC WA WA WA',
+  }
+  it('groups graded as problemtools: scores, partially_accepted, every case run, group flags and score.txt passed to the worker', async () => {
+    const all = new Map(Object.entries(pkgFiles).map(([k, v]) => [k, Buffer.from(v)]))
+    const pkg = importPackage({ files: all, skipped: [] }, { fallbackName: 'p', maxTests: 100, verifyOnly: true })
+    const jobs: Job[] = []
+    const run = async (job: Job): Promise<JobResult> => {
+      jobs.push(job)
+      const tests = job.source.trim().split(' ').map((w) => {
+        const [status, score] = w.split(':')
+        return { ...outcome(status as TestOutcome['status']), ...(score && { score: Number(score) }) }
+      })
+      return { compile: { ok: true, message: '' }, tests }
+    }
+    const report = await verifyPackage(pkg, new Map([...all].filter(([p]) => p.startsWith('submissions/'))), { canRun: () => true, run, maxTimeSec: 10, memoryLimitKb: 1 << 20 })
+    expect(report.maxScore).toBe(100)
+    expect(report.rows.find((r) => r.file === 'accepted/notfull.py')!.note).toMatch(/score 50 of 100 \(problemtools warns/)
+    expect(report.rows.map((r) => [r.file, r.got, r.score, r.outcome])).toEqual([
+      ['accepted/full.py', 'AC', 100, 'pass'],
+      ['accepted/notfull.py', 'AC', 50, 'pass'], // problemtools only warns
+      ['partially_accepted/half.py', 'AC', 50, 'pass'],
+      ['partially_accepted/scored.py', 'AC', 70, 'pass'],
+      ['wrong_answer/none.py', 'WA', 0, 'pass'],
+    ])
+    expect(jobs.every((j) => j.stopOnFirstFailure === false && j.validatorScores === 'allowed')).toBe(true)
+    expect(jobs[0].tests!.map((t) => t.checkerFlags)).toEqual([undefined, ['loose'], undefined, undefined])
+    expect(verifyTable(report)).toMatch(/partially_accepted\/half\.py\s+AC\s+AC \(50\)/)
   })
 })

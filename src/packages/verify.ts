@@ -4,15 +4,19 @@
 // When the package gives no time limit, the accepted submissions run first and the limit is
 // max(1, ceil(slowest CPU × multiplier / resolution)) × resolution; the others run at that limit
 // with the safety margin as extra CPU time, as problemtools' check "OK with extra time" allows.
-import type { Job, JobResult, TestOutcome } from '../jobs/types.ts'
+import type { Job, JobResult, JobTest, TestOutcome } from '../jobs/types.ts'
+import { firstFailureDecides, gradeTree, type CaseResult, type GroupResult } from './group-grading.ts'
 import type { ImportedPackage } from './import.ts'
 import { languageOfFiles } from './package-languages.ts'
+import { casesOf } from './test-data.ts'
 
 export type PackageVerdict = 'AC' | 'WA' | 'TLE' | 'RTE' | 'CE' | 'JE'
 
 /** The verdicts each folder expects (problemtools' five, DOMjudge's compiler_error). */
 export const FOLDER_VERDICTS: Record<string, PackageVerdict[]> = {
   accepted: ['AC'],
+  // problemtools: AC with a score, not the full one (a full score only warns)
+  partially_accepted: ['AC'],
   wrong_answer: ['WA'],
   time_limit_exceeded: ['TLE'],
   run_time_error: ['RTE'],
@@ -43,11 +47,27 @@ export function expectedResults(source: string): PackageVerdict[] | undefined {
 /** A test's status as problemtools names it: a memory overrun crashes the program there (RTE). */
 const verdictOfTest = (o: TestOutcome): PackageVerdict => ({ AC: 'AC', WA: 'WA', TLE: 'TLE', MLE: 'RTE', RE: 'RTE', IE: 'JE', SKIPPED: 'AC' } as const)[o.status]
 
-/** The first case that is not accepted decides (on_reject: break); all accepted is AC. */
+/** Pass-fail with problemtools' defaults: the first case that is not accepted decides; all accepted is AC. */
 export function verdictOf(result: JobResult): PackageVerdict {
   if (!result.compile.ok) return 'CE'
   const failed = (result.tests ?? []).find((t) => t.status !== 'AC' && t.status !== 'SKIPPED')
   return failed ? verdictOfTest(failed) : 'AC'
+}
+
+/** The package's verdict of a graded job: its groups graded as problemtools grades them (group-grading.ts). */
+export function gradedVerdict(pkg: ImportedPackage, result: JobResult): { verdict: PackageVerdict; score?: number; groups: GroupResult[] } {
+  if (!result.compile.ok) return { verdict: 'CE', groups: [] }
+  const index = new Map(casesOf(pkg.data).map(({ test }, i) => [test, i]))
+  const caseResult = (test: Parameters<Parameters<typeof gradeTree>[1]>[0]): CaseResult | undefined => {
+    const o = result.tests?.[index.get(test)!]
+    if (!o || o.status === 'SKIPPED') return undefined
+    return { verdict: verdictOfTest(o) as CaseResult['verdict'], ...(o.score !== undefined && { score: o.score }) }
+  }
+  const groups = gradeTree(pkg.data, caseResult, pkg.spec.types.has('scoring'))
+  const root = groups.at(-1)!
+  // a grader's MLE/OLE/PE/IF: no folder expects them; RTE, WA, JE are the nearest names
+  const verdict = (({ MLE: 'RTE', OLE: 'RTE', PE: 'WA', IF: 'JE' }) as Record<string, PackageVerdict>)[root.verdict] ?? (root.verdict as PackageVerdict)
+  return { verdict, ...(root.score !== undefined && { score: root.score }), groups }
 }
 
 export interface SubmissionRow {
@@ -56,6 +76,8 @@ export interface SubmissionRow {
   expected: PackageVerdict[]
   lang?: string
   got?: PackageVerdict
+  /** A scoring problem's score (the root group's). */
+  score?: number
   /** Slowest test's CPU seconds. */
   time?: number
   /** 'pass' | 'fail' | why it was not run. */
@@ -65,6 +87,8 @@ export interface SubmissionRow {
 
 export interface VerifyReport {
   problem: string
+  /** A scoring problem's best score (the root group's range; objective min: its bottom). */
+  maxScore?: number
   timeLimitSec: number
   timeLimitFrom: string
   rows: SubmissionRow[]
@@ -86,7 +110,16 @@ export interface VerifyOptions {
 
 export async function verifyPackage(pkg: ImportedPackage, submissions: Map<string, Buffer>, opts: VerifyOptions): Promise<VerifyReport> {
   const { spec, problem } = pkg
-  const tests = problem.tests.map((t) => ({ input: Buffer.from(t.input).toString('utf8'), expectedOutput: Buffer.from(t.expected_output).toString('utf8') }))
+  // each case with its group's output_validator_flags after problem.yaml's (problemtools' order: a flag given twice, the last counts)
+  const tests: JobTest[] = casesOf(pkg.data).map(({ test, group }) => ({
+    input: test.input.toString('utf8'),
+    expectedOutput: test.answer.toString('utf8'),
+    ...(group.settings.outputValidatorFlags.length && { checkerFlags: [...spec.validatorFlags, ...group.settings.outputValidatorFlags] }),
+  }))
+  const scoring = spec.types.has('scoring')
+  const [low, high] = pkg.data.settings.range
+  const maxScore = scoring ? (spec.objective === 'min' ? low : high) : undefined
+  const stopOnFirstFailure = firstFailureDecides(pkg.data)
   const rows: SubmissionRow[] = []
   const runnable: { row: SubmissionRow; source: string }[] = []
   // a submission is a file of a folder, or a folder of files (a multi-file submission)
@@ -105,7 +138,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
     const row: SubmissionRow = { file: key, folder, expected: expected ?? [], outcome: 'not judged' }
     rows.push(row)
     if (!expected) {
-      row.note = folder === 'partially_accepted' ? 'scoring problems are not judged yet' : `folder ${folder} is not one of ${Object.keys(FOLDER_VERDICTS).join(', ')}`
+      row.note = `folder ${folder} is not one of ${Object.keys(FOLDER_VERDICTS).join(', ')}`
       continue
     }
     // problemtools: .py is Python 3 unless its files say python2 in their first line
@@ -126,13 +159,32 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   const total = runnable.length
   const judge = async ({ row, source }: (typeof runnable)[number], timeLimitSec: number, extra: number) => {
     const compileArgv = opts.compileArgv?.(row.lang!)
-    const result = await opts.run({ language: row.lang!, source, input: '', timeLimitSec, memoryLimitKb: opts.memoryLimitKb, tests, checker: problem.checker, stopOnFirstFailure: true, ...(extra > 0 && { cpuExtraSec: extra }), ...(compileArgv && { compileArgv }) })
-    row.got = verdictOf(result)
-    row.time = Math.max(0, ...(result.tests ?? []).map((t) => t.timeUsedSec))
+    const result = await opts.run({
+      language: row.lang!,
+      source,
+      input: '',
+      timeLimitSec,
+      memoryLimitKb: opts.memoryLimitKb,
+      tests,
+      checker: problem.checker,
+      stopOnFirstFailure,
+      ...(spec.customValidator && spec.customScores && { validatorScores: spec.customScores }),
+      ...(extra > 0 && { cpuExtraSec: extra }),
+      ...(compileArgv && { compileArgv }),
+    })
+    const graded = gradedVerdict(pkg, result)
+    row.got = graded.verdict
+    if (graded.score !== undefined) row.score = graded.score
+    row.time = Math.max(0, ...(result.tests ?? []).filter((t) => t.status !== 'SKIPPED').map((t) => t.timeUsedSec))
     row.outcome = row.expected.includes(row.got) ? 'pass' : 'fail'
-    const failed = (result.tests ?? []).find((t) => t.status !== 'AC' && t.status !== 'SKIPPED')
+    const decidedBy = graded.groups.at(-1)?.decidedBy
+    const failed = decidedBy !== undefined ? result.tests?.[problem.tests.findIndex((t) => t.name === decidedBy)] : undefined
     if (!result.compile.ok) row.note = result.compile.message.split('\n')[0]
     else if (failed?.checkerMessage) row.note = failed.checkerMessage.split('\n').slice(-1)[0]
+    // problemtools only warns about these: a partial submission with the full score, an accepted one without it
+    const full = row.got === 'AC' && (!scoring || row.score === maxScore)
+    if (row.got === 'AC' && scoring && row.folder === 'partially_accepted' && full) row.note = 'fully accepted (problemtools warns: not partial)'
+    if (row.got === 'AC' && scoring && row.folder === 'accepted' && !full && Number.isFinite(maxScore)) row.note = `score ${row.score} of ${maxScore} (problemtools warns: not the full score)`
     opts.onRow?.(row, ++done, total)
     return result
   }
@@ -149,13 +201,13 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
     timeLimitFrom = `computed: slowest accepted ${slowest.toFixed(2)} s CPU × ${spec.acToTimeLimit}, rounded up to ${res} s, at least 1 s${timeLimitSec === opts.maxTimeSec ? ` (capped at limits.max_time_sec ${opts.maxTimeSec})` : ''}`
   }
   for (const r of runnable) if (!first.includes(r)) await judge(r, timeLimitSec, timeLimitSec * (spec.timeLimitToTle - 1))
-  return { problem: problem.name, timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
+  return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
 }
 
 /** The table verify prints: file, expected, got, time, pass/fail. */
 export function verifyTable(report: VerifyReport): string {
   const head = ['file', 'expected', 'got', 'time', 'result']
-  const body = report.rows.map((r) => [r.file, r.expected.join('|') || '-', r.got ?? '-', r.time !== undefined ? `${r.time.toFixed(2)} s` : '-', r.outcome + (r.note ? ` (${r.note})` : '')])
+  const body = report.rows.map((r) => [r.file, r.expected.join('|') || '-', r.got ? `${r.got}${r.score !== undefined ? ` (${+r.score.toFixed(6)})` : ''}` : '-', r.time !== undefined ? `${r.time.toFixed(2)} s` : '-', r.outcome + (r.note ? ` (${r.note})` : '')])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => Math.min(row[i].length, i === 4 ? 0 : 60))))
   const line = (cells: string[]) => cells.map((c, i) => (i === 4 ? c : c.padEnd(widths[i]))).join('  ')
   return [`${report.problem}: time limit ${report.timeLimitSec} s (${report.timeLimitFrom})`, line(head), ...body.map(line), report.ok ? 'every submission got its verdict' : 'some submissions did not get their verdict'].join('\n')

@@ -61,6 +61,7 @@ export function resultMessageSchema(maxText: number, maxTests: number) {
       checkerMessage: text,
       earned: z.number().min(0).max(1),
       stdout: text,
+      score: z.number().finite().optional(),
     })
     .strict()
   const RunFigures = z.object({ cpuSec: z.number().min(0), wallSec: z.number().min(0), memoryKb: z.number().min(0) }).strict()
