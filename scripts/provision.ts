@@ -23,7 +23,9 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from '../src/config.ts'
 import { ensureMountPoints } from '../src/sandbox/mount-points.ts'
 import { rootImagePath, rootMountPoint } from '../src/sandbox/root-image.ts'
+import { artifactName, ensureArtifacts, installArtifacts } from './artifacts.ts'
 import {
+  type Artifact,
   BASE_ENV,
   loadLanguages,
   readStamp,
@@ -294,7 +296,7 @@ async function ensureImage(dir: string, suite: string): Promise<void> {
   await mustRun(['mksquashfs', rootPath(dir, suite), next, '-comp', 'lz4', '-noappend', '-one-file-system', '-quiet', '-no-progress'])
   renameSync(next, image)
   writeFileSync(keyFile, key)
-  const mountPoint = rootMountPoint(suite)
+  const mountPoint = rootMountPoint(suite, image)
   if (mountsUnder(mountPoint, readFileSync('/proc/self/mounts', 'utf8')).includes(mountPoint)) await run(['umount', '-l', mountPoint])
   say(`${suite}: image ${image} (${(statSync(image).size / 2 ** 30).toFixed(1)} GiB) in ${formatElapsed(Date.now() - t0)}`)
 }
@@ -408,6 +410,8 @@ export interface ToolchainPlan {
   root: string
   packages: string[]
   prepare: string[][]
+  /** pinned registry files (npm, Maven) laid into the root before prepare */
+  artifacts: Artifact[]
   codes: string[]
 }
 
@@ -420,11 +424,15 @@ export function planToolchains(langs: Language[]): ToolchainPlan[] {
       root: lang.root,
       packages: [],
       prepare: [],
+      artifacts: [],
       codes: [],
     }
     plan.packages = [...new Set([...plan.packages, ...lang.packages])].sort()
     for (const step of lang.prepare) {
       if (!plan.prepare.some((s) => s.join('\0') === step.join('\0'))) plan.prepare.push(step)
+    }
+    for (const a of lang.artifacts) {
+      if (!plan.artifacts.some((b) => JSON.stringify(b) === JSON.stringify(a))) plan.artifacts.push(a)
     }
     plan.codes.push(lang.code)
     plans.set(key, plan)
@@ -434,9 +442,13 @@ export function planToolchains(langs: Language[]): ToolchainPlan[] {
   )
 }
 
-/** Hash of the prepare argv and of the helper scripts they name: a change reruns prepare. */
-export function prepareKey(prepare: string[][], helpersDir = HELPERS_DIR): string {
+/**
+ * Hash of the prepare argv, of the helper scripts they name and of the pinned artifacts: a change
+ * reruns prepare (and lays the artifacts anew). No artifacts hash as before they existed.
+ */
+export function prepareKey(prepare: string[][], helpersDir = HELPERS_DIR, artifacts: Artifact[] = []): string {
   const hash = createHash('sha256').update(JSON.stringify(prepare))
+  if (artifacts.length) hash.update(JSON.stringify(artifacts))
   for (const step of prepare) {
     const helper = join(helpersDir, basename(step[0]))
     if (step[0].startsWith(ROOT_HELPERS + '/') && existsSync(helper))
@@ -464,7 +476,7 @@ export interface RootRun {
 export function planRootRun(
   plans: ToolchainPlan[],
   stamps: Stamp[],
-  keyOf: (plan: ToolchainPlan) => string = (p) => prepareKey(p.prepare)
+  keyOf: (plan: ToolchainPlan) => string = (p) => prepareKey(p.prepare, HELPERS_DIR, p.artifacts)
 ): RootRun {
   const stampOf = (p: ToolchainPlan) => stamps.find((s) => s.toolchain === p.toolchain)
   const pending = plans.filter(
@@ -527,9 +539,22 @@ async function provisionRoot(
     say(`${suite}: ${plans.map((p) => p.toolchain).join(', ')} already provisioned`)
     return changed
   }
+  // fetched (or found in the cache) before anything changes in the root: a bad pin stops the run here
+  const wanted = pending.flatMap((p) => p.artifacts)
+  const got = await ensureArtifacts(join(dir, 'artifacts'), wanted)
+  if (!got.ok) throw new Error(`${suite}: ${got.error.code}: ${got.error.message}`)
+  if (got.fetched.length) say(`${suite}: fetched ${got.fetched.map(artifactName).join(', ')}`)
+  const fetched = new Map<string, { artifact: Artifact; file: string }[]>()
+  for (const p of pending)
+    fetched.set(p.toolchain, p.artifacts.map((artifact) => ({ artifact, file: got.files[wanted.indexOf(artifact)] })))
   await withProc(root, async () => {
     if (install.length > 0) await aptInstall(root, suite, install)
     for (const p of pending) {
+      const items = fetched.get(p.toolchain) ?? []
+      if (items.length) {
+        say(`${suite}/${p.toolchain}: laying ${items.length} artifact(s) into ${[...new Set(items.map((i) => i.artifact.to))].join(' ')}`)
+        await installArtifacts(root, items)
+      }
       for (const step of p.prepare) {
         say(`${suite}/${p.toolchain}: prepare ${brief(step)}`)
         await mustRun(chrootArgv(root, { ...BASE_ENV }, step), {
@@ -543,7 +568,7 @@ async function provisionRoot(
         toolchain: p.toolchain,
         root: suite,
         packages,
-        prepareKey: prepareKey(p.prepare),
+        prepareKey: prepareKey(p.prepare, HELPERS_DIR, p.artifacts),
         provisionedAt: new Date().toISOString(),
       }
       writeJson(stampPath(dir, suite, p.toolchain), stamp)
@@ -645,6 +670,10 @@ async function main(): Promise<void> {
   try {
     await ensureHostTool('debootstrap', 'debootstrap')
     await ensureHostTool('mksquashfs', 'squashfs-tools')
+    // the registries' own clients fetch the pinned artifacts, with the host's registry settings
+    const artifacts = langs.flatMap((l) => l.artifacts)
+    if (artifacts.some((a) => 'maven' in a)) await ensureHostTool('mvn', 'maven')
+    if (artifacts.some((a) => 'npm' in a)) await ensureHostTool('npm', 'npm')
     const mirror = readHostMirror()
     say(`provisioning ${langs.length} language(s) into ${dir} from ${mirror.archive}`)
     const changed = new Set<string>()

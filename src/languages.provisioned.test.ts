@@ -157,6 +157,9 @@ describe.each([
   ['KOTLIN', 'an object with a @JvmStatic main', kotlinObject, 'object: x\n'],
   ['KOTLIN', 'a class whose companion object has a @JvmStatic main', kotlinCompanion, 'companion: xx\n'],
   ['SCALA', 'an object extending App', scalaApp, 'app: x\n'],
+  ['KOTLIN2', 'an object with a @JvmStatic main', kotlinObject, 'object: x\n'],
+  ['KOTLIN2', 'a class whose companion object has a @JvmStatic main', kotlinCompanion, 'companion: xx\n'],
+  ['SCALA3', 'an object extending App', scalaApp, 'app: x\n'],
 ])(`%s (${backend.name}) finds the entry point`, (code, what, source, stdout) => {
   it(what, { timeout: 180_000 }, async () => {
     const o = await backend.check(byCode.get(code)!, source, 'x\n')
@@ -176,6 +179,11 @@ const OVER_LIMIT: [string, string][] = [
     'SCALA',
     'object Main {\n  def main(args: Array[String]): Unit = {\n    val b = new Array[Byte](300 << 20)\n    java.util.Arrays.fill(b, 1.toByte)\n    println(b.length)\n  }\n}\n',
   ],
+  ['KOTLIN2', 'fun main() {\n    val b = ByteArray(300 shl 20)\n    b.fill(1)\n    println(b.size)\n}\n'],
+  [
+    'SCALA3',
+    'object Main {\n  def main(args: Array[String]): Unit = {\n    val b = new Array[Byte](300 << 20)\n    java.util.Arrays.fill(b, 1.toByte)\n    println(b.length)\n  }\n}\n',
+  ],
   ['CLOJURE', '(let [b (byte-array (* 300 1024 1024))]\n  (java.util.Arrays/fill b (byte 1))\n  (println (alength b)))\n'],
 ]
 
@@ -186,5 +194,158 @@ describe.each(OVER_LIMIT)(`%s (${backend.name}) over its memory limit`, (code, s
     expect(o.compiled, summary).toBe(true)
     expect(o.verdict.verdict, summary).toBe('MLE')
     expect(o.stdout).toBe('')
+  })
+})
+
+// ---------- the modern codes: what their version brings compiles and runs; the older code rejects it ----------
+
+const java21 = `import java.util.*;
+
+public class Main {
+    sealed interface Shape permits Circle, Square {}
+    record Circle(double r) implements Shape {}
+    record Square(double side) implements Shape {}
+
+    static String describe(Object o) {
+        return switch (o) {
+            case Circle(double r) when r > 10 -> "big circle";
+            case Circle c -> "circle " + c.r();
+            case Square(var s) -> "square " + s;
+            case Integer i -> "int " + i;
+            default -> "other";
+        };
+    }
+
+    public static void main(String[] args) {
+        double r = new Scanner(System.in).nextDouble();
+        System.out.println(describe(new Circle(r)));
+        System.out.println(describe(new Square(2)));
+        System.out.println(describe(42));
+        System.out.println(List.of(1, 2, 3).reversed());
+    }
+}
+`
+const cpp20 = `#include <bits/stdc++.h>
+
+template <typename T>
+concept Number = std::integral<T> || std::floating_point<T>;
+
+auto twice(Number auto x) { return x * 2; }
+
+int main() {
+  std::vector<int> v;
+  for (int x; std::cin >> x;) v.push_back(x);
+  auto doubled = v | std::views::filter([](int n) { return n % 2 == 0; }) | std::views::transform([](int n) { return twice(n); });
+  for (int n : doubled) std::cout << n << ' ';
+  std::cout << std::format("max {}\\n", std::ranges::max(v));
+}
+`
+const cpp23 = `#include <bits/stdc++.h>
+
+struct Counter {
+  int n = 0;
+  auto&& inc(this auto&& self) { ++self.n; return self; }
+};
+
+int main() {
+  std::string line;
+  std::getline(std::cin, line);
+  auto words = line | std::views::split(' ')
+    | std::views::transform([](auto r) { return std::string(r.begin(), r.end()); })
+    | std::ranges::to<std::vector>();
+  Counter c;
+  c.inc().inc();
+  std::expected<int, std::string> e = 7;
+  std::print("{} words, last {}, counter {}, expected {}\\n", words.size(), words.back(), c.n, *e);
+}
+`
+const ts5 = `function logged<This, Args extends unknown[], R>(
+  target: (this: This, ...args: Args) => R,
+  context: ClassMethodDecoratorContext<This, (this: This, ...args: Args) => R>,
+) {
+  return function (this: This, ...args: Args): R {
+    const r = target.call(this, ...args)
+    console.log(\`\${String(context.name)} -> \${r}\`)
+    return r
+  }
+}
+
+class Greeter {
+  constructor(private name: string) {}
+  @logged
+  greet(): string {
+    return \`hello \${this.name}\`
+  }
+}
+
+function first<const T extends readonly unknown[]>(xs: T): T[0] {
+  return xs[0]
+}
+
+const config = { port: 8080, host: 'localhost' } satisfies Record<string, string | number>
+const line: string = require('fs').readFileSync(0, 'utf8').trim()
+new Greeter(line).greet()
+const f: 'a' = first(['a', 'b'])
+console.log(f, config.port.toFixed(0))
+`
+const kotlin2 = `sealed interface Shape
+data class Circle(val r: Double) : Shape
+data object Dot : Shape
+enum class Color { RED, GREEN }
+
+fun describe(s: Shape): String = when (s) {
+    is Circle if s.r > 10 -> "big circle"
+    is Circle -> "circle \${s.r}"
+    Dot -> "dot"
+}
+
+fun main() {
+    val r = readln().trim().toDouble()
+    println(describe(Circle(r)))
+    println(describe(Dot))
+    println(Dot)
+    println(Color.entries.joinToString())
+    println($$"cost: $$r $")
+}
+`
+const scala3 = `enum Color:
+  case Red, Green, Blue
+
+trait Show[A]:
+  def show(a: A): String
+
+given Show[Color] with
+  def show(c: Color): String = c.toString.toLowerCase
+
+extension (s: String) def shout: String = s.toUpperCase + "!"
+
+def render[A](a: A)(using sh: Show[A]): String = sh.show(a)
+
+@main def run(): Unit =
+  val line = scala.io.StdIn.readLine()
+  println(line.shout)
+  println(Color.values.map(render(_)).mkString(","))
+  println(Color.valueOf("Green").ordinal)
+`
+
+describe.each([
+  ['JAVA21', 'JAVA14', 'a sealed interface, records, record patterns and guards in a switch, List.reversed', java21, '3\n', 'circle 3.0\nsquare 2.0\nint 42\n[3, 2, 1]\n'],
+  ['CPP20', 'CPP17', 'a concept, an abbreviated template, ranges views, std::format', cpp20, '1 2 3 4\n', '4 8 max 4\n'],
+  ['CPP23', 'CPP20', 'deducing this, ranges::to, std::expected, std::print', cpp23, 'a bb ccc\n', '3 words, last ccc, counter 2, expected 7\n'],
+  ['TYPESCRIPT5', 'TYPESCRIPT', 'a standard (TC39) method decorator, a const type parameter, satisfies', ts5, 'world\n', 'greet -> hello world\na 8080\n'],
+  ['KOTLIN2', 'KOTLIN', 'a guard in when, a data object, enum entries, multi-dollar interpolation', kotlin2, '3\n', 'circle 3.0\ndot\nDot\nRED, GREEN\ncost: 3.0 $\n'],
+  ['SCALA3', 'SCALA', 'an enum, a given instance and using clause, an extension method, @main', scala3, 'hi\n', 'HI!\nred,green,blue\n1\n'],
+])(`%s (${backend.name}) beside %s`, (code, older, what, source, stdin, stdout) => {
+  it(`runs ${what}`, { timeout: 180_000 }, async () => {
+    const o = await backend.check(byCode.get(code)!, source, stdin)
+    expect(o.compiled, o.compileMessage).toBe(true)
+    expect(o.stderr).toBe('')
+    expect(o.verdict.verdict).toBe('AC')
+    expect(o.stdout).toBe(stdout)
+  })
+
+  it(`the same program is a compile error for ${older}, which keeps its behaviour`, { timeout: 180_000 }, async () => {
+    const o = await backend.check(byCode.get(older)!, source, stdin)
+    expect(o.verdict.verdict, o.compileMessage.slice(0, 400)).toBe('CE')
   })
 })

@@ -302,6 +302,7 @@ describe('loadLanguages on a given directory', () => {
       compileLimits: { timeSec: 20, memoryKb: 4096 }, // processes: the config's limits.compile_processes
       runMemoryHeadroomKb: 0,
       prepare: [],
+      artifacts: [],
     })
     expect(c).not.toHaveProperty('runProcesses')
     expect(c).not.toHaveProperty('runOpenFiles')

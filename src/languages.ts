@@ -36,6 +36,8 @@ export interface Language {
   runOpenFiles?: number
   /** argv run once inside the root, as root, after its packages are installed (caches etc.) */
   prepare: string[][]
+  /** files from the npm and Maven registries, pinned by version and sha256, laid into the root before prepare */
+  artifacts: Artifact[]
   /** regex on stderr that means the runtime ran out of the memory it was given (JVM heap) */
   memoryErrorPattern?: string
   /** program that echoes one line of stdin (sourceIsOutput: any text, which the run prints as it is) */
@@ -85,6 +87,16 @@ export interface PistonName {
  */
 export const JUDGE0_OWN_ID_BASE = 1001
 
+/**
+ * One pinned file from a language registry (what Debian does not ship: Kotlin 2, Scala 3, TypeScript 5).
+ * Fetched on the host with that registry's own client as configured there (mvn, npm), checked against
+ * `sha256`, and laid into the root under `to`: a Maven jar as `<to>/<artifactId>.jar`, an npm package's
+ * tarball unpacked into `<to>` (its `package/` folder stripped). See scripts/artifacts.ts.
+ */
+export type Artifact =
+  | { maven: string; sha256: string; to: string }
+  | { npm: string; sha256: string; to: string }
+
 export const MANIFEST_DIR = join(import.meta.dirname, '..', 'toolchains', 'languages')
 
 /** The clean environment every step starts from; a language's env is laid over it. */
@@ -112,6 +124,14 @@ const templateArgv = argv.superRefine((args, ctx) => {
     }
   }
 })
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256: 64 lowercase hex digits')
+// a folder of its own under /opt: replaced whole when a pin changes, so it must not be a system folder
+const optDir = z.string().regex(/^\/opt\/[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/, 'a folder under /opt, e.g. /opt/kotlin2/lib')
+const artifact = z.union([
+  z.object({ maven: z.string().regex(/^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.+-]+$/, 'groupId:artifactId:version'), sha256, to: optDir }).strict(),
+  z.object({ npm: z.string().regex(/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*@\d+\.\d+\.\d+[A-Za-z0-9.+-]*$/, 'name@exact-version'), sha256, to: optDir }).strict(),
+])
 
 const regex = z.string().refine(
   (s) => {
@@ -150,6 +170,7 @@ const fields = {
   run_open_files: z.number().int().positive(),
   memory_error_pattern: regex,
   prepare: z.array(argv),
+  artifacts: z.array(artifact),
   selftest: z.string().min(1),
   selftest_error: z.string().min(1),
   selftest_error_message: regex,
@@ -272,6 +293,7 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     ...(m.run_open_files ? { runOpenFiles: m.run_open_files } : {}),
     ...(m.memory_error_pattern ? { memoryErrorPattern: m.memory_error_pattern } : {}),
     prepare: m.prepare ?? [],
+    artifacts: m.artifacts ?? [],
     selftest: m.selftest!,
     selftestError: m.selftest_error ?? '',
     ...(m.source_is_output ? { sourceIsOutput: true } : {}),

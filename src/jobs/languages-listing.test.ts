@@ -15,7 +15,9 @@ const V3 = 'C CPP CPP11 CLOJURE CSHARP JAVA JAVASCRIPT HASKELL PERL PHP PYTHON R
 /** The languages Judge0, Piston and the contest judges offer beyond the spec's. */
 const BEYOND_THE_SPEC =
   'ADA ASSEMBLY AWK BASH COBOL C_CLANG CPP_CLANG D ELIXIR ERLANG FORTRAN LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
-const ALL = [...new Set([...V4, ...V3, ...BEYOND_THE_SPEC])]
+/** The modern versions served beside the spec's codes (issue 34). */
+const MODERN = 'CPP20 CPP23 JAVA21 KOTLIN2 SCALA3 TYPESCRIPT5'.split(' ')
+const ALL = [...new Set([...V4, ...V3, ...BEYOND_THE_SPEC, ...MODERN])]
 
 const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-worker-test' })
 const langs = loadLanguages()
@@ -33,7 +35,7 @@ function namedVersion(code: string): string | undefined {
 const isRelease = (version: string, named: string) => version === named || version.startsWith(`${named}.`)
 
 describe('the languages listing on this machine', () => {
-  it('lists every code of v3 and v4 and the languages beyond the spec once, and nothing else', () => {
+  it('lists every code of v3 and v4, the languages beyond the spec and the modern versions once, and nothing else', () => {
     const codes = listing.map((l) => l.code)
     expect(new Set(codes).size).toBe(codes.length)
     expect([...codes].sort()).toEqual([...ALL].sort())
@@ -49,7 +51,7 @@ describe('the languages listing on this machine', () => {
     expect(numbers.some((n) => isRelease(l.version!, n)), `${l.name} vs ${l.version}`).toBe(true)
   })
 
-  it.each([...new Set([...V4, ...V3])].filter((c) => namedVersion(c)))(
+  it.each([...new Set([...V4, ...V3, ...MODERN])].filter((c) => namedVersion(c)))(
     '%s: a note when the runtime is not the release the code names',
     (code) => {
       const l = entry(code)

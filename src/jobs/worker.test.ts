@@ -153,6 +153,43 @@ const JAVA_CASES: Case[] = [
   flood('stderr', javaMain('while (true) System.err.println("flooding the error file with lines");'), {}, 1),
 ]
 
+// KOTLIN2, SCALA3 and TYPESCRIPT5 (compilers from the Maven and npm registries): the same rows as their
+// runtime's table above, written in their language
+const KOTLIN_CASES: Case[] = [
+  echo('fun main() {\n    println(readln())\n}'),
+  { name: 'compile error', source: 'fun main() {\n    println("x"\n}', expect: { verdict: 'CE', compile: /Expecting '\)'/ } },
+  { name: 'infinite loop', source: 'fun main() {\n    var i = 0L\n    while (true) i++\n}', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('fun main() {\n    Thread.sleep(30000)\n}'),
+  { name: '300 MB under 64 MB', source: 'fun main() {\n    val b = ByteArray(300 shl 20)\n    b.fill(1)\n    println(b.size)\n}', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
+  thrown('null dereference', 'fun main(args: Array<String>) {\n    val s: String? = if (args.size > 99) "x" else null\n    println(s!!.length)\n}'),
+  thrown('division by zero', 'fun main(args: Array<String>) {\n    println(7 / args.size)\n}'),
+  exit3('import kotlin.system.exitProcess\n\nfun main() {\n    exitProcess(3)\n}'),
+  flood('stdout', 'fun main() {\n    while (true) println("flooding the output file with lines")\n}', {}, 1),
+]
+const SCALA_CASES: Case[] = [
+  echo('@main def echo(): Unit =\n  println(scala.io.StdIn.readLine())'),
+  { name: 'compile error', source: 'object Main {\n  def main(args: Array[String]): Unit = {\n    println("x"\n  }\n}', expect: { verdict: 'CE', compile: /Syntax Error|error/ } },
+  { name: 'infinite loop', source: '@main def spin(): Unit =\n  var i = 0L\n  while true do i += 1', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('@main def nap(): Unit =\n  Thread.sleep(30000)'),
+  { name: '300 MB under 64 MB', source: '@main def big(): Unit =\n  val b = new Array[Byte](300 << 20)\n  java.util.Arrays.fill(b, 1.toByte)\n  println(b.length)', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
+  thrown('null dereference', '@main def npe(args: String*): Unit =\n  val s: String = if args.size > 99 then "x" else null\n  println(s.length)'),
+  thrown('division by zero', '@main def div(args: String*): Unit =\n  println(7 / args.size)'),
+  exit3('@main def quit(): Unit =\n  sys.exit(3)'),
+  flood('stdout', '@main def flood(): Unit =\n  while true do println("flooding the output file with lines")', {}, 1),
+]
+const TS_CASES: Case[] = [
+  echo("const text: string = require('fs').readFileSync(0, 'utf8')\nprocess.stdout.write(text)"),
+  { name: 'compile error', source: "const n: number = 'not a number'\nconsole.log(n)", expect: { verdict: 'CE', compile: /error TS2322/ } },
+  { name: 'infinite loop', source: 'let i: number = 0\nfor (;;) { i++ }', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('setTimeout((): void => {}, 30000)'),
+  { name: '300 MB under 64 MB', source: 'const b: Buffer = Buffer.alloc(300 << 20, 1)\nconsole.log(b.length)', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
+  thrown('null dereference', 'const o: { x: number } | null = JSON.parse("null")\nconsole.log(o!.x)'),
+  thrown('division by zero', 'const z: bigint = BigInt(process.argv.length - 2)\nconsole.log(7n / z)'),
+  killedBy('abort()', 'process.abort()', 'SIGABRT'),
+  exit3('process.exit(3)'),
+  flood('stdout', "const fs = require('fs')\nconst line: string = 'flooding the output file with lines\\n'.repeat(1000)\nfor (;;) fs.writeSync(1, line)"),
+]
+
 // the C programs are C++ too, but for malloc's void* (C++ wants a cast)
 const cpp = (c: Case): Case => ({ ...c, source: c.source.replace('#include <stdio.h>', '#include <cstdio>').replace('=malloc(n)', '=(char*)malloc(n)') })
 const CPP_CASES = C_CASES.map(cpp)
@@ -169,6 +206,12 @@ const TABLE: Record<string, Case[]> = {
   JAVA: JAVA_CASES,
   JAVA8: JAVA_CASES,
   JAVA14: JAVA_CASES,
+  JAVA21: JAVA_CASES,
+  CPP20: CPP_CASES,
+  CPP23: CPP_CASES,
+  KOTLIN2: KOTLIN_CASES,
+  SCALA3: SCALA_CASES,
+  TYPESCRIPT5: TS_CASES,
 }
 
 let runner: JobRunner

@@ -22,6 +22,7 @@ const lang = (code: string, over: Partial<Language> = {}): Language => ({
   compileLimits: {},
   runMemoryHeadroomKb: 0,
   prepare: [],
+  artifacts: [],
   selftest: 'x',
   selftestError: 'y',
   judge0: [],

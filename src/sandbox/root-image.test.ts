@@ -32,6 +32,12 @@ describe('root images', () => {
   it('paths: <toolchains>/images/<root>.sqfs, mounted under /run/arbiter/roots', () => {
     expect(rootImagePath('/srv/tc', 'trixie')).toBe('/srv/tc/images/trixie.sqfs')
     expect(rootMountPoint('trixie')).toBe('/run/arbiter/roots/trixie')
+    expect(rootMountPoint('trixie', '/var/lib/arbiter/toolchains/images/trixie.sqfs')).toBe('/run/arbiter/roots/trixie')
+    // another toolchains directory's image has a mount point of its own, the same each time
+    const other = rootMountPoint('trixie', '/srv/tc/images/trixie.sqfs')
+    expect(other).toMatch(/^\/run\/arbiter\/roots\/trixie@[0-9a-f]{8}$/)
+    expect(rootMountPoint('trixie', '/srv/tc/./images/trixie.sqfs')).toBe(other)
+    expect(rootMountPoint('trixie', '/srv/tc2/images/trixie.sqfs')).not.toBe(other)
   })
 
   it('loop-mounts the image read-only, once, however often it is asked', async () => {

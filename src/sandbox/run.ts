@@ -249,7 +249,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     },
     pool: () => (usePrepared ? supervisor.pool() : Promise.resolve([])),
     async root(name, image) {
-      const mountPoint = rootMountPoint(name)
+      const mountPoint = rootMountPoint(name, image)
       // checked every job (two stat calls): re-provisioning unmounts a replaced image
       if (isMountPoint(mountPoint)) return mountPoint
       if (!existsSync(image)) throw new Error(`the image of toolchain root '${name}' (${image}) is missing: run scripts/setup.sh`)

@@ -44,6 +44,7 @@ const lang = (code: string, name: string, aliases: string[] = [], compiled = fal
   compileLimits: { timeSec: 10, memoryKb: 1 << 20, processes: 64 },
   runMemoryHeadroomKb: 0,
   prepare: [],
+  artifacts: [],
   selftest: '',
   selftestError: '',
 })
