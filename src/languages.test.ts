@@ -25,13 +25,15 @@ const V3 = 'C CPP CPP11 CLOJURE CSHARP JAVA JAVASCRIPT HASKELL PERL PHP PYTHON R
 /** The languages Judge0, Piston and the contest judges offer beyond the spec's. */
 const BEYOND_THE_SPEC =
   'ADA ASSEMBLY AWK BASH COBOL C_CLANG CPP_CLANG D ELIXIR ERLANG FORTRAN LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
+/** The modern versions beside the spec's codes (issue 34 point 3). */
+const MODERN = 'CPP20 CPP23 JAVA21 KOTLIN2 SCALA3 TYPESCRIPT5'.split(' ')
 
 const langs = loadLanguages()
 
 describe('the shipped manifest', () => {
-  it('covers the 36 spec codes (28 distinct) and the languages beyond the spec, nothing else', () => {
+  it('covers the 36 spec codes (28 distinct), the languages beyond the spec and the modern versions, nothing else', () => {
     expect(V4.length + V3.length).toBe(36)
-    expect([...langs.keys()].sort()).toEqual([...new Set([...V4, ...V3, ...BEYOND_THE_SPEC])].sort())
+    expect([...langs.keys()].sort()).toEqual([...new Set([...V4, ...V3, ...BEYOND_THE_SPEC, ...MODERN])].sort())
   })
 
   it.each([...langs.values()].map((l) => [l.code, l] as const))(
@@ -178,7 +180,7 @@ describe('resolveLanguage', () => {
     expect(resolveLanguage(langs, input)?.code).toBe(code)
   })
 
-  it.each(['', '   ', 'FORTH', 'CPP20', 'PYTHON3.8'])('%j → undefined', (input) => {
+  it.each(['', '   ', 'FORTH', 'CPP26', 'PYTHON3.8'])('%j → undefined', (input) => {
     expect(resolveLanguage(langs, input)).toBeUndefined()
   })
 })

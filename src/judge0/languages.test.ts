@@ -17,7 +17,11 @@ describe('the Judge0 language table', () => {
   })
 
   it('covers every code of the manifest, by an id of its own or as the same behaviour as another', () => {
-    const covered = new Set([...JUDGE0_LANGUAGES.map((e) => e.code), ...Object.keys(SAME_AS)])
+    // Judge0 CE has none of these versions (its newest: Java 13, GCC 9.2, TypeScript 3.7, Kotlin 1.3,
+    // Scala 2.13), so they have no Judge0 id: a Judge0 client keeps the ids it knows
+    const notInJudge0 = ['CPP20', 'CPP23', 'JAVA21', 'KOTLIN2', 'SCALA3', 'TYPESCRIPT5']
+    const covered = new Set([...JUDGE0_LANGUAGES.map((e) => e.code), ...Object.keys(SAME_AS), ...notInJudge0])
+    for (const code of notInJudge0) expect(JUDGE0_LANGUAGES.some((e) => e.code === code)).toBe(false)
     expect([...manifest.keys()].filter((c) => !covered.has(c))).toEqual([])
     for (const e of JUDGE0_LANGUAGES) expect(manifest.has(e.code)).toBe(true)
   })
