@@ -1,4 +1,4 @@
-// What the main thread reads of a submission (issue 29): a job's files never enter the row, and its
+// What the main thread reads of a submission: a job's files never enter the row, and its
 // source and stdin are read from SQLite once (at the claim), not at every step — counted as the bytes
 // every SQLite statement run in this thread hands back, not timed. Before, a job with 4 MiB of files,
 // 256 KiB of source and 1 MiB of stdin cost ~28 MB of reads (the files as base64 in the row, read back
