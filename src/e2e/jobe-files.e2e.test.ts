@@ -51,8 +51,12 @@ async function run(spec: Record<string, unknown>): Promise<{ status: number; bod
   return { status: r.status, body: JSON.parse(r.text) }
 }
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
-/** The bound docs/api/jobe.md states for four of the largest accepted runs at once (measured: see there). */
-const BOUND = { rssMb: 600, healthMs: 30_000 }
+/**
+ * The bound docs/api/jobe.md states for four of the largest accepted runs at once (measured: see there;
+ * +299 to +381 MB and 4.9 to 19.7 s while a job's files were carried in its submission row, read whole
+ * on the main thread at every step; +28 MB and 0.25 s since they are stored beside it, at load ~25).
+ */
+const BOUND = { rssMb: 150, healthMs: 3000 }
 const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024
 
 /** A python3 program printing, for each file named, its size and SHA-256 (what the run's folder holds). */
