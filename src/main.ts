@@ -24,7 +24,7 @@ import { startSchedule } from './schedule.ts'
 import { createSimilarityQueue } from './similarity/queue.ts'
 import { openDb } from './storage/db.ts'
 import { combinePools } from './sandbox-hosts/combined-pool.ts'
-import { createRemotePool, type RemotePool } from './sandbox-hosts/remote-pool.ts'
+import { createRemotePool } from './sandbox-hosts/remote-pool.ts'
 import { releasePidFile, runningServer, writePidFile } from './storage/pid-file.ts'
 import { checkSocketServes, SOCKET_TAKEN_EXIT, SocketTaken } from './jobs/jail-socket-owner.ts'
 
@@ -48,7 +48,7 @@ async function main() {
   const remote = config.queue.redis_url ? createRemotePool(config, log) : undefined
   const jobs = remote ? (local ? combinePools(local, remote, (code) => runsHere(config, languages, code)) : remote) : local!
   // the pool the queue sees is timed for /metrics (compile and run durations)
-  const metrics = createMetrics({ config, db, pool: jobs, now, ...(remote && { sandboxHosts: jobs as RemotePool }) })
+  const metrics = createMetrics({ config, db, pool: jobs, now, ...(remote && { sandboxHosts: remote }) })
   // /metrics is closed from the first start: its token is made now if the config sets none
   if (!config.metrics.open && !config.metrics.token) {
     storedMetricsToken(db, now())
@@ -72,11 +72,11 @@ async function main() {
   // similarity reports: one at a time in a child process, never in the sandbox's pool, stopped while this
   // machine's own jails have work (a report never slows the queue)
   const similarity = createSimilarityQueue({ ...base, outbox, sandboxBusy: () => (local?.busy ?? 0) > 0 })
-  const deps: Deps = { ...base, dispatcher, outbox, similarity, ...(remote && { sandboxHosts: jobs as RemotePool }) }
+  const deps: Deps = { ...base, dispatcher, outbox, similarity, ...(remote && { sandboxHosts: remote }) }
   dispatcher.start()
   similarity.start()
   // results are read once what was out has been resumed (a result with no claim waiting is dropped as stale)
-  ;(jobs as Partial<RemotePool>).start?.()
+  remote?.start()
   outbox.start()
   const schedule = startSchedule(deps)
 

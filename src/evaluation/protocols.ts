@@ -2,11 +2,19 @@
 // (its `api` column) and calls that protocol's hooks inside its own transactions, so a protocol can
 // enqueue its callbacks through the outbox atomically with the state change. The core never branches
 // on which protocol asked and imports none of them: the composition root builds the registry.
-import type { Deps } from '../deps.ts'
+import type { Config } from '../config.ts'
+import type { Db } from '../storage/db.ts'
 import type { Submission } from './model.ts'
 
-/** What a hook may use: it runs inside the core's transaction (deps.db is that connection). */
-export type HookDeps = Pick<Deps, 'config' | 'db' | 'now'>
+/**
+ * What a hook may use: it runs inside the core's transaction (db is that connection). Spelt out, not
+ * picked from Deps, which names this module's Protocols: no type loop through src/deps.ts.
+ */
+export interface HookDeps {
+  config: Config
+  db: Db
+  now: () => Date
+}
 
 export interface Protocol {
   /** Stored in submissions.api; unique. */
