@@ -247,7 +247,7 @@ sys.exit(0 if not any(t.endswith(" OK") for t in tried) else 1)`
 
   test('a checker program in a language that is not offered, or too large, is refused at once', async () => {
     const base = { lang: 'PYTHON3', source: 'print(1)', test_cases: [{ input: '', expected_output: '1' }] }
-    for (const checker of [{ type: 'program', lang: 'COBOL', source: 'x' }, { type: 'program', lang: 'C', source: 'x'.repeat(600_000) }, { type: 'program', lang: 'C' }]) {
+    for (const checker of [{ type: 'program', lang: 'INTERCAL', source: 'x' }, { type: 'program', lang: 'C', source: 'x'.repeat(600_000) }, { type: 'program', lang: 'C' }]) {
       const r = await submit({ ...base, checker })
       expect(r.status, JSON.stringify(checker).slice(0, 60)).toBeGreaterThanOrEqual(400)
       expect(r.status).toBeLessThan(500)

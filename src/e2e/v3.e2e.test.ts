@@ -48,9 +48,9 @@ describe('the other errors (the error table of docs/api/hackerearth.md, v3)', ()
   const used = (name: string) => server.query<{ used: number }>('select used from clients where name = ?', name)[0].used
 
   test('unknown lang: 400 with a JSON message naming it', async () => {
-    const r = await run({ source: 'x', lang: 'COBOL' })
+    const r = await run({ source: 'x', lang: 'INTERCAL' })
     expect(r.status).toBe(400)
-    expect(r.body).toEqual({ message: "LanguageNotSupportedError: lang 'COBOL' is not supported", errors: { lang: 'COBOL' } })
+    expect(r.body).toEqual({ message: "LanguageNotSupportedError: lang 'INTERCAL' is not supported", errors: { lang: 'INTERCAL' } })
   })
 
   test('a field of the wrong shape: 400 InvalidArgumentError naming it', async () => {

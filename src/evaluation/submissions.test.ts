@@ -45,9 +45,9 @@ describe('acceptSubmission', () => {
 
   test('unknown code: LanguageNotSupportedError naming it, nothing stored', () => {
     const { client } = setup()
-    const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'COBOL' })))
+    const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'INTERCAL' })))
     expect(e.code).toBe('LanguageNotSupportedError')
-    expect(e.data).toEqual({ lang: 'COBOL' })
+    expect(e.data).toEqual({ lang: 'INTERCAL' })
     expect(deps.db.select().from(submissions).all()).toHaveLength(0)
   })
 
@@ -80,7 +80,7 @@ describe('acceptSubmission', () => {
     expect(acceptSubmission(deps, client, v4({ lang: 'python3' })).language).toBe('PYTHON3')
     const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'C++' })))
     expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupportedError', "lang 'C++' is not enabled on this server", { lang: 'C++' }])
-    expect(rejects(() => acceptSubmission(deps, client, v4({ lang: 'COBOL' }))).detail).toBe("lang 'COBOL' is not supported")
+    expect(rejects(() => acceptSubmission(deps, client, v4({ lang: 'INTERCAL' }))).detail).toBe("lang 'INTERCAL' is not supported")
     expect(deps.db.select().from(submissions).all()).toHaveLength(2)
   })
 

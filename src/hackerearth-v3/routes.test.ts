@@ -32,9 +32,9 @@ describe('v3 errors (spec table A)', () => {
 
   test('unknown lang → 400 with a JSON message naming it', async () => {
     const { app, secret } = setup()
-    const r = await app.request('/code/run/', form({ client_secret: secret, source: 'x', lang: 'COBOL' }))
+    const r = await app.request('/code/run/', form({ client_secret: secret, source: 'x', lang: 'INTERCAL' }))
     expect(r.status).toBe(400)
-    expect(await json(r)).toEqual({ message: "LanguageNotSupportedError: lang 'COBOL' is not supported", errors: { lang: 'COBOL' } })
+    expect(await json(r)).toEqual({ message: "LanguageNotSupportedError: lang 'INTERCAL' is not supported", errors: { lang: 'INTERCAL' } })
   })
 
   test.each([
