@@ -255,6 +255,10 @@ describe('a package through the v4 API', { timeout: 300_000 }, () => {
       expect(bomb.status).toBe(413)
       const traversal = await post(makeZip([['problem.yaml', ''], ['../../etc/x', 'x']]))
       expect(traversal.status).toBe(400)
+      // a validator that does not compile is refused at import, naming its file, with gcc's message
+      const broken = await post(makeZip([['problem.yaml', 'validation: custom\n'], ['data/secret/1.in', ''], ['data/secret/1.ans', ''], ['output_validators/v/validate.cc', 'int main( {\n']]))
+      expect(broken.status, JSON.stringify(broken.body)).toBe(400)
+      expect(broken.body.message).toMatch(/package: output_validators\/v\/validate\.cc: the validator does not compile: [^]*error/)
       // the command line stores the same problem for that client, from the folder itself
       const imported = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'problems', 'import', dir, '--client', 'teacher'], { cwd: ROOT, env: { ARBITER_DATA: server.dataDir }, reject: false })
       expect(imported.exitCode, imported.stderr).toBe(0)

@@ -13,7 +13,7 @@ import { ProblemForm, ProblemRequest } from '../problems/schemas.ts'
 import { readTestZip, ZipRefused } from '../problems/zip.ts'
 import { jsonUploadCaps, uploadScanner } from '../problems/upload-scan.ts'
 import { z } from 'zod'
-import { importPackage, type ImportReport } from '../packages/import.ts'
+import { checkValidatorCompiles, importPackage, type ImportReport } from '../packages/import.ts'
 import { PackageRefused, readPackageZip } from '../packages/package-files.ts'
 
 export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
@@ -45,7 +45,7 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
     }
     // a Kattis/ICPC package carries its own name, limits and validator
     const pkg = form.get('package')
-    if (pkg && typeof pkg !== 'string') return readPackageUpload(deps, Buffer.from(await pkg.arrayBuffer()), pkg.name)
+    if (pkg && typeof pkg !== 'string') return readPackageUpload(deps, Buffer.from(await pkg.arrayBuffer()), pkg.name, `client:${c.var.client.id}`)
     const fields: Record<string, unknown> = {}
     for (const [k, v] of form) if (typeof v === 'string' && !(k in fields)) fields[k] = v
     const parsed = ProblemForm.safeParse(fields)
@@ -75,12 +75,14 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
 }
 
 /** A Kattis/ICPC problem package (a zip of the problem's folder, or of its contents): its problem and the import's report. */
-async function readPackageUpload(deps: Deps, data: Buffer, fileName: string): Promise<ProblemInput & { report: ImportReport }> {
+async function readPackageUpload(deps: Deps, data: Buffer, fileName: string, cacheScope: string): Promise<ProblemInput & { report: ImportReport }> {
   const g = deps.config.grading
   try {
     // every file read counts against the problems' caps; a package may hold sources and yaml besides its tests
     const pkg = await readPackageZip(data, { maxFiles: 4 * g.max_tests + 4096, fileBytes: g.test_max_bytes, totalBytes: g.total_max_bytes })
     const imported = importPackage(pkg, { fallbackName: fileName.replace(/\.zip$/i, '') || 'problem', maxTests: g.max_tests })
+    // compiled in the pool as a graded job compiles it (and kept by the compile cache for this client's submissions)
+    await checkValidatorCompiles(imported, (job) => deps.pool.run(job), cacheScope)
     return { ...imported.problem, report: imported.report }
   } catch (err) {
     if (err instanceof PackageRefused) throw new AppError(err.tooLarge ? 'PayloadTooLargeError' : 'InvalidArgumentError', `package: ${err.message}`, { file: err.file, rule: err.rule })

@@ -25,6 +25,7 @@ export function jobRequestSchema(config: Config) {
       timeLimitSec: z.number().positive().max(maxTime),
       memoryLimitKb: z.number().int().positive().max(maxMemory),
       compileOnly: z.boolean().optional(),
+      checkerOnly: z.boolean().optional(),
       tests: z
         .array(
           z

@@ -13,6 +13,12 @@ export interface Job extends JobSpec {
   /** v3 /code/compile/: stop after the compile step. */
   compileOnly?: boolean
   /**
+   * Compile the job's checker program (or output validator) only, as a graded job would, and say in
+   * `compile` whether it compiled (a package's validator checked at import; the compile cache keeps it
+   * for the graded jobs of the same scope). language and source are not compiled.
+   */
+  checkerOnly?: boolean
+  /**
    * Graded: compile once, then run each test in a fresh jail (a fresh work directory
    * holding only what the compile step left) and judge its stdout with the checker. input is unused.
    */

@@ -291,6 +291,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const keptChecker = join(sb.slotDir, 'checker')
     const scope = job.cacheScope ?? ''
     try {
+      if (job.checkerOnly) {
+        const spec = job.checker && (isProgramChecker(job.checker) || isOutputValidator(job.checker)) ? job.checker : undefined
+        if (!spec) return { compile: { ok: false, message: 'no checker program to compile' } }
+        const prepared = await prepareChecker(sb, spec, keptChecker, scope)
+        return { compile: 'error' in prepared ? { ok: false, message: prepared.error } : { ok: true, message: '' } }
+      }
       const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
       const { compile, roomy, measured } = await compileInBox(sb, lang, job.source, job.memoryLimitKb, root, scope, job)
       // a run that checks the source itself says whether it compiled only when it has run

@@ -12,7 +12,7 @@ import { createJobRunner } from '../jobs/worker.ts'
 import { verifyPackage, verifyTable } from './verify.ts'
 import { clientNamed } from '../problems/cli-commands.ts'
 import { createProblem, problemReply } from '../problems/problems.ts'
-import { importPackage } from './import.ts'
+import { checkValidatorCompiles, importPackage } from './import.ts'
 import { readPackageDir, readPackageZip, type PackageFiles } from './package-files.ts'
 
 /** A package from a folder or a zip, under the problems' caps. */
@@ -32,6 +32,13 @@ export const packageCommands: CliCommands = {
       const config = ctx.config()
       const pkg = await readPackage(path, config)
       const imported = importPackage(pkg, { fallbackName: basename(path).replace(/\.zip$/i, ''), maxTests: config.grading.max_tests })
+      const clientId = ctx.withDb((db) => clientNamed(db, values.client as string).id)
+      const runner = createJobRunner(workerSettings(config), `import-${process.pid}`)
+      try {
+        await checkValidatorCompiles(imported, (job) => runner.run(job), `client:${clientId}`)
+      } finally {
+        await runner.close()
+      }
       return ctx.withDb((db) => {
         const client = clientNamed(db, values.client as string)
         const { problem } = createProblem({ config, db, languages: loadLanguages(), now: () => new Date() }, client, imported.problem)

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { importPackage } from './import.ts'
+import type { Job } from '../jobs/types.ts'
+import { checkValidatorCompiles, importPackage } from './import.ts'
 import { PackageRefused, readPackageDir, readPackageZip } from './package-files.ts'
 import { makeTree, makeZip, type ZipEntry } from '../testing/zips.ts'
 
@@ -160,5 +161,23 @@ describe('a package folder (the command line)', () => {
     const dir = make('linked', HELLO)
     symlinkSync('/etc/passwd', join(dir, 'data', 'secret', 'x.ans'))
     expect(() => readPackageDir(dir, caps)).toThrow(/data\/secret\/x\.ans: a link or special file/)
+  })
+})
+
+describe('a custom validator is compiled at import', () => {
+  const CUSTOM = { ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/validate.cc': 'int main(){}', 'output_validators/v/validate.h': '' }
+  it('as a checker-only job of the client\'s scope; a failure refuses the package naming the file, the message cut at 20 lines', async () => {
+    const p = await load(CUSTOM)
+    const jobs: Job[] = []
+    await checkValidatorCompiles(p, async (job) => (jobs.push(job), { compile: { ok: true, message: '' } }), 'client:7')
+    expect(jobs).toMatchObject([{ checkerOnly: true, cacheScope: 'client:7', checker: { type: 'output_validator', lang: 'CPP17', files: [{ name: 'validate.h' }] } }])
+    const message = `checker does not compile: ${Array.from({ length: 25 }, (_, i) => `validate.cc:${i + 1}: error`).join('\n')}`
+    const err = await checkValidatorCompiles(p, async () => ({ compile: { ok: false, message } })).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PackageRefused)
+    expect((err as PackageRefused).message).toMatch(/^output_validators\/v\/validate\.cc: the validator does not compile: validate\.cc:1: error\n[^]*validate\.cc:20: error\n… \(5 more lines\)$/)
+    // the default validator is built in: nothing to compile
+    const none: Job[] = []
+    await checkValidatorCompiles(await load(HELLO), async (job) => (none.push(job), { compile: { ok: false, message: 'x' } }))
+    expect(none).toEqual([])
   })
 })

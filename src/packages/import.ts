@@ -3,6 +3,7 @@
 // name the file and the rule (PackageRefused). The problem is then stored as any other problem
 // (problems/problems.ts) and graded through the same core.
 import type { CheckerSpec } from '../grading/checkers.ts'
+import type { Job, JobResult } from '../jobs/types.ts'
 import type { ProblemInput } from '../problems/problems.ts'
 import { languageOfFiles } from './package-languages.ts'
 import { PackageRefused, type PackageFiles } from './package-files.ts'
@@ -158,4 +159,21 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
       ...(memoryKb !== undefined && { memory_limit: memoryKb }),
     },
   }
+}
+
+/**
+ * A package's custom validator must compile, or the package is refused naming its main file and the
+ * compiler's message (rather than every test of every submission being IE later). It is compiled as a
+ * graded job compiles it (the worker's checkerOnly job), so the compile cache keeps it for `scope`.
+ */
+export async function checkValidatorCompiles(imported: ImportedPackage, run: (job: Job) => Promise<JobResult>, scope?: string): Promise<void> {
+  const checker = imported.problem.checker
+  const report = imported.report.validator
+  if (!checker || typeof checker !== 'object' || checker.type !== 'output_validator' || report.kind !== 'custom') return
+  const result = await run({ language: checker.lang, source: checker.source, input: '', timeLimitSec: 1, memoryLimitKb: 262144, checker, checkerOnly: true, ...(scope && { cacheScope: scope }) })
+  if (result.compile.ok) return
+  const compiled = result.compile.message.startsWith('checker does not compile: ')
+  const lines = result.compile.message.replace(/^checker does not compile: /, '').split('\n')
+  const message = `${lines.slice(0, 20).join('\n')}${lines.length > 20 ? `\n… (${lines.length - 20} more lines)` : ''}`
+  throw new PackageRefused(report.main, compiled ? `the validator does not compile: ${message}` : `the validator cannot be compiled here: ${message}`)
 }
