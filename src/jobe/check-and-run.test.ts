@@ -8,7 +8,7 @@ import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type JobRunner } from '../jobs/worker.ts'
 import type { Step } from '../sandbox/types.ts'
-import { JOBE_LANGUAGES, type JobeArgs } from './languages.ts'
+import { JOBE_OWN, type JobeArgs } from './languages.ts'
 
 /** Every jailed step's argv, in order. */
 const steps: string[][] = []
@@ -35,7 +35,7 @@ afterAll(async () => {
   await runner?.close()
 })
 
-const python3 = JOBE_LANGUAGES.find((l) => l.name === 'python3')!
+const python3 = JOBE_OWN.find((l) => l.name === 'python3')!
 const args = (a: Partial<JobeArgs> = {}): JobeArgs => ({ compileargs: [], linkargs: [], interpreterargs: ['-BE'], runargs: [], ...a })
 
 /** The job the Jobe face makes, in one step (merged) or in two (the check, then the run). */

@@ -4,25 +4,28 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { loadLanguages, MANIFEST_DIR } from '../languages.ts'
-import { JOBE_LANGUAGES, jobeLanguages, PY_CHECK_AND_RUN, PY_SYNTAX_CHECK } from './languages.ts'
+import { JOBE_OWN, jobeLanguages, PY_CHECK_AND_RUN, PY_SYNTAX_CHECK } from './languages.ts'
 
 describe('Jobe language names', () => {
   const manifest = loadLanguages()
   const all = jobeLanguages(manifest)
 
-  test("every language of the manifest has one name: Jobe's for its own, the lowercase code for the rest", () => {
+  test("every language of the manifest has one name, its entry's: Jobe's own names first, in Jobe's order, with Jobe's rules", () => {
     expect([...new Set(all.map((l) => l.code))].sort()).toEqual([...manifest.keys()].sort())
     expect(new Set(all.map((l) => l.name)).size).toBe(all.length)
-    for (const l of all) {
-      const jobe = JOBE_LANGUAGES.find((j) => j.code === l.code)
-      expect(l.name).toBe(jobe ? jobe.name : l.code.toLowerCase())
-    }
+    for (const l of all) expect(l.name).toBe(manifest.get(l.code)!.jobe)
+    const own = JOBE_OWN.map((j) => j.name)
+    expect(all.slice(0, own.length).map((l) => l.name)).toEqual(own)
+    expect(all.slice(0, own.length).map((l) => l.code)).toEqual(['C', 'CPP', 'PYTHON3', 'JAVA', 'JAVASCRIPT_NODE', 'PYTHON', 'PHP', 'PASCAL'])
+    expect(all.slice(own.length).every((l) => l.fixedFileName)).toBe(true)
   })
 
-  test('a code whose lowercase form is one of Jobe\'s names does not shadow Jobe\'s language', () => {
-    const node = manifest.get('JAVASCRIPT_NODE')!
-    const clash = new Map(manifest).set('NODEJS', { ...node, code: 'NODEJS', aliases: [] })
-    expect(jobeLanguages(clash).filter((l) => l.name === 'nodejs').map((l) => l.code)).toEqual(['JAVASCRIPT_NODE'])
+  test("Jobe's rules follow the name: an entry that takes one of Jobe's names gets Jobe's commands for it", () => {
+    const { JAVASCRIPT_NODE: _, ...rest } = Object.fromEntries(manifest)
+    const moved = new Map(Object.entries(rest)).set('NODE22', { ...manifest.get('JAVASCRIPT_NODE')!, code: 'NODE22', aliases: [] })
+    const node = jobeLanguages(moved).find((l) => l.name === 'nodejs')!
+    expect(node.code).toBe('NODE22')
+    expect(node.run('prog.js', { compileargs: [], linkargs: [], interpreterargs: ['--use_strict'], runargs: [] })).toEqual(['node', '--use_strict', 'prog.js'])
   })
 
   test('the API page lists every name, with the manifest file each language is written to', () => {
@@ -73,7 +76,7 @@ describe("python3's syntax check", () => {
 })
 
 describe("python3's check and run in one process: only with flags that leave the script in place", () => {
-  const python3 = JOBE_LANGUAGES.find((l) => l.name === 'python3')!
+  const python3 = JOBE_OWN.find((l) => l.name === 'python3')!
   const argv = (interpreterargs: string[]) => python3.checkAndRun!('prog.py', { compileargs: [], linkargs: [], interpreterargs, runargs: ['r'] }, 'M0123456789abcdefM')
   test.each([[['-BE']], [['-B', '-E']], [['-Werror']], [['-Xdev', '-u']], [[]]])('%j: one process', (flags) => {
     expect(argv(flags)).toEqual(['python3', ...flags, '-c', PY_CHECK_AND_RUN, 'M0123456789abcdefM', 'prog.py', 'r'])

@@ -1,8 +1,8 @@
-// Jobe's languages as CodeRunner names them, each mapped to one of Arbiter's toolchains, with Jobe's
-// own defaults (file name, memory limit, compiler and interpreter flags) and its compile and run
-// commands built as argv lists — the same programs Jobe runs, without Jobe's shell around them.
-// Every other language of the manifest is offered too, under its code in lowercase, with the
-// manifest's own commands (Jobe has no rule of its own for them).
+// Jobe's languages as CodeRunner names them. Which Arbiter code answers to which Jobe name is the
+// manifest's (each entry's `jobe` key); what is here is Jobe's own behaviour for its own names: its
+// defaults (file name, memory limit, compiler and interpreter flags) and its compile and run commands
+// built as argv lists — the same programs Jobe runs, without Jobe's shell around them. A manifest entry
+// whose name Jobe has no rule for runs with the manifest's own commands.
 import type { Language } from '../languages.ts'
 
 /** A run's arguments after Jobe's defaults were applied, each item already split into words. */
@@ -140,10 +140,10 @@ export const PY_CHECK_AND_RUN = `exec(${JSON.stringify(PY_CHECK_AND_RUN_LINES.jo
  */
 const PY_PLAIN_FLAGS = /^-(?![A-Za-z]*[cm])[A-Za-z]*[A-VYZa-z]$/
 
-export const JOBE_LANGUAGES: JobeLanguage[] = [
+/** Jobe's own behaviour for the names Jobe itself has, in Jobe's order (the listing's); the code is the manifest entry's that claims the name. */
+export const JOBE_OWN: readonly Omit<JobeLanguage, 'code'>[] = [
   {
     name: 'c',
-    code: 'C',
     defaultFileName: () => 'prog.c',
     defaults: { ...base, compileargs: ['-Wall', '-Werror', '-std=c99', '-x c'] },
     compile: (src, a) => ['gcc', ...a.compileargs, '-o', exe(src), src, ...a.linkargs],
@@ -153,7 +153,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'cpp',
-    code: 'CPP',
     defaultFileName: () => 'prog.cpp',
     defaults: { ...base, compileargs: ['-Wall', '-Werror'] },
     compile: (src, a) => ['g++', ...a.compileargs, '-o', exe(src), src, ...a.linkargs],
@@ -163,7 +162,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'python3',
-    code: 'PYTHON3',
     defaultFileName: () => 'prog.py',
     // NumPy and matplotlib need the room (Jobe's own reason)
     defaults: { ...base, memorylimit: 1000, interpreterargs: ['-BE'] },
@@ -177,7 +175,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'java',
-    code: 'JAVA',
     defaultFileName: (source) => `${javaMainClass(source) ?? 'prog'}.java`,
     defaults: { ...base, memorylimit: 0, numprocs: 256, interpreterargs: ['-Xrs', '-Xss8m', '-Xmx200m'] },
     noAddressSpaceLimit: true,
@@ -191,7 +188,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'nodejs',
-    code: 'JAVASCRIPT_NODE',
     defaultFileName: () => 'prog.js',
     // Jobe's 400 MB default, as Jobe applies it: V8 reserves more address space than that at start, so
     // node fails there ("Failed to reserve virtual memory for CodeRange", outcome 12) exactly as on Jobe;
@@ -205,7 +201,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'python2',
-    code: 'PYTHON',
     defaultFileName: () => 'prog.py2',
     defaults: { ...base, interpreterargs: ['-BESs'] },
     // no syntax check: a syntax error is a runtime error (12), as in Jobe
@@ -216,7 +211,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'php',
-    code: 'PHP',
     defaultFileName: () => 'prog.php',
     defaults: { ...base, interpreterargs: ['--no-php-ini'] },
     compile: (src) => ['php', '-l', src],
@@ -227,7 +221,6 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
   },
   {
     name: 'pascal',
-    code: 'PASCAL',
     defaultFileName: () => 'prog.pas',
     defaults: { ...base, compileargs: ['-vew', '-Se'] },
     // Jobe sends fpc's messages to a file (-Fe) and reads it back; here they are the compile step's output
@@ -239,14 +232,14 @@ export const JOBE_LANGUAGES: JobeLanguage[] = [
 ]
 
 /**
- * A language Jobe has no name for, under its code in lowercase: the manifest's own compile and run
+ * A language whose Jobe name (by default its code in lowercase) is not one of Jobe's own: the manifest's own compile and run
  * commands (runargs follow the program; compileargs, linkargs and interpreterargs do not apply), the
  * manifest's source file name, the compile step failing on its exit status (not on a warning), and no
  * address-space limit unless the request sets memorylimit.
  */
 function manifestLanguage(lang: Language): JobeLanguage {
   return {
-    name: lang.code.toLowerCase(),
+    name: lang.jobe,
     code: lang.code,
     defaultFileName: () => lang.sourceFile,
     fixedFileName: true,
@@ -257,12 +250,18 @@ function manifestLanguage(lang: Language): JobeLanguage {
   }
 }
 
-/** Jobe's own languages whose toolchain the manifest has, then every other language of the manifest under its lowercase code. */
+/**
+ * Every language of the manifest under its Jobe name: those with one of Jobe's own names first, in
+ * Jobe's order, with Jobe's behaviour; then the others in manifest order with their own commands. The
+ * manifest loader refused a Jobe name claimed twice.
+ */
 export function jobeLanguages(manifest: ReadonlyMap<string, Language>): JobeLanguage[] {
-  const jobe = JOBE_LANGUAGES.filter((l) => manifest.has(l.code))
-  const codes = new Set(JOBE_LANGUAGES.map((l) => l.code))
-  // a lowercase code equal to one of Jobe's names would shadow Jobe's own language: Jobe's wins
-  const names = new Set(JOBE_LANGUAGES.map((l) => l.name))
-  const others = [...manifest.values()].filter((l) => !codes.has(l.code) && !names.has(l.code.toLowerCase())).map(manifestLanguage)
+  const byName = new Map([...manifest.values()].map((l) => [l.jobe, l]))
+  const own = new Set(JOBE_OWN.map((j) => j.name))
+  const jobe = JOBE_OWN.flatMap((j) => {
+    const lang = byName.get(j.name)
+    return lang ? [{ ...j, code: lang.code }] : []
+  })
+  const others = [...manifest.values()].filter((l) => !own.has(l.jobe)).map(manifestLanguage)
   return [...jobe, ...others]
 }

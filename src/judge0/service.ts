@@ -8,7 +8,7 @@ import { protocolDataOf, rawResultOf, type Submission } from '../evaluation/mode
 import { acceptAndWait, acceptSubmission, getSubmission, type SubmissionInput } from '../evaluation/submissions.ts'
 import { MAX_REPEAT } from '../jobs/types.ts'
 import { offeredLanguage, offeredLanguages, PROVISIONED_TTL_MS, recordedVersions, type Language } from '../languages.ts'
-import { describeLanguage, JUDGE0_LANGUAGES, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
+import { describeLanguage, entryById, offeredJudge0Languages, type Judge0Language, type Judge0LanguageEntry } from './languages.ts'
 import type { Judge0Record } from './replies.ts'
 import type { Judge0Ranges } from './schemas.ts'
 import { runReport, STATUS, statusById } from './statuses.ts'
@@ -61,7 +61,7 @@ function submissionVersions(dir: string, now = Date.now()): ReturnType<typeof re
 
 /** An offered language by Judge0 id. */
 export function judge0Language(deps: LangDeps, id: number): { entry: Judge0LanguageEntry; lang: Language; described: Judge0Language } | undefined {
-  const entry = JUDGE0_LANGUAGES.find((e) => e.id === id)
+  const entry = entryById(deps.languages, id)
   if (!entry) return undefined
   // this one language's offer, not every language's (a Judge0 submission asks once)
   const offer = offeredLanguage(deps.languages, deps.config, entry.code)

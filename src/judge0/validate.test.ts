@@ -1,6 +1,7 @@
 import { deflateRawSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import type { Language } from '../languages.ts'
+import { loadLanguages } from '../languages.ts'
 import { entryById } from './languages.ts'
 import { testConfig } from '../testing/evaluation.ts'
 import { judge0Ranges } from './service.ts'
@@ -29,6 +30,7 @@ const lang = (code: string, over: Partial<Language> = {}): Language => ({
   jobe: code.toLowerCase(),
   ...over,
 })
+const manifest = loadLanguages()
 const langs: Record<number, Language> = {
   50: lang('C'),
   71: lang('PYTHON3', { sourceFile: 'main.py', compile: undefined, run: ['/usr/bin/python3', 'main.py'] }),
@@ -46,7 +48,7 @@ const ctx: CheckContext = {
     maxMaxFileSize: 4096,
     maxNumberOfRuns: 20,
   },
-  languageOf: (id) => (langs[id] ? { entry: entryById(id)!, lang: langs[id]! } : undefined),
+  languageOf: (id) => (langs[id] ? { entry: entryById(manifest, id)!, lang: langs[id]! } : undefined),
   sourceMaxBytes: 1000,
   inputMaxBytes: 1000,
   zip: { maxFiles: 4, totalBytes: 10_000 },

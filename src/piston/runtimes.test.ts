@@ -3,21 +3,15 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { fakeProvision, tempDir } from '../testing/evaluation.ts'
+import { documentedLanguages, markdownTable } from '../testing/doc-tables.ts'
 import { loadLanguages, type Language } from '../languages.ts'
-import { listRuntimes, matchRuntime, RUNTIME_TABLE, RUNTIMES_TTL_MS, runtimeVersion, semverOf, type Runtime } from './runtimes.ts'
+import { listingOrder, listRuntimes, matchRuntime, runtimeTable, RUNTIMES_TTL_MS, runtimeVersion, semverOf, type Runtime } from './runtimes.ts'
 
 const langs = loadLanguages()
 
 /** The versions this appliance's toolchains report (docs/languages.md), as versions.json records them. */
-const REAL_VERSIONS: Record<string, string> = {
-  CLOJURE: '1.12.0', PASCAL: '3.2.2', C: '14.2.0', CPP: '14.2.0', CPP11: '14.2.0', CPP14: '14.2.0', CPP17: '14.2.0',
-  HASKELL: '9.6.6', GO: '1.24.4', JAVA: '21.0.13.1', JAVA8: '21.0.13.1', JAVA14: '21.0.13.1', KOTLIN: '1.3.31',
-  CSHARP: '6.12.0.199', JAVASCRIPT_NODE: '20.19.2', JAVASCRIPT: '20.19.2', TYPESCRIPT: '4.9.5', OBJECTIVEC: '14.2.0',
-  PERL: '5.40.1', PHP: '8.4.28', PYTHON: '2.7.18', PYTHON3: '3.13.5', PYTHON3_8: '3.9.2', R: '4.5.0', RUBY: '3.3.14',
-  RUST: '1.85.1', SCALA: '2.11.12', SWIFT: '6.0.3',
-  // the languages beyond the spec
-  BASH: '5.2.37', C_CLANG: '19.1.7', CPP_CLANG: '19.1.7', COBOL: '3.2.0', ERLANG: '27.3.4.1', ELIXIR: '1.18.3', AWK: '5.2.1', FORTRAN: '14.2.0', ADA: '14.2.0', D: '1.40.0', LUA: '5.4.7', ASSEMBLY: '2.16.03', OCAML: '5.3.0', OCTAVE: '9.4.0', PROLOG: '1.4.5', PROLOG_SWI: '9.2.9', LISP: '2.5.2', SQL: '3.46.1',
-}
+const REAL_VERSIONS: Record<string, string> = Object.fromEntries([...documentedLanguages()].map(([code, { version }]) => [code, version]))
+const TABLE = runtimeTable(langs)
 
 function toolchainsWith(versions: Record<string, string>): string {
   const dir = tempDir('piston-runtimes-')
@@ -52,15 +46,19 @@ describe('semverOf', () => {
   ])('%s → %s', (raw, want) => expect(semverOf(raw)).toBe(want))
 })
 
-describe('the runtime table', () => {
+describe("the runtime table (the manifest's piston keys)", () => {
   it('names only codes of the manifest, each once', () => {
-    const codes = RUNTIME_TABLE.map((e) => e.code)
+    const codes = TABLE.map((e) => e.code)
     expect(new Set(codes).size).toBe(codes.length)
     for (const code of codes) expect(langs.has(code), code).toBe(true)
   })
 
-  it('lists every table entry with its real version as 3-part semver', () => {
-    expect(runtimes.map((r) => r.code)).toEqual(RUNTIME_TABLE.map((e) => e.code))
+  it('lists every table entry with its real version as 3-part semver, in manifest order with the versions of one name together, newest first', () => {
+    expect(runtimes.map((r) => r.code)).toEqual(listingOrder(runtimes).map((e) => e.code))
+    expect(runtimes.map((r) => r.code).sort()).toEqual(TABLE.map((e) => e.code).sort())
+    const python = runtimes.filter((r) => r.language === 'python').map((r) => r.code)
+    expect(python).toEqual(['PYTHON3', 'PYTHON'])
+    expect(runtimes.findIndex((r) => r.code === 'PYTHON')).toBe(runtimes.findIndex((r) => r.code === 'PYTHON3') + 1)
     for (const rt of runtimes) {
       expect(rt.version).toMatch(/^\d+\.\d+\.\d+$/)
       // semver has no leading zeros: NASM's 2.16.03 is 2.16.3
@@ -155,7 +153,12 @@ describe("matchRuntime (Piston's rule)", () => {
 
 describe('the docs page', () => {
   const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api', 'piston.md'), 'utf8')
-  it.each(RUNTIME_TABLE.map((e) => [e.language, e]))('lists %s with its aliases, runtime and code', (_l, e) => {
+  it('lists every runtime once, in the order GET runtimes lists them', () => {
+    const rows = markdownTable(page, ['language', 'version', 'aliases', 'runtime', 'Arbiter code'])
+    expect(rows.map((r) => `${r[0]} ${r[4]!.split(' ')[0]}`)).toEqual(runtimes.map((e) => `${e.language} ${e.code}`))
+  })
+
+  it.each(TABLE.map((e) => [e.language, e]))('lists %s with its aliases, runtime and code', (_l, e) => {
     const row = page.split('\n').find((l) => l.startsWith(`| ${e.language} | `) && new RegExp(`\\| ${e.code}( \\(.*\\))? \\|$`).test(l))
     expect(row, `${e.language} / ${e.code}`).toBeDefined()
     expect(row).toContain(e.aliases.length ? `| ${e.aliases.join(', ')} |` : '| |')

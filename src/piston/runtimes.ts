@@ -1,5 +1,6 @@
-// The Piston runtimes: Piston's language names and aliases for Arbiter's language codes, each with a
-// 3-part semver taken from the provisioned toolchain's real version, and Piston's version matching.
+// The Piston runtimes: Piston's language names and aliases for Arbiter's language codes (each manifest
+// entry's `piston` key; this folder keeps no table of its own), each with a 3-part semver taken from the
+// provisioned toolchain's real version, and Piston's version matching.
 import semver from 'semver'
 import { offeredLanguages, recordedVersions, type Language, type OfferConfig } from '../languages.ts'
 
@@ -15,57 +16,21 @@ export interface RuntimeEntry {
 }
 
 /**
- * Piston's names where Piston has the language (its own aliases kept), Arbiter's code lower-cased as an
- * alias. Clients pick "the newest" of a language by comparing version strings, so a language name holds
- * only versions whose string order is their semver order (runtimes.test.ts checks it): Python 2.7 and
- * 3.13 share `python` ("2…" < "3…"), Python 3.9 (the PYTHON3_8 code) gets its own name `python3.9`,
- * since "3.9.2" > "3.13.5" as strings. Codes that repeat another with the same toolchain and flags
- * (JAVA = JAVA8, JAVASCRIPT = JAVASCRIPT_NODE) are not listed twice.
+ * Every Piston runtime the manifest names (each entry's `piston` key), in manifest order. Piston's names
+ * where Piston has the language, with its own aliases; an Arbiter code lower-cased among them. Clients
+ * pick "the newest" of a language by comparing version strings, so a language name holds only versions
+ * whose string order is their semver order (runtimes.test.ts checks it): Python 2.7 and 3.13 share
+ * `python` ("2…" < "3…"), Python 3.9 (the PYTHON3_8 code) has its own name `python3.9`, since "3.9.2" >
+ * "3.13.5" as strings. Codes that repeat another with the same toolchain and flags (JAVA = JAVA8,
+ * JAVASCRIPT = JAVASCRIPT_NODE) have no `piston` key, so are not listed twice.
  */
-export const RUNTIME_TABLE: readonly RuntimeEntry[] = [
-  { language: 'c', code: 'C', aliases: ['gcc'], runtime: 'gcc' },
-  { language: 'c++', code: 'CPP', aliases: ['cpp', 'g++'], runtime: 'gcc' },
-  { language: 'c++11', code: 'CPP11', aliases: ['cpp11'], runtime: 'gcc' },
-  { language: 'c++14', code: 'CPP14', aliases: ['cpp14'], runtime: 'gcc' },
-  { language: 'c++17', code: 'CPP17', aliases: ['cpp17'], runtime: 'gcc' },
-  { language: 'objective-c', code: 'OBJECTIVEC', aliases: ['objc', 'objectivec'], runtime: 'gcc' },
-  { language: 'clojure', code: 'CLOJURE', aliases: ['clj'] },
-  { language: 'csharp', code: 'CSHARP', aliases: ['mono', 'mono-csharp', 'mono-c#', 'mono-cs', 'c#', 'cs'], runtime: 'mono' },
-  { language: 'go', code: 'GO', aliases: ['golang'] },
-  { language: 'haskell', code: 'HASKELL', aliases: ['hs'] },
-  { language: 'java', code: 'JAVA14', aliases: ['java14'] },
-  { language: 'java8', code: 'JAVA8', aliases: [] },
-  { language: 'javascript', code: 'JAVASCRIPT_NODE', aliases: ['node-javascript', 'node-js', 'javascript_node', 'js', 'node', 'nodejs'], runtime: 'node' },
-  { language: 'typescript', code: 'TYPESCRIPT', aliases: ['ts', 'node-ts', 'tsc'] },
-  { language: 'kotlin', code: 'KOTLIN', aliases: ['kt'] },
-  { language: 'pascal', code: 'PASCAL', aliases: ['freepascal', 'fpc', 'fp'] },
-  { language: 'perl', code: 'PERL', aliases: ['pl'] },
-  { language: 'php', code: 'PHP', aliases: [] },
-  { language: 'python', code: 'PYTHON3', aliases: ['py', 'py3', 'python3'] },
-  { language: 'python', code: 'PYTHON', aliases: ['py2', 'python2'] },
-  { language: 'python3.9', code: 'PYTHON3_8', aliases: ['python3_8'] },
-  { language: 'r', code: 'R', aliases: ['rscript'] },
-  { language: 'ruby', code: 'RUBY', aliases: ['rb', 'ruby3'] },
-  { language: 'rust', code: 'RUST', aliases: ['rs'] },
-  { language: 'scala', code: 'SCALA', aliases: ['sc'] },
-  { language: 'swift', code: 'SWIFT', aliases: [] },
-  // the languages beyond the spec that Piston has, under Piston's names; Piston's prolog is
-  // SWI-Prolog, its nasm 32-bit (ours is x86-64: nasm64)
-  { language: 'bash', code: 'BASH', aliases: ['sh'] },
-  { language: 'awk', code: 'AWK', aliases: ['gawk'], runtime: 'gawk' },
-  { language: 'lua', code: 'LUA', aliases: [] },
-  { language: 'fortran', code: 'FORTRAN', aliases: ['f90', 'gfortran'], runtime: 'gcc' },
-  { language: 'nasm64', code: 'ASSEMBLY', aliases: ['asm64'], runtime: 'nasm' },
-  { language: 'ocaml', code: 'OCAML', aliases: ['ml'] },
-  { language: 'prolog', code: 'PROLOG_SWI', aliases: ['plg', 'swipl'] },
-  { language: 'sqlite3', code: 'SQL', aliases: ['sqlite', 'sql'] },
-  { language: 'lisp', code: 'LISP', aliases: ['cl', 'sbcl', 'commonlisp'] },
-  { language: 'd', code: 'D', aliases: ['ldc'] },
-  { language: 'erlang', code: 'ERLANG', aliases: ['erl', 'escript'] },
-  { language: 'elixir', code: 'ELIXIR', aliases: ['exs'] },
-  { language: 'cobol', code: 'COBOL', aliases: ['cob'] },
-  { language: 'octave', code: 'OCTAVE', aliases: ['matlab', 'm'] },
-]
+export function runtimeTable(langs: ReadonlyMap<string, Language>): RuntimeEntry[] {
+  const out: RuntimeEntry[] = []
+  for (const l of langs.values()) {
+    if (l.piston) out.push({ language: l.piston.name, code: l.code, aliases: l.piston.aliases, ...(l.piston.runtime ? { runtime: l.piston.runtime } : {}) })
+  }
+  return out
+}
 
 /** A runtime this server serves now: a table entry whose code is offered, with its version. */
 export interface Runtime extends RuntimeEntry {
@@ -100,7 +65,7 @@ export function runtimeVersion(lang: Language, versions: Readonly<Record<string,
 export const RUNTIMES_TTL_MS = 1000
 const listed = new WeakMap<object, WeakMap<object, { at: number; runtimes: Runtime[] }>>()
 
-/** Every runtime served now (the offered codes of the table), in the table's order; rebuilt at most every RUNTIMES_TTL_MS. */
+/** Every runtime served now (the offered codes the manifest names for Piston), in listingOrder; rebuilt at most every RUNTIMES_TTL_MS. */
 export function listRuntimes(langs: Map<string, Language>, config: OfferConfig, now = Date.now()): Runtime[] {
   let byConfig = listed.get(langs)
   if (!byConfig) listed.set(langs, (byConfig = new WeakMap()))
@@ -111,16 +76,26 @@ export function listRuntimes(langs: Map<string, Language>, config: OfferConfig, 
   return runtimes
 }
 
-function buildRuntimes(langs: Map<string, Language>, config: OfferConfig, table: readonly RuntimeEntry[] = RUNTIME_TABLE): Runtime[] {
+function buildRuntimes(langs: Map<string, Language>, config: OfferConfig): Runtime[] {
   const offered = new Map(offeredLanguages(langs, config).map((l) => [l.code, l]))
   const versions = recordedVersions(config.paths.toolchains)
   const out: Runtime[] = []
-  for (const entry of table) {
+  for (const entry of runtimeTable(langs)) {
     const lang = offered.get(entry.code)
     const version = lang && runtimeVersion(lang, versions)
     if (lang && version) out.push({ ...entry, version, lang })
   }
-  return out
+  return listingOrder(out)
+}
+
+/**
+ * Manifest order, but the versions of one language name together where its first one is, the newest
+ * first: a client that takes the first runtime of a name (rather than comparing versions) gets the newest.
+ */
+export function listingOrder(runtimes: Runtime[]): Runtime[] {
+  const first = new Map<string, number>()
+  runtimes.forEach((rt, i) => first.has(rt.language) || first.set(rt.language, i))
+  return [...runtimes].sort((a, b) => first.get(a.language)! - first.get(b.language)! || semver.rcompare(a.version, b.version))
 }
 
 /**

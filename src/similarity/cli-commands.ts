@@ -6,6 +6,7 @@ import { isAppError } from '../errors.ts'
 import { listClients, type Client } from '../clients/clients.ts'
 import type { Outbox } from '../jobs/outbox.ts'
 import { createLog } from '../log.ts'
+import { loadLanguages } from '../languages.ts'
 import type { Db } from '../storage/db.ts'
 import { runReport } from './queue.ts'
 import { getReport, reportReply, requestReport } from './reports.ts'
@@ -51,7 +52,7 @@ export const similarityCommands: CliCommands = {
       return ctx.withDb(async (db, config) => {
         // deliveries it queues (a callback) are sent by the server's outbox; nothing to wake here
         const outbox: Outbox = { start() {}, wake() {}, stop: async () => {}, inFlight: 0 }
-        const deps = { config, db, now: () => new Date(), outbox, log: createLog({ svc: 'cli' }, 'warn') }
+        const deps = { config, db, now: () => new Date(), outbox, log: createLog({ svc: 'cli' }, 'warn'), languages: loadLanguages() }
         const client = clientNamed(db, values.client as string)
         let row
         try {

@@ -10,12 +10,12 @@ import { normaliseCallbackUrl } from '../jobs/callback.ts'
 import { enqueueDelivery } from '../jobs/outbox.ts'
 import { problems, similarityPairs, similarityReports, submissions } from '../storage/schema.ts'
 import type { AnalysisResult } from './analyse.ts'
-import { codesOf, FAMILIES, familyOfCode, familyOfRequest } from './languages.ts'
+import { similarityFamilies, type Families } from './languages.ts'
 import type { SimilarityReport, SimilarityRequest } from './schemas.ts'
 
 export type ReportRow = typeof similarityReports.$inferSelect
 export type PairRow = typeof similarityPairs.$inferSelect
-type ServiceDeps = Pick<Deps, 'config' | 'db' | 'now'>
+type ServiceDeps = Pick<Deps, 'config' | 'db' | 'now' | 'languages'>
 
 export const SIMILARITY_PATH = '/v4/partner/code-evaluation/similarity'
 export const PAGE_PATH = '/similarity'
@@ -35,11 +35,12 @@ export function requestReport(deps: ServiceDeps, client: Client, req: Similarity
   if (req.problem_id !== undefined && req.he_ids !== undefined)
     throw new AppError('InvalidArgumentError', 'give either problem_id or he_ids, not both', { problem_id: req.problem_id })
   if (req.problem_id === undefined && req.he_ids === undefined) throw new AppError('ArgumentMissingError', 'problem_id or he_ids is needed!')
+  const fam = similarityFamilies(deps.languages)
   let family: string | undefined
   if (req.language !== undefined) {
-    family = familyOfRequest(req.language)
+    family = fam.familyOfRequest(req.language)
     if (!family)
-      throw new AppError('LanguageNotSupportedError', `similarity reports compare ${FAMILIES.join(', ')}; not ${req.language}`, { language: req.language })
+      throw new AppError('LanguageNotSupportedError', `similarity reports compare ${fam.families.join(', ')}; not ${req.language}`, { language: req.language })
   }
   if (req.template !== undefined && Buffer.byteLength(req.template) > deps.config.limits.source_max_bytes)
     throw new AppError('PayloadTooLargeError', `template is larger than ${deps.config.limits.source_max_bytes} bytes`, {
@@ -47,8 +48,8 @@ export function requestReport(deps: ServiceDeps, client: Client, req: Similarity
     })
   const callback = req.callback?.trim() ? normaliseCallbackUrl(req.callback) : null
 
-  const chosen = req.problem_id !== undefined ? ofProblem(deps, client, req.problem_id, family) : ofHeIds(deps, client, req.he_ids!, family, cfg.max_submissions)
-  family ??= familyOfCode(chosen[0]!.language)!
+  const chosen = req.problem_id !== undefined ? ofProblem(deps, fam, client, req.problem_id, family) : ofHeIds(deps, fam, client, req.he_ids!, family, cfg.max_submissions)
+  family ??= fam.familyOfCode(chosen[0]!.language)!
   if (chosen.length < 2)
     throw new AppError('InvalidArgumentError', `a similarity report needs at least two ${family} submissions; found ${chosen.length}`, { submissions: chosen.length })
   if (chosen.length > cfg.max_submissions)
@@ -112,7 +113,7 @@ function refuseWhenFull(deps: Pick<Deps, 'config' | 'db'>, client: Client): void
 }
 
 /** Languages present in a selection, for the "mixed languages" refusal: "python (12), java (3)". */
-function describeMix(rows: Chosen[]): string {
+function describeMix({ familyOfCode }: Families, rows: Chosen[]): string {
   const counts = new Map<string, number>()
   for (const r of rows) {
     const f = familyOfCode(r.language) ?? `${r.language} (not comparable)`
@@ -121,7 +122,8 @@ function describeMix(rows: Chosen[]): string {
   return [...counts].map(([f, n]) => `${f} (${n})`).join(', ')
 }
 
-function ofProblem(deps: ServiceDeps, client: Client, problemId: string, family: string | undefined): Chosen[] {
+function ofProblem(deps: ServiceDeps, fam: Families, client: Client, problemId: string, family: string | undefined): Chosen[] {
+  const { familyOfCode } = fam
   const rows = deps.db
     .select({ heId: submissions.heId, language: submissions.language })
     .from(submissions)
@@ -137,12 +139,13 @@ function ofProblem(deps: ServiceDeps, client: Client, problemId: string, family:
   if (family) return rows.filter((r) => familyOfCode(r.language) === family)
   const families = new Set(rows.map((r) => familyOfCode(r.language) ?? r.language))
   if (families.size > 1)
-    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(rows)}; give language to compare one of them`, { languages: describeMix(rows) })
-  if (!familyOfCode(rows[0]!.language)) throw notComparable(rows[0]!.language)
+    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(fam, rows)}; give language to compare one of them`, { languages: describeMix(fam, rows) })
+  if (!familyOfCode(rows[0]!.language)) throw notComparable(fam, rows[0]!.language)
   return rows
 }
 
-function ofHeIds(deps: ServiceDeps, client: Client, heIds: string[], family: string | undefined, max: number): Chosen[] {
+function ofHeIds(deps: ServiceDeps, fam: Families, client: Client, heIds: string[], family: string | undefined, max: number): Chosen[] {
+  const { familyOfCode } = fam
   const wanted = [...new Set(heIds)]
   if (wanted.length > max)
     throw new AppError('InvalidArgumentError', `too many submissions: ${wanted.length}, at most ${max} per report (similarity.max_submissions)`, {
@@ -165,13 +168,13 @@ function ofHeIds(deps: ServiceDeps, client: Client, heIds: string[], family: str
   const rows = wanted.map((h) => found.get(h)!)
   const families = new Set(rows.map((r) => familyOfCode(r.language) ?? r.language))
   if (families.size > 1 || (family && !families.has(family)))
-    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(rows)}; a report compares one language family`, { languages: describeMix(rows) })
-  if (!familyOfCode(rows[0]!.language)) throw notComparable(rows[0]!.language)
+    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(fam, rows)}; a report compares one language family`, { languages: describeMix(fam, rows) })
+  if (!familyOfCode(rows[0]!.language)) throw notComparable(fam, rows[0]!.language)
   return rows
 }
 
-const notComparable = (code: string) =>
-  new AppError('LanguageNotSupportedError', `${code} submissions cannot be compared; similarity reports compare ${FAMILIES.map((f) => `${f} (${codesOf(f).join(', ')})`).join('; ')}`, {
+const notComparable = ({ families, codesOf }: Families, code: string) =>
+  new AppError('LanguageNotSupportedError', `${code} submissions cannot be compared; similarity reports compare ${families.map((f) => `${f} (${codesOf(f).join(', ')})`).join('; ')}`, {
     language: code,
   })
 
