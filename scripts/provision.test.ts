@@ -288,7 +288,7 @@ describe('selectLanguages', () => {
   })
 
   it('names an unknown code', () => {
-    expect(() => selectLanguages(langs, 'C,COBOL')).toThrow(/unknown language COBOL/)
+    expect(() => selectLanguages(langs, 'C,INTERCAL')).toThrow(/unknown language INTERCAL/)
   })
 })
 

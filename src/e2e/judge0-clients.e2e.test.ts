@@ -52,7 +52,7 @@ describe('the official SDK (judge0 0.0.8)', () => {
   test('its client reads languages, config and about: Judge0 aliases resolve to offered ids', { timeout: 60_000 }, async () => {
     const r = await scenario('official_languages')
     expect(r.version).toBe('1.13.1')
-    expect(r.supported).toEqual({ PYTHON: true, C: true, CPP: true, JAVA: true, GO: true, RUST: true, MULTI_FILE: false, BASH: false })
+    expect(r.supported).toEqual({ PYTHON: true, C: true, CPP: true, JAVA: true, GO: true, RUST: true, MULTI_FILE: false, BASH: true })
     expect(r.languages).toContainEqual([71, expect.stringMatching(/^Python \(3\.\d+\.\d+\)$/)])
     expect(r.config_max_batch).toBe(20)
     expect(r.statuses).toHaveLength(14)

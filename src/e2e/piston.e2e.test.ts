@@ -81,7 +81,7 @@ describe('piston-client (npm), documented calls with only `server` changed', () 
   test('errors come back as its result: an unknown language, and no key', async () => {
     const client = piston({ server: `${base}/${secret}` })
     // piston-client finds no runtime, sends no version: Piston's text
-    expect(await client.execute('cobol', 'x')).toEqual({ message: 'version is required as a string' })
+    expect(await client.execute('intercal', 'x')).toEqual({ message: 'version is required as a string' })
     expect(await client.execute('python', 'x', { version: '9' })).toEqual({ message: 'python-9 runtime is unknown' })
     const anonymous = piston({ server: base })
     const refused = await anonymous.runtimes()

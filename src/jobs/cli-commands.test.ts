@@ -5,7 +5,7 @@
 // and C's stamp, so that C is provisioned and RUBY is not.
 import { execa } from 'execa'
 import { spawn } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -27,6 +27,10 @@ beforeAll(() => {
   mkdirSync(empty)
   mkdirSync(join(onlyC, 'stamps', C.root), { recursive: true })
   symlinkSync(rootPath(real.paths.toolchains, C.root), rootPath(onlyC, C.root))
+  // a toolchains directory of its own mounts its own image (src/sandbox/root-image.ts): a hard link to the
+  // real one (the supervisor opens an image with O_NOFOLLOW, so not a symbolic link)
+  mkdirSync(join(onlyC, 'images'))
+  for (const f of [`${C.root}.sqfs`, `${C.root}.sqfs.key`]) linkSync(join(real.paths.toolchains, 'images', f), join(onlyC, 'images', f))
   copyFileSync(stampPath(real.paths.toolchains, C.root, C.toolchain), stampPath(onlyC, C.root, C.toolchain))
   writeFileSync(join(tmp, 'hello.c'), '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n')
 })
