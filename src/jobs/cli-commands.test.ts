@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadConfig } from '../config.ts'
 import { isProvisioned, loadLanguages, rootPath, stampPath } from '../languages.ts'
+import { rootImagePath, rootMountPoint } from '../sandbox/root-image.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const real = loadConfig({ ARBITER_DATA: mkdtempSync(join(tmpdir(), 'arbiter-doctor-cfg-')) })
@@ -34,7 +35,9 @@ beforeAll(() => {
   copyFileSync(stampPath(real.paths.toolchains, C.root, C.toolchain), stampPath(onlyC, C.root, C.toolchain))
   writeFileSync(join(tmp, 'hello.c'), '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n')
 })
-afterAll(() => {
+afterAll(async () => {
+  // the fixture's image was mounted at a mount point of its own: leave no mount (nor loop device) behind
+  await execa('umount', ['-l', rootMountPoint(C.root, rootImagePath(onlyC, C.root))], { reject: false })
   rmSync(tmp, { recursive: true, force: true })
   rmSync(real.dataDir, { recursive: true, force: true })
 })
