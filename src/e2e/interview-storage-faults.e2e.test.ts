@@ -5,13 +5,14 @@
 // interview tables, the credits, the room's state and the outbox are as they were), and once space
 // returns the same calls succeed, each once (one credit spent).
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 import { callJson } from '../testing/interviews.ts'
+import { fillDisk as fillDiskAt, freeDisk as freeDiskAt } from '../testing/fill-disk.ts'
 
 const P = '/partner/service/interviews'
 let base: string
@@ -37,25 +38,8 @@ afterAll(async () => {
 })
 
 const filler = () => join(dataDir, 'filler')
-/** Fills the data directory's file system to the last block. */
-function fillDisk(): void {
-  const fd = openSync(filler(), 'a')
-  try {
-    for (const size of [1 << 20, 1 << 16, 1 << 12, 512, 1]) {
-      const chunk = Buffer.alloc(size)
-      for (;;) {
-        try {
-          writeSync(fd, chunk)
-        } catch {
-          break
-        }
-      }
-    }
-  } finally {
-    closeSync(fd)
-  }
-}
-const freeDisk = () => rmSync(filler(), { force: true })
+const fillDisk = () => fillDiskAt(filler())
+const freeDisk = () => freeDiskAt(filler())
 
 const call = (method: string, path: string, body?: unknown) => callJson((p, init) => fetch(server.url + p, init), method, path, body)
 

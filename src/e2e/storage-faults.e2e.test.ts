@@ -7,12 +7,13 @@
 // the root jail daemon, which never writes the data directory: the results travel back to the server,
 // which must keep them until it can store them).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 import { procStatusField } from '../testing/service.ts'
+import { fillDisk as fillDiskAt, freeDisk as freeDiskAt } from '../testing/fill-disk.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const PATH = '/v4/partner/code-evaluation/submissions/'
@@ -70,25 +71,8 @@ async function stop(): Promise<void> {
 }
 
 const filler = () => join(dataDir, 'filler')
-/** Fills the data directory's file system to the last block. */
-function fillDisk(): void {
-  const fd = openSync(filler(), 'a')
-  try {
-    for (const size of [1 << 20, 1 << 16, 1 << 12, 512, 1]) {
-      const chunk = Buffer.alloc(size)
-      for (;;) {
-        try {
-          writeSync(fd, chunk)
-        } catch {
-          break
-        }
-      }
-    }
-  } finally {
-    closeSync(fd)
-  }
-}
-const freeDisk = () => rmSync(filler(), { force: true })
+const fillDisk = () => fillDiskAt(filler())
+const freeDisk = () => freeDiskAt(filler())
 
 const submit = async (n: number) => {
   const r = await api(server.url).post(PATH, JSON.stringify({ lang: 'PYTHON3', source: `import time\ntime.sleep(2)\nprint(${n})` }), { 'client-secret': secret, 'content-type': 'application/json' })
