@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startReceiver, startServer, waitUntil, type Receiver, type RunningServer } from '../testing/harness.ts'
+import { JUDGE0_CE_IDS } from '../judge0/languages.ts'
 
 const VENV_PYTHON = join(process.env.ARBITER_TEST_CLIENTS ?? '/var/lib/arbiter/test-clients', 'venv', 'bin', 'python')
 const DRIVER = join(import.meta.dirname, 'judge0-clients.py')
@@ -27,8 +28,9 @@ afterAll(async () => {
   server?.cleanup()
 })
 
-async function scenario(name: string, token = secret): Promise<any> {
+async function scenario(name: string, token = secret, input?: unknown): Promise<any> {
   const r = await execa(VENV_PYTHON, [DRIVER, name], {
+    input: input === undefined ? '' : JSON.stringify(input),
     env: { ARBITER_JUDGE0: `${server.url}/judge0`, ARBITER_SECRET: token, ARBITER_CALLBACK: `${receiver.url}/sdk-cb`, ARBITER_RECEIVER: receiver.url, JUDGE0_SUPPRESS_PREVIEW_WARNING: '1' },
     reject: false,
     timeout: 150_000,
@@ -134,6 +136,103 @@ describe('the official SDK (judge0 0.0.8)', () => {
     const r = await scenario('official_bad_token')
     expect(r.error).toMatch(/^Authentication failed/)
     expect(r.cause).toMatch(/401/)
+  })
+})
+
+/** A program per Judge0 id: it prints 42 (Plain Text: its source is the output); `compileError`, for the
+ * ids Judge0 compiles, is one that does not compile. Each language a row: a new id adds its row here. */
+interface LanguageRow {
+  source: string
+  stdin?: string
+  compileError?: string
+}
+const C_42 = '#include <stdio.h>\nint main(void) { printf("%d\\n", 6 * 7); return 0; }\n'
+const C_BROKEN = 'int main(void) { return missing; }\n'
+const CPP_42 = '#include <iostream>\nint main() { std::cout << 6 * 7 << "\\n"; }\n'
+const CPP_BROKEN = 'int main() { return missing; }\n'
+const JAVA_42 = 'public class Main {\n    public static void main(String[] args) {\n        System.out.println(6 * 7);\n    }\n}\n'
+const LANGUAGE_ROWS: Record<number, LanguageRow> = {
+  43: { source: '42\n' },
+  45: {
+    source: 'section .data\nmsg: db "42", 10\nsection .text\nglobal _start\n_start:\n    mov eax, 1\n    mov edi, 1\n    lea rsi, [rel msg]\n    mov edx, 3\n    syscall\n    mov eax, 60\n    xor edi, edi\n    syscall\n',
+    compileError: 'section .text\nglobal _start\n_start:\n    mov eax,\n',
+  },
+  46: { source: 'read -r a b\necho $((a * b))\n', stdin: '6 7\n' },
+  50: { source: C_42, compileError: C_BROKEN },
+  51: { source: 'class Program {\n    static void Main() {\n        System.Console.WriteLine(6 * 7);\n    }\n}\n', compileError: 'class Program {\n    static void Main() {\n        int x = ;\n    }\n}\n' },
+  52: { source: CPP_42, compileError: CPP_BROKEN },
+  53: { source: CPP_42, compileError: CPP_BROKEN },
+  54: { source: CPP_42, compileError: CPP_BROKEN },
+  55: { source: '(format t "~a~%" (* 6 7))\n' },
+  56: { source: 'import std.stdio;\nvoid main() { writeln(6 * 7); }\n', compileError: 'void main() { int x = ; }\n' },
+  57: { source: 'IO.puts(6 * 7)\n' },
+  58: { source: 'main(_) -> io:format("~p~n", [6 * 7]).\n' },
+  59: { source: 'program answer\n  print "(I0)", 6 * 7\nend program answer\n', compileError: 'program answer\n  print "(I0)", 6 *\nend program answer\n' },
+  60: { source: 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println(6 * 7) }\n', compileError: 'package main\n\nfunc main() { x := }\n' },
+  61: { source: 'main :: IO ()\nmain = print (6 * 7 :: Int)\n', compileError: 'main = print (6 *\n' },
+  62: { source: JAVA_42, compileError: JAVA_42.replace('(6 * 7);', '(6 * 7)') },
+  63: { source: 'console.log(6 * 7)\n' },
+  64: { source: 'print(6 * 7)\n', compileError: 'print(6 *\n' },
+  65: { source: 'let () = print_int (6 * 7); print_newline ()\n', compileError: 'let () = print_int (6 *\n' },
+  66: { source: 'printf("%d\\n", 6 * 7)\n' },
+  67: { source: 'program answer;\nbegin\n  writeln(6 * 7)\nend.\n', compileError: 'program answer;\nbegin\n  writeln(6 *)\nend.\n' },
+  68: { source: '<?php\necho 6 * 7, "\\n";\n' },
+  69: { source: ':- initialization(main).\nmain :- X is 6 * 7, write(X), nl.\n', compileError: ':- initialization(main).\nmain :- X is 6 *.\n' },
+  70: { source: 'print 6 * 7\n' },
+  71: { source: 'print(6 * 7)\n' },
+  72: { source: 'puts 6 * 7\n' },
+  73: { source: 'fn main() {\n    println!("{}", 6 * 7);\n}\n', compileError: 'fn main() {\n    let x = ;\n}\n' },
+  74: { source: 'const answer: number = 6 * 7\nconsole.log(answer)\n', compileError: "const answer: number = 'six times seven'\nconsole.log(answer)\n" },
+  75: { source: C_42, compileError: C_BROKEN },
+  76: { source: CPP_42, compileError: CPP_BROKEN },
+  77: {
+    source: 'IDENTIFICATION DIVISION.\nPROGRAM-ID. ANSWER.\nDATA DIVISION.\nWORKING-STORAGE SECTION.\n01 N PIC 99.\nPROCEDURE DIVISION.\n    COMPUTE N = 6 * 7.\n    DISPLAY N.\n    STOP RUN.\n',
+    compileError: 'IDENTIFICATION DIVISION.\nPROGRAM-ID. ANSWER.\nPROCEDURE DIVISION.\n    DISPLAY MISSING-NAME.\n    STOP RUN.\n',
+  },
+  78: { source: 'fun main() {\n    println(6 * 7)\n}\n', compileError: 'fun main() {\n    println(6 * )\n}\n' },
+  79: {
+    source: '#import <Foundation/Foundation.h>\n#include <stdio.h>\nint main(void) {\n  NSString *s = [NSString stringWithFormat:@"%d", 6 * 7];\n  printf("%s\\n", [s UTF8String]);\n  return 0;\n}\n',
+    compileError: '#import <Foundation/Foundation.h>\nint main(void) { NSString *s = @"x" return 0; }\n',
+  },
+  80: { source: 'cat(6 * 7, "\\n", sep = "")\n' },
+  81: { source: 'object Main {\n  def main(args: Array[String]): Unit = println(6 * 7)\n}\n', compileError: 'object Main {\n  def main(args: Array[String]): Unit = println(6 * )\n}\n' },
+  82: { source: 'SELECT 6 * 7;\n' },
+  83: { source: 'print(6 * 7)\n', compileError: 'print(6 * )\n' },
+  85: { source: 'print 6 * 7, "\\n";\n' },
+  86: { source: '(println (* 6 7))\n' },
+}
+/** The ids Judge0 CE 1.13.1 gives a compile_cmd (its db/languages/active.rb): a compile error there is status 6. */
+const JUDGE0_COMPILES = [45, 47, 48, 49, 50, 51, 52, 53, 54, 56, 59, 60, 61, 62, 64, 65, 67, 69, 73, 74, 75, 76, 77, 78, 79, 81, 83, 84, 88]
+/** Judge0 CE 1.13.1's ids that are not served here (docs/api/judge0.md, "Not offered"): 422 as an unknown id. */
+const NEVER_OFFERED = [47, 84, 87]
+const COMPILE_ERROR = 6
+
+describe('the official SDK runs a program in every Judge0 CE 1.13.1 language offered', () => {
+  const ids = Object.keys(LANGUAGE_ROWS).map(Number)
+
+  test('the table has a row for each Judge0 CE id the server lists, and a program that does not compile for each id Judge0 compiles', { timeout: 60_000 }, async () => {
+    const listed = (await (await fetch(`${server.url}/judge0/languages`, { headers: { 'X-Auth-Token': secret } })).json()) as { id: number }[]
+    expect(ids).toEqual(listed.map((l) => l.id).filter((id) => JUDGE0_CE_IDS.includes(id)).sort((a, b) => a - b))
+    expect(ids.filter((id) => LANGUAGE_ROWS[id]!.compileError !== undefined)).toEqual(ids.filter((id) => JUDGE0_COMPILES.includes(id)))
+  })
+
+  test('each answers 42, each compile error is Compilation Error (6); 47, 84 and 87: the SDK refuses them (not listed) and the server answers its request 422', { timeout: 600_000 }, async () => {
+    const runs = ids.flatMap((id) => {
+      const row = LANGUAGE_ROWS[id]!
+      return [{ id, source: row.source, stdin: row.stdin ?? null }, ...(row.compileError === undefined ? [] : [{ id, source: row.compileError, stdin: null }])]
+    })
+    const r = await scenario('official_every_language', secret, { runs, refused: NEVER_OFFERED })
+    expect(r.results).toHaveLength(runs.length)
+    const seen = runs.map((run, i) => {
+      const got = r.results[i]
+      const want = LANGUAGE_ROWS[run.id]!.source === run.source ? { status: ACCEPTED, stdout: '42\n' } : { status: COMPILE_ERROR, stdout: null }
+      return { id: run.id, want, got: { status: got.status, stdout: got.stdout }, detail: got.status === want.status ? '' : `${got.compile_output ?? ''}${got.stderr ?? ''}${got.message ?? ''}`.slice(0, 400) }
+    })
+    // all of them at once, so that a failure names every id that went wrong
+    expect(seen.filter((s) => s.got.status !== s.want.status || s.got.stdout !== s.want.stdout)).toEqual([])
+    for (const [i, run] of runs.entries()) if (r.results[i].status === COMPILE_ERROR) expect(r.results[i].compile_output, `id ${run.id}`).toBeTruthy()
+    for (const id of NEVER_OFFERED)
+      expect(r.refused[id]).toEqual({ sdk: `Client Client does not support language with id ${id}!`, status: 422, body: { language_id: [`language with id ${id} doesn't exist`] } })
   })
 })
 

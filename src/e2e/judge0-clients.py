@@ -211,6 +211,35 @@ def official_callback():
     return sub(done)
 
 
+
+def official_every_language():
+    # one program (and, where given, one that does not compile) per Judge0 id, all created through
+    # the SDK's batches at once and waited for with its own wait; the refused ids one by one, as the
+    # SDK raises for each. stdin: {"runs": [{"id", "source", "stdin"}], "refused": [ids]}
+    import httpx
+    import judge0
+
+    wanted = json.load(sys.stdin)
+    client = sdk_client()
+    submissions = [judge0.Submission(source_code=r["source"], language=r["id"], stdin=r.get("stdin")) for r in wanted["runs"]]
+    results = judge0.run(client=client, submissions=submissions)
+    refused = {}
+    for language_id in wanted["refused"]:
+        # the SDK refuses an id /languages does not list before sending it, as against a Judge0 without
+        # it; what the server answers is then its own request (body, params, headers) sent as it would
+        refused[language_id] = {}
+        try:
+            judge0.run(client=client, source_code="x", language=language_id)
+        except RuntimeError as e:
+            refused[language_id]["sdk"] = str(e)
+        submission = judge0.Submission(source_code="x", language=language_id)
+        response = client.client.post("/submissions", json=submission.as_body(client), params={"base64_encoded": "true", "wait": "false"}, headers=client.headers)
+        try:
+            response.raise_for_status()
+        except httpx.HTTPStatusError as e:
+            refused[language_id].update(status=e.response.status_code, body=e.response.json())
+    return {"results": [sub(r) for r in results], "refused": refused}
+
 # ── judge0-client (async) ─────────────────────────────────────────────────────────────────────────
 
 
@@ -381,7 +410,7 @@ SCENARIOS = {
     f.__name__: f
     for f in [
         official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token,
-        official_errors, official_callback,
+        official_errors, official_callback, official_every_language,
         client_run, client_errors, client_callback, client_info,
         api_run, api_bad_token, api_errors, api_callback,
     ]
