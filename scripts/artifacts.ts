@@ -1,4 +1,4 @@
-// Pinned files from the npm and Maven registries for toolchains Debian does not ship (Kotlin 2, Scala 3,
+// Pinned files from the npm and Maven registries for toolchains Debian does not ship (Kotlin 2, Scala 3, Groovy 4,
 // TypeScript 5): fetched on the host with that registry's own client, so the registry (or mirror) the
 // host's npm and Maven settings name is the one used; checked against the manifest's sha256; kept in
 // <toolchains>/artifacts/ by checksum, so a re-run or a second root fetches nothing; laid into the root.

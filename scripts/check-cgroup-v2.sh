@@ -6,7 +6,8 @@
 # Usage: bash scripts/check-cgroup-v2.sh [vitest arguments...]
 #   default: the hostile-program table of C, C++ and Python and the containment tests of
 #   src/jobs/worker.test.ts (under software emulation the JVM and node start too slowly for the other
-#   tables' time limits, so their rows would be TLE for the wrong reason), and every test of
+#   tables' time limits, so their rows would be TLE for the wrong reason), the older GCCs' tables of
+#   src/jobs/language-tables.test.ts (C_GCC9, C_GCC10: bullseye's root and libc), and every test of
 #   src/sandbox/reuse.test.ts (prepared jails reused), src/sandbox/dodges.test.ts (figures and quotas;
 #   its JVM rows have roomy time limits), src/sandbox/net-counters.test.ts (no network figure passes
 #   from one run to the next) and src/jobs/jail-shaped.test.ts (paths a jail shaped)
@@ -41,8 +42,8 @@ step "VM image"
 # the host's node (same Debian 12 libraries) runs the tests inside
 install -D -m 755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
 install -D -m 755 "$here/scripts/cgroup-v2/vm-init.sh" "$root/opt/v2check/init"
-[ $# -gt 0 ] || set -- src/jobs/worker.test.ts src/sandbox/reuse.test.ts src/sandbox/dodges.test.ts src/sandbox/net-counters.test.ts src/jobs/jail-shaped.test.ts \
-  -t '^(?:(?:C|CPP\d*|PYTHON3) in the jail|(?![A-Z0-9_]+ in the jail))'
+[ $# -gt 0 ] || set -- src/jobs/worker.test.ts src/jobs/language-tables.test.ts src/sandbox/reuse.test.ts src/sandbox/dodges.test.ts src/sandbox/net-counters.test.ts src/jobs/jail-shaped.test.ts \
+  -t '^(?:(?:C|CPP\d*|PYTHON3|C_GCC9|C_GCC10) in the jail|(?![A-Z0-9_]+ in the jail))'
 # the VM's init is a POSIX shell: each argument single-quoted
 quoted=""
 for a in "$@"; do quoted="$quoted '${a//\'/\'\\\'\'}'"; done

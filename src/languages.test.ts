@@ -24,7 +24,7 @@ const V4 =
 const V3 = 'C CPP CPP11 CLOJURE CSHARP JAVA JAVASCRIPT HASKELL PERL PHP PYTHON RUBY'.split(' ')
 /** The languages Judge0, Piston and the contest judges offer beyond the spec's. */
 const BEYOND_THE_SPEC =
-  'ADA ASSEMBLY AWK BASH COBOL C_CLANG CPP_CLANG D ELIXIR ERLANG FORTRAN LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
+  'ADA ASSEMBLY AWK BASH COBOL C_CLANG C_GCC9 C_GCC10 CPP_CLANG D ELIXIR ERLANG FORTRAN GROOVY LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
 /** The modern versions beside the spec's codes (issue 34 point 3). */
 const MODERN = 'CPP20 CPP23 JAVA21 KOTLIN2 SCALA3 TYPESCRIPT5'.split(' ')
 
@@ -122,7 +122,7 @@ describe('the shipped manifest', () => {
     expect(langs.get('R')!.runOpenFiles).toBeGreaterThanOrEqual(170)
   })
 
-  it.each(['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE'])(
+  it.each(['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE', 'GROOVY'])(
     '%s maps a heap OutOfMemoryError to MLE',
     (code) => {
       const pattern = new RegExp(langs.get(code)!.memoryErrorPattern!)
@@ -139,7 +139,7 @@ describe('the shipped manifest', () => {
   })
 
   it('archives JVM compilers and Clojure with AppCDS at provisioning, under the name the argv uses', () => {
-    for (const code of ['JAVA', 'KOTLIN', 'SCALA', 'CLOJURE']) {
+    for (const code of ['JAVA', 'KOTLIN', 'SCALA', 'CLOJURE', 'GROOVY']) {
       const l = langs.get(code)!
       const archive = l.prepare.find((p) => p[0].endsWith('/jvm-cds'))?.[1]
       expect(archive, code).toMatch(/\.jsa$/)
@@ -148,7 +148,7 @@ describe('the shipped manifest', () => {
   })
 
   it("keeps JVM runtimes' whole allowance inside the limit: MaxRAM is the limit, the heap a share of it, no cgroup headroom", () => {
-    for (const code of ['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE']) {
+    for (const code of ['JAVA', 'JAVA8', 'JAVA14', 'KOTLIN', 'SCALA', 'CLOJURE', 'GROOVY']) {
       const l = langs.get(code)!
       expect(l.run, code).toContain('-XX:MaxRAM={memory_kb}k')
       expect(l.run, code).toContain('-XX:MaxRAMPercentage=85')

@@ -71,6 +71,22 @@ describe('the official SDK (judge0 0.0.8)', () => {
     expect(r.python.created_at).toMatch(/^\d{4}-/)
   })
 
+  test("Groovy by its alias (88), the older GCCs by Judge0's ids 48 and 49: run, stdin, compile and runtime errors", { timeout: 150_000 }, async () => {
+    const r = await scenario('official_new_languages')
+    expect(r.supported).toEqual({ GROOVY: true, 48: true, 49: true })
+    expect(r.names).toEqual({ 48: expect.stringMatching(/^C \(GCC 9\.\d+\.\d+\)$/), 49: expect.stringMatching(/^C \(GCC 10\.\d+\.\d+\)$/), 88: expect.stringMatching(/^Groovy \(4\.0\.\d+\)$/) })
+    expect(r.groovy).toMatchObject({ stdout: '2 + 40 = 42\n', status: ACCEPTED, exit_code: 0 })
+    expect(r.groovy_ce.status).toBe(6)
+    expect(r.groovy_ce.compile_output).toMatch(/Unexpected input/)
+    expect(r.groovy_re).toMatchObject({ status: 11, exit_code: 1 })
+    expect(r.groovy_re.stderr).toMatch(/IllegalStateException: boom/)
+    // the GCC that ran and the dialect each entry compiles in: gnu11 (201112) on 48, gnu17 (201710) on 49
+    expect(r.gcc48).toMatchObject({ stdout: expect.stringMatching(/^42 9\.\d+ 201112\n$/), status: ACCEPTED })
+    expect(r.gcc49).toMatchObject({ stdout: expect.stringMatching(/^8 10\.\d+ 201710\n$/), status: ACCEPTED })
+    expect(r.gcc49_ce.status).toBe(6)
+    expect(r.gcc49_ce.compile_output).toMatch(/error: expected .;. before .}. token/)
+  })
+
   test('test cases: expected_output judged Judge0\'s way', { timeout: 120_000 }, async () => {
     const r = await scenario('official_test_cases')
     expect(r.results.map((s: { status: number; stdout: string }) => [s.status, s.stdout])).toEqual([

@@ -89,6 +89,37 @@ def official_run():
     return {"python": sub(py), "c": sub(c), "java": sub(java), "cpp": sub(cpp)}
 
 
+GROOVY_SUM = """
+def (a, b) = System.in.newReader().readLine().split(' ').collect { it as int }
+println "${a} + ${b} = ${a + b}"
+"""
+# which GCC compiled it, and its default C dialect's __STDC_VERSION__ under the entry's -std
+GCC_VERSION = '#include <stdio.h>\nint main(void){ int n; if (scanf("%d", &n) != 1) return 1; printf("%d %d.%d %ld\\n", n * 2, __GNUC__, __GNUC_MINOR__, __STDC_VERSION__); return 0; }'
+
+
+def official_new_languages():
+    """Groovy by the SDK's own alias (88 in its 1.13.1 table); the older GCCs by Judge0's ids 48 and 49 (no alias names them)."""
+    import judge0
+
+    client = sdk_client()
+    groovy = judge0.run(client=client, source_code=GROOVY_SUM, stdin="2 40\n", language=judge0.GROOVY)
+    groovy_ce = judge0.run(client=client, source_code="println(1", language=judge0.GROOVY)
+    groovy_re = judge0.run(client=client, source_code="throw new IllegalStateException('boom')", language=judge0.GROOVY)
+    gcc48 = judge0.run(client=client, source_code=GCC_VERSION, stdin="21\n", language=48)
+    gcc49 = judge0.run(client=client, source_code=GCC_VERSION, stdin="4\n", language=49)
+    gcc49_ce = judge0.run(client=client, source_code="int main(void) { return 0 }", language=49)
+    return {
+        "supported": {n: client.is_language_supported(getattr(judge0, n)) for n in ["GROOVY"]} | {str(i): client.is_language_supported(i) for i in [48, 49]},
+        "names": {str(l.id): l.name for l in client.languages if l.id in (48, 49, 88)},
+        "groovy": sub(groovy),
+        "groovy_ce": sub(groovy_ce),
+        "groovy_re": sub(groovy_re),
+        "gcc48": sub(gcc48),
+        "gcc49": sub(gcc49),
+        "gcc49_ce": sub(gcc49_ce),
+    }
+
+
 def official_test_cases():
     import judge0
 
@@ -409,7 +440,7 @@ def api_bad_token():
 SCENARIOS = {
     f.__name__: f
     for f in [
-        official_languages, official_run, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token,
+        official_languages, official_run, official_new_languages, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token,
         official_errors, official_callback, official_every_language,
         client_run, client_errors, client_callback, client_info,
         api_run, api_bad_token, api_errors, api_callback,

@@ -80,6 +80,8 @@ const PROGRAMS: Record<string, Programs> = {
     hostile: (cmd) => `program hostile\n  call execute_command_line('${cmd}')\nend program hostile\n`,
   },
   C_CLANG: C_PROGRAMS,
+  C_GCC9: C_PROGRAMS,
+  C_GCC10: C_PROGRAMS,
   CPP_CLANG: {
     hello: cpp(C_PROGRAMS.hello),
     exit3: cpp(C_PROGRAMS.exit3!),
@@ -163,6 +165,15 @@ const PROGRAMS: Record<string, Programs> = {
     thrown: "error('boom')",
     alloc: (n) => `a = ones(${n / 8}, 1);\nif numel(a) == ${n / 8}\n  disp('done')\nend`,
     hostile: (cmd) => `system('${cmd}');`,
+  },
+  GROOVY: {
+    hello: 'println "hello, world"',
+    exit3: 'System.exit(3)',
+    thrown: 'throw new IllegalStateException("boom")',
+    // a primitive array (a list would box each byte): the heap holds n bytes, all touched
+    alloc: (n) => `byte[] b = new byte[${n}]\njava.util.Arrays.fill(b, (byte) 1)\nif (b.length == ${n}) println 'done'`,
+    // single quotes: in a double-quoted Groovy string, $? would be interpolated
+    hostile: (cmd) => `print(['/bin/sh', '-c', '${cmd}'].execute().text)`,
   },
   ADA: {
     hello: 'with Ada.Text_IO;\nprocedure Main is\nbegin\n   Ada.Text_IO.Put_Line ("hello, world");\nend Main;\n',

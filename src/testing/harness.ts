@@ -67,7 +67,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'arbiter-e2e-'))
   const port = opts.port ?? (await freePort())
   const url = `http://127.0.0.1:${port}`
-  writeFileSync(join(dataDir, 'config.toml'), `[server]\nhost = "127.0.0.1"\n${opts.configToml ?? ''}\n`)
+  // ARBITER_TEST_TOOLCHAINS: a private provisioning (provision.ts --dir) to test toolchains not yet in the shared one
+  const toolchains = process.env.ARBITER_TEST_TOOLCHAINS && !opts.configToml?.includes('[paths]') ? `[paths]\ntoolchains = ${JSON.stringify(process.env.ARBITER_TEST_TOOLCHAINS)}\n` : ''
+  writeFileSync(join(dataDir, 'config.toml'), `[server]\nhost = "127.0.0.1"\n${opts.configToml ?? ''}\n${toolchains}`)
   const env = { ...process.env, PORT: String(port), ARBITER_DATA: dataDir, ARBITER_PUBLIC_URL: url, ...opts.env }
   let child: ChildProcess | undefined
   let out = ''

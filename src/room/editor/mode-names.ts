@@ -31,6 +31,7 @@ export const EDITOR_MODES = [
   'sql',
   'erlang',
   'cobol',
+  'groovy',
   'clike',
 ] as const
 export type EditorMode = (typeof EDITOR_MODES)[number]

@@ -43,6 +43,7 @@ const CODEMIRROR_NAME: Record<(typeof EDITOR_MODES)[number], string> = {
   sql: 'sql',
   erlang: 'erlang',
   cobol: 'cobol',
+  groovy: 'groovy',
   clike: 'c',
 }
 

@@ -15,6 +15,7 @@ import { commonLisp } from '@codemirror/legacy-modes/mode/commonlisp'
 import { d } from '@codemirror/legacy-modes/mode/d'
 import { erlang } from '@codemirror/legacy-modes/mode/erlang'
 import { fortran } from '@codemirror/legacy-modes/mode/fortran'
+import { groovy } from '@codemirror/legacy-modes/mode/groovy'
 import { haskell } from '@codemirror/legacy-modes/mode/haskell'
 import { lua } from '@codemirror/legacy-modes/mode/lua'
 import { oCaml } from '@codemirror/legacy-modes/mode/mllike'
@@ -62,6 +63,7 @@ const MODES: Record<EditorMode, () => Extension> = {
   sql: () => legacy(sqlite),
   erlang: () => legacy(erlang),
   cobol: () => legacy(cobol),
+  groovy: () => legacy(groovy),
   clike: () => legacy(clikeC),
 }
 
