@@ -174,6 +174,8 @@ const LANGUAGE_ROWS: Record<number, LanguageRow> = {
     compileError: 'section .text\nglobal _start\n_start:\n    mov eax,\n',
   },
   46: { source: 'read -r a b\necho $((a * b))\n', stdin: '6 7\n' },
+  48: { source: C_42, compileError: C_BROKEN },
+  49: { source: C_42, compileError: C_BROKEN },
   50: { source: C_42, compileError: C_BROKEN },
   51: { source: 'class Program {\n    static void Main() {\n        System.Console.WriteLine(6 * 7);\n    }\n}\n', compileError: 'class Program {\n    static void Main() {\n        int x = ;\n    }\n}\n' },
   52: { source: CPP_42, compileError: CPP_BROKEN },
@@ -216,6 +218,7 @@ const LANGUAGE_ROWS: Record<number, LanguageRow> = {
   83: { source: 'print(6 * 7)\n', compileError: 'print(6 * )\n' },
   85: { source: 'print 6 * 7, "\\n";\n' },
   86: { source: '(println (* 6 7))\n' },
+  88: { source: 'println(6 * 7)\n', compileError: 'println(6 * )\n' },
 }
 /** The ids Judge0 CE 1.13.1 gives a compile_cmd (its db/languages/active.rb): a compile error there is status 6. */
 const JUDGE0_COMPILES = [45, 47, 48, 49, 50, 51, 52, 53, 54, 56, 59, 60, 61, 62, 64, 65, 67, 69, 73, 74, 75, 76, 77, 78, 79, 81, 83, 84, 88]
