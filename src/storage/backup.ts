@@ -3,7 +3,7 @@
 // the stored files (config.toml, resumes/, …) are added after it, so every file the snapshot names is
 // there. Restore refuses to touch the data of a running server, checks the archive before extracting
 // (plain files and folders only, no absolute or `..` paths) and keeps the replaced data aside.
-import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, lchownSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
@@ -11,8 +11,10 @@ import { runningServer } from './pid-file.ts'
 
 const DB = 'arbiter.db'
 const MANIFEST = 'arbiter-backup.json'
+/** A waiting job's files (storage/payloads.ts): taken by the backup itself, around the snapshot. */
+const PAYLOADS = 'payloads'
 /** Never archived: the live database (copied by the backup API instead), its side files, our pid file, temp files. */
-const EXCLUDE = [`./${DB}`, `./${DB}-wal`, `./${DB}-shm`, `./${DB}-journal`, './arbiter.pid', '.tmp-*', `./${MANIFEST}`]
+const EXCLUDE = [`./${DB}`, `./${DB}-wal`, `./${DB}-shm`, `./${DB}-journal`, './arbiter.pid', '.tmp-*', `./${MANIFEST}`, `./${PAYLOADS}`]
 
 export interface BackupReport {
   file: string
@@ -60,6 +62,9 @@ export async function backupDataDir(dataDir: string, to: string): Promise<Backup
   if (!existsSync(join(dataDir, DB))) throw new Error(`no database at ${join(dataDir, DB)}`)
   const staging = mkdtempSync(join(dirname(target), '.arbiter-backup-'))
   try {
+    // a job's files leave the data directory when it completes: taken before the snapshot, every job
+    // the snapshot could name as waiting keeps them, though it completes while tar reads
+    linkPayloads(dataDir, staging, () => true, false)
     const src = new Database(join(dataDir, DB), { fileMustExist: true })
     try {
       // after the first step, copy everything left in one step: one read transaction, one snapshot
@@ -68,11 +73,18 @@ export async function backupDataDir(dataDir: string, to: string): Promise<Backup
       src.close()
       repairOwnership(dataDir)
     }
+    // then the snapshot's waiting jobs' again where they are still there (one being written at the
+    // first pass is whole now), and none of a job the snapshot has as done
+    const waiting = snapshotWaiting(join(staging, DB))
+    linkPayloads(dataDir, staging, (heId) => waiting.has(heId), true)
+    for (const heId of existsSync(join(staging, PAYLOADS)) ? readdirSync(join(staging, PAYLOADS)) : []) {
+      if (!waiting.has(heId)) rmSync(join(staging, PAYLOADS, heId), { recursive: true, force: true })
+    }
     writeFileSync(join(staging, MANIFEST), JSON.stringify({ format: 1, created_at: new Date().toISOString(), data_dir: dataDir }, null, 2) + '\n')
     const partial = `${target}.partial`
     const tar = await execa(
       'tar',
-      ['-czf', partial, '--warning=no-file-changed', '--warning=no-file-removed', ...EXCLUDE.map((e) => `--exclude=${e}`), '-C', staging, MANIFEST, DB, '-C', dataDir, '.'],
+      ['-czf', partial, '--warning=no-file-changed', '--warning=no-file-removed', ...EXCLUDE.map((e) => `--exclude=${e}`), '-C', staging, MANIFEST, DB, ...(existsSync(join(staging, PAYLOADS)) ? [PAYLOADS] : []), '-C', dataDir, '.'],
       { reject: false }
     )
     // GNU tar: 1 = some file changed while being read (still archived as read), 2 = failure
@@ -84,6 +96,62 @@ export async function backupDataDir(dataDir: string, to: string): Promise<Backup
     return { file: target, bytes: statSync(target).size, db_bytes: statSync(join(staging, DB)).size, files_changed_meanwhile: tar.exitCode === 1 }
   } finally {
     rmSync(staging, { recursive: true, force: true })
+  }
+}
+
+/** The public ids of the submissions a database copy has as not completed (their files must come along). */
+function snapshotWaiting(dbFile: string): Set<string> {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true })
+  try {
+    const rows = db.prepare(`select he_id as id from submissions where state != 'completed'`).all() as { id: string }[]
+    return new Set(rows.map((r) => r.id))
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * Links (or, across file systems, copies) the job file folders `wanted` names from the data directory
+ * into staging/payloads/ (`again`: replacing what an earlier pass took), leaving alone folders that go
+ * while it reads (their job completed: an earlier pass's copy, if any, stays).
+ */
+function linkPayloads(dataDir: string, staging: string, wanted: (heId: string) => boolean, again: boolean): void {
+  let folders: string[]
+  try {
+    folders = readdirSync(join(dataDir, PAYLOADS))
+  } catch {
+    return // no job ever had files
+  }
+  for (const heId of folders) {
+    if (!wanted(heId)) continue
+    const from = join(dataDir, PAYLOADS, heId)
+    const to = join(staging, PAYLOADS, heId)
+    const taking = `${to}.taking`
+    try {
+      rmSync(taking, { recursive: true, force: true })
+      mkdirSync(taking, { recursive: true, mode: 0o700 })
+      for (const name of readdirSync(from)) {
+        try {
+          linkSync(join(from, name), join(taking, name))
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+          copyFileSync(join(from, name), join(taking, name))
+        }
+      }
+    } catch (err) {
+      rmSync(taking, { recursive: true, force: true })
+      // completed (and removed) meanwhile
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw err
+    }
+    if (existsSync(to)) {
+      if (!again) {
+        rmSync(taking, { recursive: true, force: true })
+        continue
+      }
+      rmSync(to, { recursive: true, force: true })
+    }
+    renameSync(taking, to)
   }
 }
 
