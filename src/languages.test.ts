@@ -145,6 +145,11 @@ describe('the shipped manifest', () => {
       expect(archive, code).toMatch(/\.jsa$/)
       expect([...(l.compile ?? l.run)].join(' '), code).toContain(`SharedArchiveFile=${archive}`)
     }
+    // Groovy archives its runtime too: each archive is one its compile or run maps
+    const groovy = langs.get('GROOVY')!
+    const archives = groovy.prepare.filter((p) => p[0].endsWith('/jvm-cds')).map((p) => p[1])
+    expect(archives).toEqual(['/usr/local/lib/arbiter/cds/groovyc.jsa', '/usr/local/lib/arbiter/cds/groovy.jsa'])
+    expect(groovy.run).toContain('-XX:SharedArchiveFile=/usr/local/lib/arbiter/cds/groovy.jsa')
   })
 
   it("keeps JVM runtimes' whole allowance inside the limit: MaxRAM is the limit, the heap a share of it, no cgroup headroom", () => {
