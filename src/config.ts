@@ -163,6 +163,12 @@ export const ConfigSchema = z
           .default(1_048_576)
           .describe('Largest stdout (and stderr) a program may write; past it the run ends RE/SIGXFSZ.'),
         source_max_bytes: z.number().int().positive().default(262_144).describe('Largest source accepted.'),
+        executable_max_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1_048_576)
+          .describe("Largest program accepted as it runs (Judge0's Executable, an ELF binary), in place of limits.source_max_bytes: a static hello is ~700 KB. Its Base64 must also fit in server.body_limit_bytes."),
         input_max_bytes: z.number().int().positive().default(1_048_576).describe('Largest stdin accepted.'),
         work_dir_bytes: z
           .number()
@@ -807,7 +813,7 @@ export function jobCeilings(config: Config) {
     outputBytes: Math.max(limits.output_cap_bytes, jobe.output_max_bytes),
     /** A run's stdout and stderr as read back (a Jobe run's stream cap may pass the output cap). */
     streamBytes: Math.max(limits.output_cap_bytes, jobe.stream_max_bytes),
-    sourceBytes: Math.max(limits.source_max_bytes, room.max_code_bytes, jobe.request_max_bytes),
+    sourceBytes: Math.max(limits.source_max_bytes, limits.executable_max_bytes, room.max_code_bytes, jobe.request_max_bytes),
     inputBytes: Math.max(limits.input_max_bytes, room.max_code_bytes, jobe.request_max_bytes),
   }
 }

@@ -9,6 +9,8 @@ import {
   expandArgv,
   isProvisioned,
   loadLanguages,
+  offeredEverywhere,
+  offeredLanguages,
   MANIFEST_DIR,
   recordedVersions,
   resolveLanguage,
@@ -27,13 +29,16 @@ const BEYOND_THE_SPEC =
   'ADA ASSEMBLY AWK BASH COBOL C_CLANG C_GCC9 C_GCC10 CPP_CLANG D ELIXIR ERLANG FORTRAN GROOVY LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
 /** The modern versions beside the spec's codes (issue 34 point 3). */
 const MODERN = 'CPP20 CPP23 JAVA21 KOTLIN2 SCALA3 TYPESCRIPT5'.split(' ')
+/** Judge0's own forms, offered through Judge0 only (judge0_only): its Executable (44) and multi-file program (89). */
+const JUDGE0_FORMS = 'EXECUTABLE MULTIFILE'.split(' ')
 
 const langs = loadLanguages()
 
 describe('the shipped manifest', () => {
   it('covers the 36 spec codes (28 distinct), the languages beyond the spec and the modern versions, nothing else', () => {
     expect(V4.length + V3.length).toBe(36)
-    expect([...langs.keys()].sort()).toEqual([...new Set([...V4, ...V3, ...BEYOND_THE_SPEC, ...MODERN])].sort())
+    expect([...langs.keys()].sort()).toEqual([...new Set([...V4, ...V3, ...BEYOND_THE_SPEC, ...MODERN, ...JUDGE0_FORMS])].sort())
+    expect([...langs.values()].filter((l) => l.judge0Only).map((l) => l.code).sort()).toEqual(JUDGE0_FORMS)
   })
 
   it.each([...langs.values()].map((l) => [l.code, l] as const))(
@@ -59,7 +64,8 @@ describe('the shipped manifest', () => {
       if (l.compile && !l.compile[0].endsWith('java-compile'))
         expect(l.compile).toContain(l.sourceFile)
       // (or an argument ending in it: sqlite3's ".read main.sql")
-      if (!l.compile) expect(l.run.some((a) => a === l.sourceFile || a.endsWith(` ${l.sourceFile}`)), l.run.join(' ')).toBe(true)
+      // (or the source itself, run as it is: Executable's ./a.out)
+      if (!l.compile) expect(l.run.some((a) => a === l.sourceFile || a === `./${l.sourceFile}` || a.endsWith(` ${l.sourceFile}`)), l.run.join(' ')).toBe(true)
       // a manifest's own compile limits, where it sets any, are positive (the rest are the config's)
       for (const v of Object.values(l.compileLimits)) expect(v).toBeGreaterThan(0)
       expect(() => new RegExp(l.versionPattern)).not.toThrow()
@@ -295,6 +301,25 @@ editor_mode = "clike"
     expect(() => loadLanguages(manifestDir({ 'bad.toml': bad }))).toThrow(/editor_mode/)
     const badRe = GOOD.replace('selftest = "echo"', "selftest = \"echo\"\nselftest_error_message = '''(unclosed'''")
     expect(() => loadLanguages(manifestDir({ 'bad.toml': badRe }))).toThrow(/selftest_error_message/)
+  })
+})
+
+describe("judge0_only: Judge0's own forms", () => {
+  it('needs a Judge0 id and takes no other face\'s name; top-level judge0_only is refused', () => {
+    const entry = (extra: string) => GOOD.replace('selftest = "echo"', `selftest = "echo"\n${extra}`)
+    const ok = loadLanguages(manifestDir({ 'ok.toml': entry('judge0 = [{ id = 44, name = "Executable" }]\njudge0_only = true') })).get('C')!
+    expect(ok.judge0Only).toBe(true)
+    expect(() => loadLanguages(manifestDir({ 'a.toml': entry('judge0_only = true') }))).toThrow(/judge0_only: needs a judge0 id/)
+    expect(() => loadLanguages(manifestDir({ 'b.toml': entry('judge0 = [{ id = 44, name = "E" }]\njudge0_only = true\npiston = { name = "c" }') }))).toThrow(/judge0_only/)
+    expect(() => loadLanguages(manifestDir({ 'c.toml': `judge0_only = true\n${GOOD}` }))).toThrow(/judge0_only/)
+  })
+
+  it('the shipped forms are left out of the lists every face shows, kept in what a sandbox host runs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-offer-'))
+    const config = { paths: { toolchains: dir }, languages: { enabled: [] }, queue: { redis_url: 'redis://x' } }
+    expect(offeredLanguages(langs, config).map((l) => l.code)).toEqual(expect.arrayContaining(['EXECUTABLE', 'MULTIFILE']))
+    expect(offeredEverywhere(langs, config).filter((l) => l.judge0Only)).toEqual([])
+    expect(offeredEverywhere(langs, config).length).toBe(langs.size - 2)
   })
 })
 

@@ -49,6 +49,13 @@ export interface Language {
    * the entry has no selftest_error nor endless_loop, and its self-test prints itself.
    */
   sourceIsOutput?: boolean
+  /**
+   * The source is the program itself (Judge0's Executable: an ELF binary, or a script with `#!`):
+   * written with mode 0755 and run as it is; its size cap is limits.executable_max_bytes.
+   */
+  sourceExecutable?: boolean
+  /** A form only Judge0 has (its Executable, its multi-file program): offered through Judge0 and nowhere else. */
+  judge0Only?: boolean
   /** regex the compiler's (interpreter's) message for selftestError must match: a syntax error in its own words */
   selftestErrorMessage?: string
   /** a program that never ends, written so no optimiser removes the loop (the TLE test of every language) */
@@ -178,6 +185,8 @@ const fields = {
   editor_mode: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a mode name such as cpp or clike-kotlin'),
   note: z.string().min(1),
   source_is_output: z.literal(true),
+  source_executable: z.literal(true),
+  judge0_only: z.literal(true),
   judge0: z
     .array(
       z
@@ -207,7 +216,7 @@ const fields = {
 
 // one file names many languages: what one API calls a language is said by its entry, never by the file
 const Entry = z.object(fields).partial().strict()
-const ManifestFile = Entry.omit({ code: true, aliases: true, judge0: true, piston: true, jobe: true, similarity: true })
+const ManifestFile = Entry.omit({ code: true, aliases: true, judge0: true, piston: true, jobe: true, similarity: true, judge0_only: true })
   .extend({ language: z.array(Entry).min(1) })
   .strict()
 
@@ -268,6 +277,8 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
       )
     }
   }
+  if (m.judge0_only && (!m.judge0?.length || m.piston || m.jobe || m.similarity))
+    throw new ManifestError(`${file}: language[${index}].judge0_only: needs a judge0 id and no piston, jobe or similarity name`)
   const limits = m.compile_limits ?? {}
   return {
     code: m.code!,
@@ -297,6 +308,8 @@ function toLanguage(file: string, index: number, defaults: EntryData, entry: Ent
     selftest: m.selftest!,
     selftestError: m.selftest_error ?? '',
     ...(m.source_is_output ? { sourceIsOutput: true } : {}),
+    ...(m.source_executable ? { sourceExecutable: true } : {}),
+    ...(m.judge0_only ? { judge0Only: true } : {}),
     ...(m.selftest_error_message ? { selftestErrorMessage: m.selftest_error_message } : {}),
     ...(m.endless_loop ? { endlessLoop: m.endless_loop } : {}),
     ...(m.editor_mode ? { editorMode: m.editor_mode } : {}),
@@ -531,8 +544,13 @@ export function offeredLanguage(langs: Map<string, Language>, config: OfferConfi
   return offer(lang, config, enabledCodes(langs, config.languages.enabled), code)
 }
 
-/** Every language offeredLanguage accepts, in manifest order. */
+/** Every language offeredLanguage accepts, in manifest order (a sandbox host's advert: Judge0's own forms too). */
 export function offeredLanguages(langs: Map<string, Language>, config: OfferConfig): Language[] {
   const enabled = enabledCodes(langs, config.languages.enabled)
   return [...langs.values()].filter((l) => offer(l, config, enabled, l.code).ok)
+}
+
+/** The languages every face lists (the room, Jobe, HackerEarth): the offered ones less Judge0's own forms (Language.judge0Only). */
+export function offeredEverywhere(langs: Map<string, Language>, config: OfferConfig): Language[] {
+  return offeredLanguages(langs, config).filter((l) => !l.judge0Only)
 }

@@ -23,6 +23,8 @@ export interface Protocol {
   stagesShown: boolean
   /** Every request is answered before it runs (a callback or a poll gives the result): queued behind synchronous ones. */
   asynchronous?: boolean
+  /** It accepts Judge0's own forms (manifest judge0_only: its Executable, its multi-file program); no other protocol may. */
+  judge0Forms?: boolean
   /** The compile step is over (only called when stagesShown). */
   onCompiled?(deps: HookDeps, row: Submission): void
   /** The submission is completed (also after our own failure). */

@@ -133,6 +133,8 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   const offer = offeredLanguage(deps.languages, config, input.lang)
   if (!offer.ok) throw new AppError('LanguageNotSupportedError', offer.detail, { lang: input.lang })
   const language = offer.language
+  // Judge0's Executable and multi-file program mean something through Judge0's attributes only
+  if (language.judge0Only && !protocol.judge0Forms) throw new AppError('LanguageNotSupportedError', `lang '${input.lang}' is not supported`, { lang: input.lang })
   if (input.problemId !== undefined) {
     if (input.tests) throw new AppError('InvalidArgumentError', 'give either problem_id or test_cases, not both', { problem_id: input.problemId })
     // the problem's tests, checker and limits; what the request gives overrides them
@@ -151,7 +153,8 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   if (latin1 && (NOT_A_BYTE.test(input.source) || NOT_A_BYTE.test(input.input ?? '')))
     throw new AppError('InvalidArgumentError', 'a source or input given as bytes holds a character that is not one', {})
   const bytes = (s: string) => (latin1 ? s.length : utf8Bytes(s))
-  const sourceMax = input.sourceMaxBytes ?? limits.source_max_bytes
+  // a program sent as it runs (an ELF binary) has a cap of its own: a static hello is ~700 KB
+  const sourceMax = input.sourceMaxBytes ?? (language.sourceExecutable ? limits.executable_max_bytes : limits.source_max_bytes)
   if (bytes(input.source) > sourceMax) throw new AppError('PayloadTooLargeError', `source is larger than ${sourceMax} bytes`, { source_max_bytes: sourceMax })
   const stdin = input.input ?? ''
   const inputMax = input.inputMaxBytes ?? limits.input_max_bytes

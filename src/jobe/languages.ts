@@ -262,6 +262,7 @@ export function jobeLanguages(manifest: ReadonlyMap<string, Language>): JobeLang
     const lang = byName.get(j.name)
     return lang ? [{ ...j, code: lang.code }] : []
   })
-  const others = [...manifest.values()].filter((l) => !own.has(l.jobe)).map(manifestLanguage)
+  // Judge0's own forms (judge0_only) are not Jobe's
+  const others = [...manifest.values()].filter((l) => !own.has(l.jobe) && !l.judge0Only).map(manifestLanguage)
   return [...jobe, ...others]
 }

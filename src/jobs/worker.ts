@@ -207,7 +207,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb, compileTimeSec: spec.compileTimeSec, compileMemoryKb: spec.compileMemoryKb }, 'compile')
     const sourceFile = spec.sourceFileName ?? lang.sourceFile
     const writeSources = () => {
-      writeNewFile(box, sourceFile, asBytes(source, spec))
+      // a program sent as it runs (Judge0's Executable) is executable; every other source is data
+      writeNewFile(box, sourceFile, asBytes(source, spec), lang.sourceExecutable ? 0o755 : 0o644)
       writeJobFiles(box, spec.files, spec.filesAt)
     }
     const cache = settings.compileCache

@@ -13,7 +13,8 @@ describe("the Judge0 ids, from the manifest's judge0 keys", () => {
       HASKELL: 61, KOTLIN: 78, SCALA: 81, PERL: 85, R: 80, SWIFT: 83, OBJECTIVEC: 79, PASCAL: 67, CLOJURE: 86, PYTHON: 70,
     })
     for (const e of entries) expect(e.id <= 89 || e.id >= JUDGE0_OWN_ID_BASE).toBe(true)
-    expect(entryById(manifest, MULTI_FILE_ID)).toBeUndefined()
+    expect(entryById(manifest, MULTI_FILE_ID)?.code).toBe('MULTIFILE')
+    expect(entryById(manifest, 44)?.code).toBe('EXECUTABLE')
     expect(entryById(manifest, 71)?.code).toBe('PYTHON3')
     expect(entryById(manifest, 47)).toBeUndefined()
   })

@@ -9,6 +9,7 @@ import { JUDGE0, judge0Record } from './service.ts'
 export const judge0Protocol: Protocol = {
   name: JUDGE0,
   stagesShown: false,
+  judge0Forms: true,
   onCompleted(deps, row) {
     if (!row.callbackUrl) return
     enqueueDelivery(

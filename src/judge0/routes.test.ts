@@ -392,6 +392,7 @@ describe('Judge0 information routes', () => {
     const all = await json(await get(app, '/languages/all', secret))
     expect(all.every((l: { is_archived: boolean }) => l.is_archived === false)).toBe(true)
     expect(await json(await get(app, '/languages/71', secret))).toEqual({ id: 71, name: 'Python (3.13)', is_archived: false, source_file: 'main', compile_cmd: null, run_cmd: './main' })
+    // 89 (the multi-file program) is a manifest entry, not provisioned in this fixture
     expect((await get(app, '/languages/89', secret)).status).toBe(404)
     expect((await get(app, '/languages/62', secret)).status).toBe(404)
   })

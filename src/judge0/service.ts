@@ -76,6 +76,7 @@ export function checkContext(deps: LangDeps): CheckContext {
     ranges: judge0Ranges(deps.config),
     languageOf: (id) => judge0Language(deps, id),
     sourceMaxBytes: l.source_max_bytes,
+    executableMaxBytes: l.executable_max_bytes,
     inputMaxBytes: l.input_max_bytes,
     zip: { maxFiles: l.files_max_count, totalBytes: l.files_max_bytes },
   }
@@ -104,6 +105,8 @@ export interface Judge0Data {
   callbackUrl: string | null
   /** The zip as sent, Base64 (shown back as additional_files). */
   additionalFiles: string | null
+  /** A multi-file program: the row's source is its run script, shown back as no source_code (Judge0 keeps none). */
+  project?: true
 }
 
 const latin1 = (b: Buffer | null): string | null => (b === null ? null : b.toString('latin1'))
@@ -128,6 +131,7 @@ export function submissionInput(input: Judge0Input, wait: boolean): SubmissionIn
     commandLineArguments: input.commandLineArguments,
     callbackUrl: input.callbackUrl,
     additionalFiles: input.additionalFiles ? input.additionalFiles.toString('base64') : null,
+    ...(input.project ? { project: true as const } : {}),
   }
   return {
     api: JUDGE0,
@@ -155,6 +159,7 @@ export function submissionInput(input: Judge0Input, wait: boolean): SubmissionIn
     // the exact bytes: Base64 replies carry them, and plain replies must tell text that is not UTF-8
     outputEncoding: 'latin1',
     ...(input.files.length ? { files: input.files.map((f) => ({ name: f.name, contentBase64: f.content.toString('base64') })) } : {}),
+    ...(input.sourceFileName ? { sourceFileName: input.sourceFileName } : {}),
     ...(input.compileArgv ? { compileArgv: input.compileArgv } : {}),
     ...(input.runArgv ? { runArgv: input.runArgv } : {}),
     protocolData: data,
@@ -202,7 +207,7 @@ export function judge0Record(row: Submission): Judge0Record {
   const d = protocolDataOf(row) as Judge0Data
   const raw = rawResultOf(row)
   const base = {
-    source_code: inputOf(d, row.source),
+    source_code: d.project ? null : inputOf(d, row.source),
     language_id: d.languageId,
     stdin: inputOf(d, d.stdin),
     expected_output: inputOf(d, d.expectedOutput),

@@ -6,6 +6,7 @@ import { entryById } from './languages.ts'
 import { testConfig } from '../testing/evaluation.ts'
 import { judge0Ranges } from './service.ts'
 import { checkSubmission, type CheckContext } from './validate.ts'
+import { makeZip } from '../testing/zips.ts'
 
 const lang = (code: string, over: Partial<Language> = {}): Language => ({
   code,
@@ -34,6 +35,8 @@ const manifest = loadLanguages()
 const langs: Record<number, Language> = {
   50: lang('C'),
   71: lang('PYTHON3', { sourceFile: 'main.py', compile: undefined, run: ['/usr/bin/python3', 'main.py'] }),
+  44: manifest.get('EXECUTABLE')!,
+  89: manifest.get('MULTIFILE')!,
 }
 const ctx: CheckContext = {
   ranges: {
@@ -50,6 +53,7 @@ const ctx: CheckContext = {
   },
   languageOf: (id) => (langs[id] ? { entry: entryById(manifest, id)!, lang: langs[id]! } : undefined),
   sourceMaxBytes: 1000,
+  executableMaxBytes: 3000,
   inputMaxBytes: 1000,
   zip: { maxFiles: 4, totalBytes: 10_000 },
 }
@@ -158,7 +162,7 @@ describe('checkSubmission', () => {
     expect(d.ok && [d.input.memoryLimit, d.input.cpuTimeLimit]).toEqual([200000, 6])
   })
 
-  it('refuses the network, per-process limits, language 89 and compiler options of an interpreter', async () => {
+  it('refuses the network, per-process limits and compiler options of an interpreter', async () => {
     const r = await checkSubmission({ source_code: 'x', language_id: 71, enable_network: true, enable_per_process_and_thread_time_limit: 'true', compiler_options: '-O2' }, false, ctx)
     if (r.ok) throw new Error()
     expect(r.errors).toEqual({
@@ -166,8 +170,6 @@ describe('checkSubmission', () => {
       compiler_options: ['setting compiler options is only allowed for compiled languages'],
       enable_network: ['enabling network is not allowed'],
     })
-    const m = await checkSubmission({ source_code: 'x', language_id: 89 }, false, ctx)
-    expect(!m.ok && m.errors).toEqual({ language_id: ["language with id 89 doesn't exist"] })
     const off = await checkSubmission({ source_code: 'x', language_id: 71, enable_network: false }, false, ctx)
     expect(off.ok).toBe(true)
   })
@@ -189,7 +191,7 @@ describe('checkSubmission', () => {
     expect(ok.input.files.map((f) => [f.name, f.content.toString()])).toEqual([['helper.py', 'X = 1\n']])
     for (const name of ['dir/a.py', '.hidden', '../x']) {
       const r = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: zip({ [name]: 'x' }).toString('base64') }, false, ctx)
-      expect(!r.ok && r.errors.additional_files?.[0]).toMatch(/only plain file names|folder|invalid relative path/)
+      expect(!r.ok && r.errors.additional_files?.[0]).toMatch(/only plain file names|a path with \.\./)
     }
     const bad = await checkSubmission({ source_code: 'x', language_id: 71, additional_files: 'bm90IGEgemlw' }, false, ctx)
     expect(!bad.ok && bad.errors.additional_files?.[0]).toMatch(/^is not a zip archive/)
@@ -234,5 +236,41 @@ describe('checkSubmission', () => {
       callback_url: ['is not an http(s) URL'],
       stdin: ['is too long (maximum is 1000 bytes)'],
     })
+  })
+
+  it('89, a multi-file program: the zip\'s run script is the source, its compile script the compile step, run with bash', async () => {
+    const z = makeZip([['compile', 'gcc -o prog main.c\n'], ['run.sh', './prog\n'], ['run', 'echo never\n'], ['main.c', 'int main(){}\n']])
+    const r = await checkSubmission({ language_id: 89, additional_files: z.toString('base64'), command_line_arguments: 'a b' }, false, ctx)
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    // Judge0's order: run.sh before run, compile.sh before compile; a project's scripts get no arguments
+    expect([r.input.project, r.input.sourceFileName, r.input.sourceCode.toString(), r.input.compileArgv, r.input.runArgv]).toEqual([true, 'run.sh', './prog\n', ['bash', 'compile'], ['bash', 'run.sh']])
+    expect(r.input.files.map((f) => f.name).sort()).toEqual(['compile', 'main.c', 'run'])
+    // no compile script: no compile step
+    const plain = await checkSubmission({ language_id: 89, additional_files: makeZip([['run', 'echo hi\n']]).toString('base64') }, false, ctx)
+    expect(plain.ok && [plain.input.sourceFileName, plain.input.compileArgv, plain.input.runArgv, plain.input.files]).toEqual(['run', [], ['bash', 'run'], []])
+  })
+
+  it('89 refuses a source, a missing zip, a zip without a run script and compiler options, as Judge0 words them', async () => {
+    const r = await checkSubmission({ language_id: 89, source_code: 'echo hi', compiler_options: '-O2' }, false, ctx)
+    expect(!r.ok && r.errors).toEqual({ source_code: ['must be blank'], additional_files: ["can't be blank"], compiler_options: ['setting compiler options is only allowed for compiled languages'] })
+    const none = await checkSubmission({ language_id: 89, additional_files: makeZip([['compile', 'true\n']]).toString('base64') }, false, ctx)
+    expect(!none.ok && none.errors).toEqual({ additional_files: ['holds no run script (run.sh or run) for the multi-file program'] })
+    const link = await checkSubmission({ language_id: 89, additional_files: makeZip([['run', 'x', { link: true }]]).toString('base64') }, false, ctx)
+    expect(!link.ok && link.errors).toEqual({ additional_files: ['holds "run": not a regular file (a link or a device)'] })
+  })
+
+  it('44, an executable: the bytes sent, within limits.executable_max_bytes instead of the source cap', async () => {
+    const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(2000, 0xff)])
+    const r = await checkSubmission({ language_id: 44, source_code: elf.toString('base64') }, true, ctx)
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    expect(r.input.sourceCode).toEqual(elf)
+    const big = await checkSubmission({ language_id: 44, source_code: Buffer.alloc(3001, 1).toString('base64') }, true, ctx)
+    expect(!big.ok && big.errors).toEqual({ source_code: ['is too long (maximum is 3000 bytes)'] })
+    // every other language keeps the source cap
+    const c = await checkSubmission({ language_id: 50, source_code: Buffer.alloc(2000, 0x41).toString('base64') }, true, ctx)
+    expect(!c.ok && c.errors).toEqual({ source_code: ['is too long (maximum is 1000 bytes)'] })
+    // Judge0's 44 has no compile command
+    const opts = await checkSubmission({ language_id: 44, source_code: 'x', compiler_options: '-O2' }, false, ctx)
+    expect(!opts.ok && opts.errors).toEqual({ compiler_options: ['setting compiler options is only allowed for compiled languages'] })
   })
 })

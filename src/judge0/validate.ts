@@ -28,6 +28,8 @@ export interface CheckContext {
   /** The offered language of an id, or undefined (unknown, not provisioned, not enabled). */
   languageOf(id: number): { entry: Judge0LanguageEntry; lang: Language } | undefined
   sourceMaxBytes: number
+  /** The cap of a program sent as it runs (a language with sourceExecutable: Judge0's Executable). */
+  executableMaxBytes: number
   inputMaxBytes: number
   zip: { maxFiles: number; totalBytes: number }
 }
@@ -56,7 +58,15 @@ export interface Judge0Input {
   callbackUrl: string | null
   additionalFiles: Buffer | null
   files: PlainFile[]
+  /** Judge0's multi-file program (is_project): no source_code; the zip's run script stands in for it. */
+  project?: true
+  /** The source's file name when it is not the language's (a project's run.sh). */
+  sourceFileName?: string
 }
+
+/** Judge0's project scripts, each first found first (its IsolateJob): run.sh before run, compile.sh before compile. */
+const RUN_SCRIPTS = ['run.sh', 'run']
+const COMPILE_SCRIPTS = ['compile.sh', 'compile']
 
 export type CheckResult = { ok: true; input: Judge0Input } | { ok: false; errors: FieldErrors }
 
@@ -128,11 +138,20 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
   const stdin = bytesOf(errors, 'stdin', field('stdin'), base64)
   const expectedOutput = bytesOf(errors, 'expected_output', field('expected_output'), base64)
   const languageId = field('language_id')
+  // Judge0's language_existence runs whether or not the id was given ("language with id  doesn't exist")
+  const offered = languageId === undefined ? undefined : ctx.languageOf(languageId)
+  // Judge0's is_project (of a language that exists): the multi-file program has no source, only its zip
+  const project = languageId === MULTI_FILE_ID && !!offered
 
   // Ruby's blank?: Unicode spaces in text, ASCII ones in bytes (Base64.decode64 gives a binary string)
-  if (sourceCode === undefined || (base64 ? blankBytes(sourceCode) : sourceText!.trim() === '')) {
+  const sourceBlank = sourceCode === undefined || (base64 ? blankBytes(sourceCode) : sourceText!.trim() === '')
+  // a program sent as it runs (Executable) has its own cap, checked again where the job is built
+  const sourceMax = offered?.lang.sourceExecutable ? ctx.executableMaxBytes : ctx.sourceMaxBytes
+  if (project) {
+    if (!sourceBlank && !errors.source_code) addError(errors, 'source_code', 'must be blank')
+  } else if (sourceBlank) {
     if (!errors.source_code) addError(errors, 'source_code', "can't be blank")
-  } else if (sourceCode!.length > ctx.sourceMaxBytes) addError(errors, 'source_code', `is too long (maximum is ${ctx.sourceMaxBytes} bytes)`)
+  } else if (sourceCode!.length > sourceMax) addError(errors, 'source_code', `is too long (maximum is ${sourceMax} bytes)`)
   if (stdin !== undefined && stdin.length > ctx.inputMaxBytes) addError(errors, 'stdin', `is too long (maximum is ${ctx.inputMaxBytes} bytes)`)
   if (expectedOutput !== undefined && expectedOutput.length > ctx.inputMaxBytes)
     addError(errors, 'expected_output', `is too long (maximum is ${ctx.inputMaxBytes} bytes)`)
@@ -141,8 +160,6 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
   for (const k of ['enable_per_process_and_thread_time_limit', 'enable_per_process_and_thread_memory_limit'] as const)
     if (field(k) === true) addError(errors, k, 'this option cannot be enabled')
 
-  // Judge0's language_existence runs whether or not the id was given ("language with id  doesn't exist")
-  const offered = languageId === undefined || languageId === MULTI_FILE_ID ? undefined : ctx.languageOf(languageId)
   if (!offered) addError(errors, 'language_id', `language with id ${languageId ?? ''} doesn't exist`)
 
   const compilerOptions = field('compiler_options')
@@ -175,6 +192,7 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
   let files: PlainFile[] = []
   let additionalFiles: Buffer | null = null
   const zipText = field('additional_files')
+  if (project && rubyBlank(zipText)) addError(errors, 'additional_files', "can't be blank")
   if (!rubyBlank(zipText)) {
     additionalFiles = decode64(zipText!)
     try {
@@ -183,8 +201,12 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
       if (!(err instanceof ZipRefused)) throw err
       addError(errors, 'additional_files', err.message)
     }
-    if (offered && files.some((f) => f.name === offered.lang.sourceFile)) files = files.filter((f) => f.name !== offered.lang.sourceFile)
+    if (!project && offered && files.some((f) => f.name === offered.lang.sourceFile)) files = files.filter((f) => f.name !== offered.lang.sourceFile)
   }
+  // the project's run script becomes the job's source (Judge0 would run `bash run.sh` and fail with
+  // exit 127 without one: refused here, where the client can be told why)
+  const runScript = project ? RUN_SCRIPTS.find((n) => files.some((f) => f.name === n)) : undefined
+  if (project && additionalFiles && !errors.additional_files && !runScript) addError(errors, 'additional_files', 'holds no run script (run.sh or run) for the multi-file program')
 
   if (Object.keys(errors).length) return { ok: false, errors: ordered(errors, languageId === undefined) }
 
@@ -193,7 +215,7 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
   const input: Judge0Input = {
     languageId: languageId!,
     language: lang,
-    sourceCode: sourceCode!,
+    sourceCode: project ? files.find((f) => f.name === runScript)!.content : sourceCode!,
     stdin: stdin ?? null,
     expectedOutput: expectedOutput ?? null,
     cpuTimeLimit: field('cpu_time_limit') ?? d.cpuTimeLimit,
@@ -210,6 +232,18 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
     callbackUrl: rubyBlank(callbackUrl) ? null : callbackUrl!.trim(),
     additionalFiles,
     files,
+  }
+  if (project) {
+    // the manifest's `bash run` names the script found; a compile script, when there is one, runs the
+    // same way first (else no compile step); Judge0 passes no arguments to a project's scripts
+    const named = (name: string) => lang.run.map((a) => (a === lang.sourceFile ? name : a))
+    const compileScript = COMPILE_SCRIPTS.find((n) => files.some((f) => f.name === n))
+    input.project = true
+    input.sourceFileName = runScript!
+    input.files = files.filter((f) => f.name !== runScript)
+    input.compileArgv = compileScript ? named(compileScript) : []
+    input.runArgv = named(runScript!)
+    return { ok: true, input }
   }
   if (options.length && lang.compile) input.compileArgv = compileArgvWith(lang.compile, lang.sourceFile, options)
   if (args.length) input.runArgv = runArgvWith(lang.run, args)

@@ -1,8 +1,11 @@
 // additional_files: Judge0 takes a Base64 .zip and unzips it beside the source (`unzip -n`, so a file
-// named like the source does not replace it). Here the zip is read at the edge with yauzl, within caps
-// counted on the bytes actually inflated, and becomes plain files for the core; folders, links, `..`
-// and hidden names are refused rather than created.
-import yauzl, { type Entry, type ZipFile } from 'yauzl'
+// named like the source does not replace it). Here it is read at the edge by the project's zip reader
+// (problems/zip.ts: entry count, sizes declared and inflated, absolute and `..` names, links and other
+// non-regular entries all refused before or while inflating), with a ratio rule against bombs, and
+// becomes plain files for the core: the core's work directory takes plain names only, so a file in a
+// folder and a hidden name are refused rather than flattened.
+import { isPlainName } from '../jobs/job-files.ts'
+import { readZipFiles, ZipRefused as ReaderRefused } from '../problems/zip.ts'
 
 export interface ZipFileCaps {
   maxFiles: number
@@ -16,56 +19,51 @@ export interface PlainFile {
 
 export class ZipRefused extends Error {}
 
-const S_IFMT = 0o170000
-const S_IFREG = 0o100000
-const PLAIN_NAME = /^[A-Za-z0-9_+-][A-Za-z0-9_.+-]*$/
+/** An entry of 64 KiB or more that inflates over 200 times its stored size: source text rarely passes 20. */
+export const ZIP_RATIO = { ratio: 200, fromBytes: 64 * 1024 }
 
 export async function readFilesZip(data: Buffer, caps: ZipFileCaps): Promise<PlainFile[]> {
-  const zip = await new Promise<ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(data, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
-      err ? reject(new ZipRefused(`is not a zip archive (${err.message})`)) : resolve(z!)
-    )
-  )
-  const files: PlainFile[] = []
-  let declared = 0
-  let inflated = 0
+  // every name must be plain: a folder entry is one too many rather than skipped
+  const folders: string[] = []
+  let files: Map<string, Buffer>
   try {
-    await new Promise<void>((resolve, reject) => {
-      const fail = (why: string) => reject(new ZipRefused(why))
-      zip.on('error', (err: Error) => fail(`is a damaged zip archive (${err.message})`))
-      zip.on('end', () => resolve())
-      zip.on('entry', (entry: Entry) => {
-        const name = entry.fileName
-        if (name.endsWith('/')) return fail(`holds a folder (${name}): only plain files are supported`)
-        if (!PLAIN_NAME.test(name) || name.includes('..')) return fail(`holds ${JSON.stringify(name)}: only plain file names (no folders, no leading dot)`)
-        const type = ((entry.externalFileAttributes >>> 16) & 0xffff) & S_IFMT
-        if (type && type !== S_IFREG) return fail(`holds ${name}, which is not a regular file`)
-        if (files.length >= caps.maxFiles) return fail(`holds more than ${caps.maxFiles} files`)
-        if (files.some((f) => f.name === name)) return fail(`holds ${name} twice`)
-        declared += entry.uncompressedSize
-        if (declared > caps.totalBytes) return fail(`inflates to more than ${caps.totalBytes} bytes`)
-        zip.openReadStream(entry, (err, stream) => {
-          if (err || !stream) return fail(`holds an unreadable ${name}`)
-          const chunks: Buffer[] = []
-          stream.on('data', (chunk: Buffer) => {
-            inflated += chunk.length
-            if (inflated > caps.totalBytes) {
-              stream.destroy()
-              return fail(`inflates to more than ${caps.totalBytes} bytes`)
-            }
-            chunks.push(chunk)
-          })
-          stream.on('error', (e: Error) => fail(`holds an unreadable ${name} (${e.message})`))
-          stream.on('end', () => {
-            files.push({ name, content: Buffer.concat(chunks) })
-            zip.readEntry()
-          })
-        })
-      })
-      zip.readEntry()
-    })
-  } finally {
-    zip.close()
+    ;({ files } = await readZipFiles(data, {
+      maxFiles: caps.maxFiles,
+      fileBytes: caps.totalBytes,
+      totalBytes: caps.totalBytes,
+      maxRatio: ZIP_RATIO,
+      label: 'the zip',
+      wanted: (name) => {
+        if (!isPlainName(name)) folders.push(name)
+        return isPlainName(name)
+      },
+    }))
+  } catch (err) {
+    if (err instanceof ReaderRefused) throw new ZipRefused(judge0Words(err.message))
+    throw err
   }
-  return files
+  if (folders.length) throw new ZipRefused(`holds ${JSON.stringify(folders[0])}: only plain file names (no folders, no leading dot)`)
+  return [...files].map(([name, content]) => ({ name, content }))
+}
+
+/** The reader's refusal as Rails words it after the attribute's name ("additional_files is not a zip archive (…)"). */
+function judge0Words(message: string): string {
+  const open = /^the zip does not open: (.*)$/s.exec(message)
+  if (open) return `is not a zip archive (${open[1]})`
+  // yauzl itself refuses these names, as an error of the archive
+  const traversal = /^the zip is damaged: invalid relative path: (.*)$/s.exec(message)
+  if (traversal) return `holds ${JSON.stringify(traversal[1])}: a path with ..`
+  const absolute = /^the zip is damaged: absolute path: (.*)$/s.exec(message)
+  if (absolute) return `holds ${JSON.stringify(absolute[1])}: an absolute path`
+  const damaged = /^the zip is damaged: (.*)$/s.exec(message)
+  if (damaged) return `is a damaged zip archive (${damaged[1]})`
+  const total = /^the zip is larger than (\d+) bytes in all$/.exec(message)
+  if (total) return `inflates to more than ${total[1]} bytes`
+  const count = /^more than (\d+) files in the zip$/.exec(message)
+  if (count) return `holds more than ${count[1]} files`
+  const big = /^(.*): larger than (\d+) bytes$/s.exec(message)
+  if (big) return `inflates to more than ${big[2]} bytes`
+  // "<name>: <why>" (a path with .., an absolute path, a link, inflates beyond the caps, …)
+  const entry = /^(.*?): (.*)$/s.exec(message)
+  return entry ? `holds ${JSON.stringify(entry[1])}: ${entry[2]}` : message
 }

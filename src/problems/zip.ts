@@ -30,6 +30,12 @@ export interface ZipReadCaps {
   fileBytes: number
   totalBytes: number
   wanted?: (name: string) => boolean
+  /**
+   * Most an entry of at least `fromBytes` may inflate to per byte stored, refused by its declared sizes
+   * before inflating (yauzl holds the real ones to them): a zip bomb's few KB standing for megabytes of
+   * repeats. Absent: no ratio rule (test data is often that repetitive).
+   */
+  maxRatio?: { ratio: number; fromBytes: number }
   /** How the zip is named in refusals ("the tests zip", "the package"). */
   label: string
 }
@@ -74,6 +80,9 @@ export async function readZipFiles(data: Buffer, caps: ZipReadCaps): Promise<{ f
           return zip.readEntry()
         }
         if (entry.uncompressedSize > caps.fileBytes) return fail(`${name}: larger than ${caps.fileBytes} bytes`)
+        const r = caps.maxRatio
+        if (r && entry.uncompressedSize >= r.fromBytes && entry.uncompressedSize > r.ratio * Math.max(1, entry.compressedSize))
+          return fail(`${name}: inflates more than ${r.ratio} times (${entry.compressedSize} bytes stored for ${entry.uncompressedSize})`)
         declared += entry.uncompressedSize
         if (declared > caps.totalBytes) return fail(`${caps.label} is larger than ${caps.totalBytes} bytes in all`)
         zip.openReadStream(entry, (err, stream) => {

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { queueRoomRun } from '../evaluation/room-runs.ts'
 import type { Submission } from '../evaluation/model.ts'
-import { offeredLanguages as sharedOffered } from '../languages.ts'
+import { offeredEverywhere as sharedOffered } from '../languages.ts'
 import { roomStates } from '../storage/schema.ts'
 import type { RoomHub } from './hub.ts'
 
@@ -51,8 +51,8 @@ export interface RoomLanguage {
 }
 
 /**
- * The languages the editor offers: the same rule as the evaluation API (languages.ts offeredLanguages:
- * languages.enabled when set, each with its toolchain provisioned).
+ * The languages the editor offers: the same rule as the evaluation API (languages.ts offeredEverywhere:
+ * languages.enabled when set, each with its toolchain provisioned, not one of Judge0's own forms).
  */
 export function offeredLanguages(deps: RoomDeps): RoomLanguage[] {
   return sharedOffered(deps.languages, deps.config).map((l) => ({ code: l.code, name: l.name, ...(l.editorMode ? { editorMode: l.editorMode } : {}) }))
