@@ -11,6 +11,7 @@ const JAIL = [
   'src/jobe/check-and-run.test.ts',
   'src/jobs/languages-tle.test.ts',
   'src/jobs/language-tables.test.ts',
+  'src/jobs/judge0-forms.test.ts',
   'src/jobs/languages-listing.test.ts',
   'src/jobs/compile-overrides.test.ts',
   'src/jobs/cli-commands.test.ts',

@@ -55,6 +55,15 @@ const PROGRAMS: Record<string, Programs> = {
     alloc: (n) => `dd if=/dev/zero of=/dev/null bs=${n} count=1 2>/dev/null && echo done`,
     hostile: (cmd) => cmd,
   },
+  // Judge0's multi-file program: its run script (the source here) is bash; language 89's own cases
+  // (the zip's compile step, files beside it) are src/jobs/judge0-forms.test.ts's
+  MULTIFILE: {
+    hello: 'echo "hello, world"',
+    exit3: 'exit 3',
+    thrown: 'set -e\nfalse\necho unreachable',
+    alloc: (n) => `dd if=/dev/zero of=/dev/null bs=${n} count=1 2>/dev/null && echo done`,
+    hostile: (cmd) => cmd,
+  },
   LUA: {
     hello: 'print("hello, world")',
     exit3: 'os.exit(3)',

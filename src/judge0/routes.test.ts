@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { createApp } from '../app.ts'
-import { addClient, createTestDeps, json, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
+import { addClient, createTestDeps, fakeProvision, json, provisionedToolchains, testConfig, testLanguages, thrownAppError, until, type TestDeps } from '../testing/evaluation.ts'
+import { acceptSubmission } from '../evaluation/submissions.ts'
+import { loadLanguages } from '../languages.ts'
+import { makeZip } from '../testing/zips.ts'
 
 import type { OutboxRow } from '../jobs/outbox.ts'
 import { createFakePool, okRun } from '../testing/fake-pool.ts'
-import { submissions } from '../storage/schema.ts'
+import { clients, submissions } from '../storage/schema.ts'
 import { decode64 } from './replies.ts'
 import { ISOLATE_TEXT, LICENSE_TEXT } from './routes.ts'
 
@@ -448,3 +451,60 @@ describe('Judge0 information routes', () => {
   })
 })
 
+
+describe("Judge0's own forms: 44 Executable and 89 Multi-file program", () => {
+  /** The test languages and the manifest's two forms, all provisioned in the test file's toolchains. */
+  function formsSetup() {
+    const manifest = loadLanguages()
+    const forms = [manifest.get('EXECUTABLE')!, manifest.get('MULTIFILE')!]
+    fakeProvision(provisionedToolchains(), forms)
+    const languages = new Map([...testLanguages(), ...forms.map((l) => [l.code, l] as const)])
+    const pool = createFakePool()
+    return { ...setup({ languages, pool }), pool }
+  }
+
+  test('89: the zip becomes the job (run script as source, compile script as compile step); source_code is null in the reply', async () => {
+    const { app, secret, pool } = formsSetup()
+    const zip = makeZip([['compile', 'gcc -o p main.c\n'], ['run', './p\n'], ['main.c', 'int main(){return 0;}\n']])
+    const r = await post(app, '/submissions?wait=true&fields=source_code,additional_files,language_id,status', secret, { language_id: 89, additional_files: zip.toString('base64') })
+    expect(r.status).toBe(201)
+    const body = await json(r)
+    expect(body).toMatchObject({ source_code: null, language_id: 89 })
+    // the zip as sent (always Base64: it is bytes)
+    expect(Buffer.from(decode64(body.additional_files)).equals(zip)).toBe(true)
+    const job = pool.jobs.at(-1)!
+    expect([job.language, job.sourceFileName, Buffer.from(job.source, 'latin1').toString(), job.compileArgv, job.runArgv]).toEqual(['MULTIFILE', 'run', './p\n', ['bash', 'compile'], ['bash', 'run']])
+    expect(pool.files.at(-1)!.map((f) => f.name).sort()).toEqual(['compile', 'main.c'])
+    const listed = await json(await get(app, '/languages', secret))
+    expect(listed).toEqual(expect.arrayContaining([{ id: 89, name: 'Multi-file program' }, { id: 44, name: 'Executable' }]))
+    // Judge0's refusals, with a zip of traversal names and without one
+    const bad = await post(app, '/submissions', secret, { language_id: 89, source_code: 'echo', additional_files: makeZip([['../run', 'x']]).toString('base64') })
+    expect([bad.status, await json(bad)]).toEqual([422, { source_code: ['must be blank'], additional_files: ['holds "../run": a path with ..'] }])
+  })
+
+  test('44: a binary past limits.source_max_bytes is taken up to limits.executable_max_bytes, at the edge and in the core', async () => {
+    const { app, secret, pool } = formsSetup()
+    const { source_max_bytes: sourceMax, executable_max_bytes: exeMax } = deps.config.limits
+    const elf = Buffer.concat([Buffer.from('\x7fELF'), Buffer.alloc(sourceMax * 2, 0xf0)])
+    const r = await post(app, '/submissions?base64_encoded=true', secret, { language_id: 44, source_code: elf.toString('base64') })
+    expect(r.status).toBe(201)
+    await until(() => pool.jobs.length === 1)
+    expect(Buffer.from(pool.jobs[0].source, 'latin1').equals(elf)).toBe(true)
+    const over = await post(app, '/submissions?base64_encoded=true', secret, { language_id: 44, source_code: Buffer.alloc(exeMax + 1, 0xf0).toString('base64') })
+    expect([over.status, await json(over)]).toEqual([422, { source_code: [`is too long (maximum is ${exeMax} bytes)`] }])
+    // where the job is built: the core holds the same cap whatever a face let through
+    const client = deps.db.select().from(clients).get()!
+    const core = thrownAppError(() => acceptSubmission(deps, client as never, { api: 'judge0', lang: 'EXECUTABLE', source: 'x'.repeat(exeMax + 1), inputEncoding: 'latin1' }))
+    expect([core.code, core.message]).toEqual(['PayloadTooLargeError', `PayloadTooLargeError: source is larger than ${exeMax} bytes`])
+    expect(() => acceptSubmission(deps, client as never, { api: 'judge0', lang: 'EXECUTABLE', source: 'x'.repeat(sourceMax + 1), inputEncoding: 'latin1' })).not.toThrow()
+  })
+
+  test('the other APIs neither list nor take them', async () => {
+    const { app, secret } = formsSetup()
+    for (const lang of ['EXECUTABLE', 'MULTIFILE']) {
+      const r = await app.request('/v4/partner/code-evaluation/submissions/', { method: 'POST', headers: { 'client-secret': secret, 'content-type': 'application/json' }, body: JSON.stringify({ lang, source: '#!/bin/sh\necho hi\n' }) })
+      expect(r.status, lang).toBe(400)
+      expect(JSON.stringify(await json(r))).toContain(`lang '${lang}' is not supported`)
+    }
+  })
+})
