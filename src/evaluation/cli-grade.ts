@@ -2,7 +2,8 @@
 // the jail (the same worker as graded v4 submissions), one line per test as it finishes, a summary with
 // the score; exit code 0 only when every test passed. --json prints the API's `result` object (each
 // test's `output` is its stdout itself: there is no server to link to).
-import { readFileSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { CliExit, type CliCommands, type CliContext } from '../cli-types.ts'
 import { eq } from 'drizzle-orm'
 import type { Client } from '../clients/clients.ts'
@@ -16,6 +17,25 @@ import { createJobRunner } from '../jobs/worker.ts'
 import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
 import type { CheckerSpec } from '../grading/checkers.ts'
 import { readTestDir } from '../grading/test-dir.ts'
+import type { JobSpec } from '../jobs/types.ts'
+import { languageOfFiles } from '../packages/package-languages.ts'
+import { planProgram, ProgramRefused, type ProgramFile } from '../packages/program-files.ts'
+import type { Config } from '../config.ts'
+
+/** A folder's files (a multi-file program): regular files only, no subfolders, within the job's caps. */
+function readProgramDir(dir: string, limits: Config['limits']): ProgramFile[] {
+  const files: ProgramFile[] = []
+  let total = 0
+  for (const name of readdirSync(dir).sort()) {
+    const st = lstatSync(join(dir, name))
+    if (!st.isFile()) throw new Error(`${join(dir, name)}: a program's folder holds regular files only (no subfolders, no links)`)
+    if (files.length >= limits.files_max_count + 1) throw new Error(`${dir}: more than ${limits.files_max_count + 1} files (limits.files_max_count + the entry point)`)
+    total += st.size
+    if (total > limits.source_max_bytes + limits.files_max_bytes) throw new Error(`${dir}: larger than ${limits.source_max_bytes + limits.files_max_bytes} bytes in all`)
+    files.push({ name, bytes: readFileSync(join(dir, name)) })
+  }
+  return files
+}
 
 /** A stored problem's tests and checker, read from this host's database and files. */
 function storedProblem(ctx: CliContext, publicId: string) {
@@ -48,10 +68,11 @@ const line = (name: string, o: TestOutcome) =>
 
 export const gradeCommands: CliCommands = {
   grade: {
-    summary: 'grade --lang LANG --source FILE (--tests DIR | --problem ID) [--checker C] [--stop-on-first-failure] [--time-limit S] [--memory-limit KB] [--json]',
+    summary: 'grade --lang LANG --source FILE|DIR [--entry-point NAME] (--tests DIR | --problem ID) [--checker C] [--stop-on-first-failure] [--time-limit S] [--memory-limit KB] [--json]',
     options: {
       lang: { type: 'string' },
       source: { type: 'string' },
+      'entry-point': { type: 'string' },
       tests: { type: 'string' },
       problem: { type: 'string' },
       checker: { type: 'string' },
@@ -62,11 +83,25 @@ export const gradeCommands: CliCommands = {
     },
     async run({ values }, ctx) {
       const config = ctx.config()
-      if (typeof values.lang !== 'string' || typeof values.source !== 'string' || (typeof values.tests === 'string') === (typeof values.problem === 'string'))
-        throw new Error('--lang, --source and one of --tests DIR or --problem ID are required')
-      const lang = resolveLanguage(loadLanguages(), values.lang)
-      if (!lang) throw new Error(`unknown language code ${values.lang}`)
-      if (!isProvisioned(config.paths.toolchains, lang)) throw new Error(`lang '${values.lang}' is not provisioned on this server; provision it with: npm run provision -- --langs ${lang.code}`)
+      if (typeof values.source !== 'string' || (typeof values.tests === 'string') === (typeof values.problem === 'string'))
+        throw new Error('--source and one of --tests DIR or --problem ID are required (and --lang, unless --source is a folder)')
+      // a folder is a multi-file program: its language by its files' extensions unless --lang names it
+      const folder = statSync(values.source).isDirectory() ? readProgramDir(values.source, config.limits) : undefined
+      const code = typeof values.lang === 'string' ? values.lang : folder && languageOfFiles(folder)?.lang
+      if (!code) throw new Error(folder ? `${values.source}: no file in a language Arbiter offers; give --lang` : '--lang is required')
+      const lang = resolveLanguage(loadLanguages(), code)
+      if (!lang) throw new Error(`unknown language code ${code}`)
+      if (!isProvisioned(config.paths.toolchains, lang)) throw new Error(`lang '${code}' is not provisioned on this server; provision it with: npm run provision -- --langs ${lang.code}`)
+      let program: { source: string } & Pick<JobSpec, 'files' | 'compileArgv'> | undefined
+      if (folder) {
+        try {
+          const plan = planProgram(folder, lang, { entryPoint: typeof values['entry-point'] === 'string' ? values['entry-point'] : undefined })
+          program = { source: plan.source, ...(plan.files && { files: plan.files }), ...(plan.compileArgv && { compileArgv: plan.compileArgv }) }
+        } catch (err) {
+          if (err instanceof ProgramRefused) throw new Error(`${values.source}: ${err.message}`)
+          throw err
+        }
+      }
       const stored = typeof values.problem === 'string' ? storedProblem(ctx, values.problem) : undefined
       const checker = values.checker === undefined && stored ? stored.checker : parseChecker(values.checker as string | undefined)
       const tests = stored ? stored.tests : readTestDir(values.tests as string, config.grading.total_max_bytes)
@@ -74,14 +109,14 @@ export const gradeCommands: CliCommands = {
       const timeLimitSec = Math.min(Number(values['time-limit'] ?? config.limits.default_time_sec), config.limits.max_time_sec)
       const memoryLimitKb = Math.min(Number(values['memory-limit'] ?? config.limits.default_memory_kb), config.limits.max_memory_kb)
       if (!(timeLimitSec > 0) || !(memoryLimitKb > 0)) throw new Error('--time-limit and --memory-limit must be positive numbers')
-      const source = readFileSync(values.source, 'utf8')
+      const source = program?.source ?? readFileSync(values.source, 'utf8')
       const json = values.json === true
       // progress: one line per test on stdout, or with --json on stderr when that is a terminal
       const progress = json ? (process.stderr.isTTY ? (s: string) => process.stderr.write(`${s}\n`) : () => {}) : (s: string) => process.stdout.write(`${s}\n`)
       const runner = createJobRunner(workerSettings(config), `grade-${process.pid}`)
       try {
         const result = await runner.run(
-          { language: lang.code, source, input: '', timeLimitSec, memoryLimitKb, tests, checker, stopOnFirstFailure: values['stop-on-first-failure'] === true },
+          { language: lang.code, ...program, source, input: '', timeLimitSec, memoryLimitKb, tests, checker, stopOnFirstFailure: values['stop-on-first-failure'] === true },
           {
             onCompiled: (c) => progress(c.ok ? `compiled ${lang.code}` : `compile error`),
             onTest: (i, o) => progress(line(tests[i].name, o)),

@@ -79,6 +79,16 @@ const Bool = z.preprocess((v) => {
   return b
 }, z.boolean())
 
+/** The most files a request may list before the config's own cap (limits.files_max_count) is checked. */
+export const MAX_PROGRAM_FILES = 1024
+
+export const ProgramFile = z
+  .object({
+    name: z.string().min(1).max(255).meta({ description: 'A plain file name (no folders).' }),
+    content: z.string().meta({ description: 'The file\'s text.' }),
+  })
+  .meta({ id: 'ProgramFile' })
+
 export const V4Request = z
   .object({
     ...common,
@@ -91,9 +101,21 @@ export const V4Request = z
     problem_id: Text.meta({ description: 'Graded against a stored problem (its tests, checker and limits; checker, time_limit and memory_limit here override it).' }),
     checker: CheckerSchema.optional(),
     stop_on_first_failure: Bool.optional().meta({ description: 'Tests after the first that is not AC are SKIPPED (default false).' }),
+    files: z
+      .array(ProgramFile)
+      .max(MAX_PROGRAM_FILES)
+      .optional()
+      .meta({
+        description:
+          "A multi-file program, in place of source (limits.files_max_count + 1 files, limits.source_max_bytes + limits.files_max_bytes bytes at most): the entry point is chosen as the judges choose it (Java: the class with main; C, C++ and other compiled languages: every source compiled together; Python and other interpreted languages: the only file of the language, else main.*), the others lie beside it. JSON bodies only.",
+      }),
+    entry_point: Text.meta({ description: "With files: the entry point's name, where the rules do not decide (several .py files without a main.py)." }),
   })
   .meta({ id: 'V4Request', description: 'v4 submission (JSON, form data, or JSON with any or no Content-Type).' })
 export type V4Request = z.infer<typeof V4Request>
+
+/** A v4 request with files: source may be left out. */
+export const V4FilesRequest = V4Request.extend({ source: Text })
 
 /** Validates a request body; the first problem becomes the spec's error (source is checked before lang). */
 export function parseRequest<S extends z.ZodType>(schema: S, body: Record<string, unknown>): z.infer<S> {

@@ -84,6 +84,8 @@ packageCommands['problems verify'] = {
     try {
       const report = await verifyPackage(imported, submissions, {
         canRun,
+        language: (code) => resolveLanguage(languages, code),
+        domjudge: pkg.files.has('domjudge-problem.ini'),
         run: (job) => runner.run(job),
         maxTimeSec: config.limits.max_time_sec,
         memoryLimitKb,

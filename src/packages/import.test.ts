@@ -107,7 +107,7 @@ describe('refusals name the file and the rule', () => {
     [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: sometimes\n' }, /^data\/secret\/testdata\.yaml: on_reject must be break or continue/],
     [{ ...HELLO, 'data/secret/testdata.yaml': 'output_validator_flags: a\n' }, /^data\/secret\/testdata\.yaml: output_validator_flags per group/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': '' }, /build\/run scripts/],
-    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/x.pl': '' }, /no source file in a language Arbiter offers/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/x.fs': '' }, /no source file in a language Arbiter offers/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/a/a.py': '', 'output_validators/b/b.py': '' }, /2 validators/],
     [{ ...HELLO, 'problem.yaml': 'type: interactive\n' }, /^problem\.yaml: type "interactive": the legacy format's type is pass-fail or scoring/],
     [{ ...HELLO, 'problem.yaml': 'grading:\n  objective: most\n' }, /^problem\.yaml: grading\.objective must be max or min/],

@@ -1,53 +1,92 @@
 // The language of a package's program (a submission, a validator) by its files' extensions, as
 // problemtools' languages.yaml decides: the language most files match, ties broken by its priority;
-// the main file is the only one, else main.*, else the first name in order. Extensions map to Arbiter's
-// codes; where problemtools and DOMjudge differ, problemtools is followed (.pl is Prolog there, which
-// Arbiter does not offer: such a submission is listed as in a language not offered).
+// the main file is the only one, else main.*, else the first name in order (program-files.ts refines
+// this for submissions). Every extension of problemtools' table and of DOMjudge's default languages maps
+// to Arbiter's code. Where the two differ, problemtools is followed, with one exception: `.pl` is
+// Prolog (problemtools) unless its first line is a `#!` naming perl or the package is DOMjudge's
+// (a domjudge-problem.ini), where it is Perl as DOMjudge reads it (DOMjudge's Prolog is `.plg`).
 export interface PackageLanguage {
-  /** problemtools' name of the language. */
+  /** problemtools' (or DOMjudge's) name of the language. */
   name: string
   /** Arbiter's code, absent when Arbiter has no such language. */
   code?: string
+  /** problemtools' priority; DOMjudge-only languages rank below every problemtools one. */
   priority: number
   extensions: string[]
+  /** Files with these extensions count only when their first line matches (problemtools' shebang_files). */
+  shebang?: { extensions: string[]; pattern: RegExp }
+  /** Compiled with all its sources on one command line (problemtools' `{files}`), the linker finding the entry. */
+  together?: boolean
 }
 
 export const PACKAGE_LANGUAGES: PackageLanguage[] = [
-  { name: 'C++', code: 'CPP17', priority: 1000, extensions: ['cc', 'C', 'cpp', 'cxx', 'c++'] },
-  { name: 'C', code: 'C', priority: 950, extensions: ['c'] },
-  { name: 'Python 3', code: 'PYTHON3', priority: 850, extensions: ['py'] },
-  { name: 'Java', code: 'JAVA', priority: 800, extensions: ['java'] },
-  { name: 'C#', code: 'CSHARP', priority: 700, extensions: ['cs'] },
-  { name: 'Haskell', code: 'HASKELL', priority: 600, extensions: ['hs'] },
-  { name: 'JavaScript', code: 'JAVASCRIPT_NODE', priority: 500, extensions: ['js'] },
-  { name: 'Go', code: 'GO', priority: 400, extensions: ['go'] },
-  { name: 'Objective C', code: 'OBJECTIVEC', priority: 300, extensions: ['m'] },
-  { name: 'Kotlin', code: 'KOTLIN', priority: 250, extensions: ['kt'] },
-  { name: 'Rust', code: 'RUST', priority: 575, extensions: ['rs'] },
-  { name: 'Ruby', code: 'RUBY', priority: 200, extensions: ['rb'] },
-  { name: 'PHP', code: 'PHP', priority: 300, extensions: ['php'] },
-  { name: 'Scala', code: 'SCALA', priority: 550, extensions: ['scala'] },
-  { name: 'Pascal', code: 'PASCAL', priority: 100, extensions: ['pas'] },
-  { name: 'Swift', code: 'SWIFT', priority: 100, extensions: ['swift'] },
-  { name: 'Prolog', priority: 100, extensions: ['pl'] },
-  { name: 'Common Lisp', priority: 200, extensions: ['lisp', 'cl'] },
-  { name: 'OCaml', priority: 375, extensions: ['ml'] },
+  // problemtools' languages.yaml (1.20260907), its priorities and file patterns
+  { name: 'C', code: 'C', priority: 950, extensions: ['c'], together: true },
+  { name: 'C++', code: 'CPP17', priority: 1000, extensions: ['cc', 'C', 'cpp', 'cxx', 'c++'], together: true },
+  { name: 'C#', code: 'CSHARP', priority: 700, extensions: ['cs', 'csharp'], together: true },
+  { name: 'Cobol', code: 'COBOL', priority: 50, extensions: ['cob'], together: true },
   { name: 'F#', priority: 675, extensions: ['fs'] },
-  { name: 'Cobol', priority: 50, extensions: ['cob'] },
+  { name: 'Go', code: 'GO', priority: 400, extensions: ['go'], together: true },
+  { name: 'Haskell', code: 'HASKELL', priority: 600, extensions: ['hs', 'lhs', 'c'] },
+  { name: 'Java', code: 'JAVA', priority: 800, extensions: ['java'], together: true },
+  { name: 'JavaScript', code: 'JAVASCRIPT_NODE', priority: 500, extensions: ['js'] },
+  { name: 'Kotlin', code: 'KOTLIN', priority: 250, extensions: ['kt'], together: true },
+  { name: 'Common Lisp', code: 'LISP', priority: 200, extensions: ['lisp', 'cl'] },
+  { name: 'OCaml', code: 'OCAML', priority: 375, extensions: ['ml'], together: true },
+  { name: 'Objective C', code: 'OBJECTIVEC', priority: 300, extensions: ['m', 'c'], together: true },
+  { name: 'Pascal', code: 'PASCAL', priority: 350, extensions: ['pas', 'p'] },
+  { name: 'PHP', code: 'PHP', priority: 450, extensions: ['php'] },
+  { name: 'Prolog', code: 'PROLOG_SWI', priority: 100, extensions: ['pl', 'plg'] },
+  { name: 'Python 2', code: 'PYTHON', priority: 860, extensions: ['py', 'py2'], shebang: { extensions: ['py'], pattern: /^#!.*python2\b/ } },
+  { name: 'Python 3', code: 'PYTHON3', priority: 850, extensions: ['py', 'py3'] },
+  { name: 'Ruby', code: 'RUBY', priority: 650, extensions: ['rb'] },
+  { name: 'Rust', code: 'RUST', priority: 575, extensions: ['rs'] },
+  { name: 'Scala', code: 'SCALA', priority: 550, extensions: ['sc', 'scala'], together: true },
+  // DOMjudge's default languages that problemtools does not know (.pl: see above)
+  { name: 'Perl', code: 'PERL', priority: 110, extensions: ['pl'], shebang: { extensions: ['pl'], pattern: /^#!.*\bperl\b/ } },
+  { name: 'Swift', code: 'SWIFT', priority: 45, extensions: ['swift'] },
+  { name: 'Ada', code: 'ADA', priority: 40, extensions: ['adb', 'ads'] },
+  { name: 'AWK', code: 'AWK', priority: 35, extensions: ['awk'] },
+  { name: 'Bash', code: 'BASH', priority: 30, extensions: ['bash', 'sh'] },
+  { name: 'Fortran', code: 'FORTRAN', priority: 25, extensions: ['f95', 'f90'], together: true },
+  { name: 'Lua', code: 'LUA', priority: 20, extensions: ['lua'] },
+  { name: 'R', code: 'R', priority: 15, extensions: ['R'] },
 ]
 
 const extOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : '')
 
+/** A program's file: its name (in its folder), and its bytes where a first line may decide (shebangs). */
+export type ProgramName = string | { name: string; bytes?: Buffer }
+
+export interface LanguageOptions {
+  /** A DOMjudge package (domjudge-problem.ini): `.pl` is Perl. */
+  domjudge?: boolean
+}
+
+const firstLine = (b: Buffer | undefined) => (b ? b.subarray(0, 256).toString('utf8').split('\n')[0] : '')
+
+/** Whether a file counts for a language (its extension, and the first line where the language asks). */
+function counts(language: PackageLanguage, file: { name: string; bytes?: Buffer }, opts: LanguageOptions): boolean {
+  const ext = extOf(file.name)
+  if (!language.extensions.includes(ext)) return false
+  if (language.code === 'PERL' && opts.domjudge) return true
+  if (language.shebang?.extensions.includes(ext)) return language.shebang.pattern.test(firstLine(file.bytes))
+  return true
+}
+
 /** The language of a program's files and its main file; undefined when no file is in a known language. */
-export function languageOfFiles(names: string[]): { lang: string; language: PackageLanguage; main: string } | undefined {
-  let best: { language: PackageLanguage; files: string[] } | undefined
+export function languageOfFiles(names: ProgramName[], opts: LanguageOptions = {}): { lang: string; language: PackageLanguage; main: string; files: string[] } | undefined {
+  const all = names.map((n) => (typeof n === 'string' ? { name: n } : n))
+  let best: { language: PackageLanguage; files: string[]; priority: number } | undefined
   for (const language of PACKAGE_LANGUAGES) {
-    const files = names.filter((n) => language.extensions.includes(extOf(n)))
+    const files = all.filter((f) => counts(language, f, opts)).map((f) => f.name)
     if (!files.length) continue
-    if (!best || files.length > best.files.length || (files.length === best.files.length && language.priority > best.language.priority)) best = { language, files }
+    // a DOMjudge package's .pl is Perl before Prolog
+    const priority = opts.domjudge && language.code === 'PERL' ? 1100 : language.priority
+    if (!best || files.length > best.files.length || (files.length === best.files.length && priority > best.priority)) best = { language, files, priority }
   }
   if (!best) return undefined
   const sorted = [...best.files].sort()
-  const main = sorted.length === 1 ? sorted[0] : (sorted.find((n) => /^main\./i.test(n)) ?? sorted[0])
-  return { lang: best.language.code ?? '', language: best.language, main }
+  const main = sorted.length === 1 ? sorted[0] : (sorted.find((n) => /^main\./i.test(n.split('/').at(-1)!)) ?? sorted[0])
+  return { lang: best.language.code ?? '', language: best.language, main, files: sorted }
 }

@@ -2,12 +2,15 @@
 // limit computed from the accepted submissions as problemtools computes it, what is not run and why.
 import { describe, expect, it } from 'vitest'
 import type { Job, JobResult, TestOutcome } from '../jobs/types.ts'
+import { loadLanguages, resolveLanguage } from '../languages.ts'
 import { importPackage } from './import.ts'
 import { expectedResults, verdictOf, verifyPackage, verifyTable } from './verify.ts'
 
 const outcome = (status: TestOutcome['status'], timeUsedSec = 0.1): TestOutcome => ({ status, statusDetail: 'NA', timeUsedSec, memoryUsedKb: 1, exitCode: 0, signal: 'OTHER', checkerMessage: '', earned: status === 'AC' ? 1 : 0, stdout: '' })
 const files = (extra: Record<string, string>, yaml = 'name: P\n') =>
   new Map(Object.entries({ 'problem.yaml': yaml, 'data/secret/1.in': '1', 'data/secret/1.ans': '1', ...extra }).map(([k, v]) => [k, Buffer.from(v)]))
+
+const languages = loadLanguages()
 
 /** Each source says what its run gives: "AC 0.3" (status, CPU seconds), or "CE". */
 async function verify(subs: Record<string, string>, yaml?: string, canRun = (code: string) => code !== 'RUST') {
@@ -20,7 +23,7 @@ async function verify(subs: Record<string, string>, yaml?: string, canRun = (cod
     if (status === 'CE') return { compile: { ok: false, message: 'error: no' } }
     return { compile: { ok: true, message: '' }, tests: [outcome(status as TestOutcome['status'], Number(time ?? 0.1))] }
   }
-  const report = await verifyPackage(pkg, new Map([...all].filter(([p]) => p.startsWith('submissions/'))), { canRun, run, maxTimeSec: 10, memoryLimitKb: 1 << 20 })
+  const report = await verifyPackage(pkg, new Map([...all].filter(([p]) => p.startsWith('submissions/'))), { canRun, run, maxTimeSec: 10, memoryLimitKb: 1 << 20, language: (code) => resolveLanguage(languages, code) })
   return { report, jobs }
 }
 
@@ -43,7 +46,7 @@ describe('verifying a package', () => {
       ['accepted/a.c', 'AC', 'pass'],
       ['accepted/b.py', 'AC', 'pass'],
       ['accepted/c.rs', '-', 'not offered'],
-      ['accepted/multi/', '-', 'not judged'],
+      ['accepted/multi/', 'AC', 'pass'],
       ['run_time_error/r.cc', 'RTE', 'pass'],
       ['run_time_error/wrong.cc', 'AC', 'fail'],
       ['slow_accepted/s.py', '-', 'not judged'],
@@ -52,8 +55,11 @@ describe('verifying a package', () => {
     ])
     expect(report.ok).toBe(false)
     // accepted ran first at the largest limit; the rest at the computed one, the margin (2) as extra time
-    expect(jobs.slice(0, 2).map((j) => j.timeLimitSec)).toEqual([10, 10])
-    expect(jobs.slice(2).every((j) => j.timeLimitSec === 3 && j.cpuExtraSec === 3)).toBe(true)
+    expect(jobs.slice(0, 3).map((j) => j.timeLimitSec)).toEqual([10, 10, 10])
+    // the folder: its main.py is the entry point, lib.py lies beside it
+    expect(jobs[2]).toMatchObject({ language: 'PYTHON3', source: 'AC', files: [{ name: 'lib.py', contentBase64: '' }] })
+    expect(report.rows.find((r) => r.file === 'accepted/multi/')?.main).toBe('main.py')
+    expect(jobs.slice(3).every((j) => j.timeLimitSec === 3 && j.cpuExtraSec === 3)).toBe(true)
     expect(jobs[0].checker).toEqual({ type: 'kattis', flags: [] })
   })
 
@@ -121,5 +127,30 @@ describe('verifying a scoring package', () => {
     expect(jobs.every((j) => j.stopOnFirstFailure === false && j.validatorScores === 'allowed')).toBe(true)
     expect(jobs[0].tests!.map((t) => t.checkerFlags)).toEqual([undefined, ['loose'], undefined, undefined])
     expect(verifyTable(report)).toMatch(/partially_accepted\/half\.py\s+AC\s+AC \(50\)/)
+  })
+})
+
+describe('verifying multi-file submissions', () => {
+  it('a folder runs as one program: C++ sources compiled together, Java by its class with main; an ambiguous entry point fails with the reason', async () => {
+    const { report, jobs } = await verify({
+      'submissions/accepted/cpp/solve.cpp': 'int solve();\nint main(){return solve();}\nAC',
+      'submissions/accepted/cpp/util.cpp': 'int solve(){return 0;}',
+      'submissions/accepted/cpp/util.h': '#pragma once',
+      'submissions/accepted/java/Helper.java': 'class Helper { static int one() { return 1; } }',
+      'submissions/accepted/java/Solver.java': 'public class Solver { public static void main(String[] a) {} }\nAC',
+      'submissions/wrong_answer/py/a.py': 'WA',
+      'submissions/wrong_answer/py/b.py': 'WA',
+    })
+    const byFile = Object.fromEntries(report.rows.map((r) => [r.file, r]))
+    expect(byFile['accepted/cpp/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'solve.cpp', lang: 'CPP17' })
+    expect(byFile['accepted/java/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'Solver.java', lang: 'JAVA' })
+    expect(byFile['wrong_answer/py/']).toMatchObject({ outcome: 'fail', note: expect.stringMatching(/ambiguous entry point: several Python 3 files \(a\.py, b\.py\) and none is named main\.py/) })
+    const cpp = jobs.find((j) => j.language === 'CPP17')!
+    expect(cpp.compileArgv).toEqual(['g++', '-std=gnu++17', '-O2', '-pipe', '-fuse-ld=gold', '-o', 'main', 'main.cpp', 'util.cpp'])
+    expect(cpp.files?.map((f) => f.name)).toEqual(['util.cpp', 'util.h'])
+    const java = jobs.find((j) => j.language === 'JAVA')!
+    expect(java.source).toMatch(/public class Solver/)
+    expect(java.compileArgv?.slice(-1)).toEqual(['Helper.java'])
+    expect(report.ok).toBe(false)
   })
 })

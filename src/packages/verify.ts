@@ -7,7 +7,9 @@
 import type { Job, JobResult, JobTest, TestOutcome } from '../jobs/types.ts'
 import { firstFailureDecides, gradeTree, type CaseResult, type GroupResult } from './group-grading.ts'
 import type { ImportedPackage } from './import.ts'
+import type { Language } from '../languages.ts'
 import { languageOfFiles } from './package-languages.ts'
+import { planProgram, ProgramRefused, type ProgramPlan } from './program-files.ts'
 import { casesOf } from './test-data.ts'
 
 export type PackageVerdict = 'AC' | 'WA' | 'TLE' | 'RTE' | 'CE' | 'JE'
@@ -75,6 +77,9 @@ export interface SubmissionRow {
   folder: string
   expected: PackageVerdict[]
   lang?: string
+  /** A multi-file submission's entry point (its folder's file), and how many files lie beside it. */
+  main?: string
+  others?: number
   got?: PackageVerdict
   /** A scoring problem's score (the root group's). */
   score?: number
@@ -103,6 +108,10 @@ export interface VerifyOptions {
   /** CPU seconds the accepted submissions may take when the limit is to be computed (limits.max_time_sec). */
   maxTimeSec: number
   memoryLimitKb: number
+  /** The manifest's language of a code (a multi-file submission's commands are made from it). */
+  language?(code: string): Language | undefined
+  /** A DOMjudge package (domjudge-problem.ini): `.pl` is Perl, as DOMjudge reads it. */
+  domjudge?: boolean
   /** A compile command other than the language's, for a package's submissions (see the CLI). */
   compileArgv?(code: string): string[] | undefined
   onRow?: (row: SubmissionRow, done: number, total: number) => void
@@ -121,7 +130,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   const maxScore = scoring ? (spec.objective === 'min' ? low : high) : undefined
   const stopOnFirstFailure = firstFailureDecides(pkg.data)
   const rows: SubmissionRow[] = []
-  const runnable: { row: SubmissionRow; source: string }[] = []
+  const runnable: { row: SubmissionRow; source: string; plan?: ProgramPlan }[] = []
   // a submission is a file of a folder, or a folder of files (a multi-file submission)
   const programs = new Map<string, [string, Buffer][]>()
   for (const [path, bytes] of [...submissions].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -131,34 +140,50 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   }
   for (const [key, files] of programs) {
     const folder = key.split('/')[0]
-    const chosen = languageOfFiles(files.map(([n]) => n))
+    const chosen = languageOfFiles(files.map(([name, bytes]) => ({ name, bytes })), { domjudge: opts.domjudge })
     const main = files.find(([n]) => n === chosen?.main) ?? files[0]
     const source = main[1].toString('utf8')
-    const expected = expectedResults(source) ?? FOLDER_VERDICTS[folder]
+    // DOMjudge's comment may be in any of a folder's sources
+    const expected = expectedResults(source) ?? files.map(([, b]) => expectedResults(b.toString('utf8'))).find(Boolean) ?? FOLDER_VERDICTS[folder]
     const row: SubmissionRow = { file: key, folder, expected: expected ?? [], outcome: 'not judged' }
     rows.push(row)
     if (!expected) {
       row.note = `folder ${folder} is not one of ${Object.keys(FOLDER_VERDICTS).join(', ')}`
       continue
     }
-    // problemtools: .py is Python 3 unless its files say python2 in their first line
-    if (chosen?.lang === 'PYTHON3' && files.every(([n, b]) => !n.endsWith('.py') || /^#!.*python2/.test(b.subarray(0, 200).toString('utf8')))) chosen.lang = 'PYTHON'
     row.lang = chosen?.lang || chosen?.language.name
-    if (chosen?.lang && files.length > 1) {
-      row.note = 'a multi-file submission (not run yet)'
-      continue
-    }
     if (!chosen?.lang || !opts.canRun(chosen.lang)) {
       row.outcome = 'not offered'
       row.note = chosen ? `${chosen.language.name} is not offered here` : 'no known language'
       continue
     }
-    runnable.push({ row, source })
+    if (files.length === 1 && !key.endsWith('/')) {
+      runnable.push({ row, source })
+      continue
+    }
+    // a folder: its entry point and the files beside it, as the judges choose them (program-files.ts)
+    const lang = opts.language?.(chosen.lang)
+    if (!lang) {
+      row.outcome = 'not offered'
+      row.note = `${chosen.language.name} is not offered here`
+      continue
+    }
+    try {
+      const plan = planProgram(files.map(([name, bytes]) => ({ name, bytes })), lang, { compileArgv: opts.compileArgv?.(chosen.lang) })
+      row.main = plan.main
+      row.others = files.length - 1
+      runnable.push({ row, source: plan.source, plan })
+    } catch (err) {
+      if (!(err instanceof ProgramRefused)) throw err
+      // the package's own fault, as problemtools' compile error of a submission is
+      row.outcome = 'fail'
+      row.note = err.message
+    }
   }
   let done = 0
   const total = runnable.length
-  const judge = async ({ row, source }: (typeof runnable)[number], timeLimitSec: number, extra: number) => {
-    const compileArgv = opts.compileArgv?.(row.lang!)
+  const judge = async ({ row, source, plan }: (typeof runnable)[number], timeLimitSec: number, extra: number) => {
+    const compileArgv = plan ? plan.compileArgv : opts.compileArgv?.(row.lang!)
     const result = await opts.run({
       language: row.lang!,
       source,
@@ -171,6 +196,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
       ...(spec.customValidator && spec.customScores && { validatorScores: spec.customScores }),
       ...(extra > 0 && { cpuExtraSec: extra }),
       ...(compileArgv && { compileArgv }),
+      ...(plan?.files && { files: plan.files }),
     })
     const graded = gradedVerdict(pkg, result)
     row.got = graded.verdict
@@ -207,7 +233,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
 /** The table verify prints: file, expected, got, time, pass/fail. */
 export function verifyTable(report: VerifyReport): string {
   const head = ['file', 'expected', 'got', 'time', 'result']
-  const body = report.rows.map((r) => [r.file, r.expected.join('|') || '-', r.got ? `${r.got}${r.score !== undefined ? ` (${+r.score.toFixed(6)})` : ''}` : '-', r.time !== undefined ? `${r.time.toFixed(2)} s` : '-', r.outcome + (r.note ? ` (${r.note})` : '')])
+  const body = report.rows.map((r) => [r.main ? `${r.file}${r.main} +${(r.others ?? 0)}` : r.file, r.expected.join('|') || '-', r.got ? `${r.got}${r.score !== undefined ? ` (${+r.score.toFixed(6)})` : ''}` : '-', r.time !== undefined ? `${r.time.toFixed(2)} s` : '-', r.outcome + (r.note ? ` (${r.note})` : '')])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => Math.min(row[i].length, i === 4 ? 0 : 60))))
   const line = (cells: string[]) => cells.map((c, i) => (i === 4 ? c : c.padEnd(widths[i]))).join('  ')
   return [`${report.problem}: time limit ${report.timeLimitSec} s (${report.timeLimitFrom})`, line(head), ...body.map(line), report.ok ? 'every submission got its verdict' : 'some submissions did not get their verdict'].join('\n')
