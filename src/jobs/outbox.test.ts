@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { parseConfig } from '../config.ts'
 import { silentLog } from '../log.ts'
 import { openMemoryDb, type Db } from '../storage/db.ts'
-import { outbox as outboxTable } from '../storage/schema.ts'
+import { outboxAttempts, outbox as outboxTable } from '../storage/schema.ts'
 import { PermanentFailure } from './callback.ts'
 import { backoffMs, createOutbox, enqueueDelivery, type Outbox, type OutboxRow, type Sender } from './outbox.ts'
 
@@ -112,6 +112,32 @@ describe('outbox', () => {
     box = createOutbox({ db, log: silentLog(), config, now: () => new Date() }, { callback: async (r) => void sent.push(r.body) })
     box.start()
     await until(() => sent.length === 1)
+  })
+
+  test('a paused kind left pending does not hold others back; a row due later goes out when it falls due; every attempt is recorded', async () => {
+    const db = openMemoryDb()
+    const sent: string[] = []
+    const config = testConfig({ outbox: { backoff_ms: 5, backoff_max_ms: 20, max_attempts: 3 } })
+    let failures = 0
+    box = createOutbox({ db, log: silentLog(), config, now: () => new Date() }, { callback: async (r) => {
+      if (r.body === 'flaky' && ++failures < 2) throw new Error('HTTP 503')
+      sent.push(r.body)
+    } }, { paused: ['email'] })
+    box.start()
+    enqueueDelivery(db, { kind: 'email', target: 'a@example.org', body: 'mail', contentType: 'message/rfc822' }, new Date())
+    put(db, 'now')
+    // due in 150 ms: no wake() will find it due before then, the timer does
+    enqueueDelivery(db, { kind: 'callback', target: 'http://x/later', body: 'later', contentType: 'text/plain' }, new Date(Date.now() + 150))
+    put(db, 'flaky')
+    box.wake()
+    await until(() => sent.length === 3)
+    expect(sent.slice(0, 2).sort()).toEqual(['flaky', 'now'])
+    expect(sent[2]).toBe('later')
+    expect(rows(db).find((r) => r.body === 'mail')).toMatchObject({ state: 'pending', attempts: 0 })
+    const attempts = db.select().from(outboxAttempts).all()
+    const flaky = rows(db).find((r) => r.body === 'flaky')!
+    expect(attempts.filter((a) => a.outboxId === flaky.id).map((a) => [a.attempt, a.error])).toEqual([[1, 'HTTP 503'], [2, null]])
+    expect(attempts.every((a) => a.at instanceof Date && a.ms >= 0)).toBe(true)
   })
 
   test('a row of an unknown kind fails for good', async () => {
