@@ -3,7 +3,7 @@
 // runs the same program its own way (Judge0 CE: POST /judge0/submissions?wait=true; Piston: POST /piston/api/v2/execute). Windows of each
 // column alternate, so a slow moment of this shared machine falls on all of them alike. Target: no API
 // adds more than 10% to v3's p50.
-// Each face (v3, v4 submitted and polled to completion, Jobe, Judge0 wait=true, Piston) is also set
+// Each face (v3, v4 submitted and waited on to completion, Jobe, Judge0 wait=true, Piston) is also set
 // against bare spawns on the host in the same run, alternating with them (--bare): host python3 on the
 // source file, gcc then the program for C. p50_vs_bare is a column's p50 over the bare one at c=1;
 // per_sec_vs_bare_2way its rate over bare spawns at 2-way parallelism (the bare column never runs more
@@ -12,15 +12,27 @@
 // window: evaluation/phases.ts): the app's own time per request (http: from the request reaching the
 // app to its reply built), the core's phases (accept, queued, claim, pool round trip, of which the
 // jailed steps' own wall time, store), what is left in the app (waiting, notifying, reply building,
-// validation, polls) and what is outside it (node's HTTP parsing and writing, loopback, the client).
-// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--json]
+// validation, polls) and what is outside it (node's HTTP parsing and writing, loopback, the client);
+// and the server's CPU per request (not wall time, so the load moves it less): its main thread, its
+// other threads (the pool's workers, V8's and libuv's helpers) and its jail supervisors, the scrapes of
+// /metrics left out.
+// v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
+// this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
+// server answers; the breakdown's app_rest then holds the polls' cost).
+// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--cpu-prof DIR] [--json]
+//   --cpu-prof DIR: the server runs with node's --cpu-prof, its profiles (main thread, pool threads)
+//   written to DIR when it stops (open them in Chrome's DevTools or speedscope).
+//   --c1-window N: requests per window at c=1 (default 1: the columns alternate request by request;
+//   the /metrics sums are read once between two windows). At c>1 a window is --requests requests.
 //   --fresh: a random tag in every source, so the compile cache never helps (by default every column
 //   compiles the same source, so after the first request all of them run from the cache alike).
 import { execFile, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { parseArgs } from 'node:util'
 import { pistonColumn } from './bench-piston-part.ts'
@@ -36,11 +48,19 @@ const { values } = parseArgs({
     bare: { type: 'boolean', default: false },
     programs: { type: 'string' },
     'bare-python': { type: 'string' },
+    'v4-poll': { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'c1-window': { type: 'string', default: '1' },
   },
 })
 const REQUESTS = Number(values.requests)
 const ROUNDS = Number(values.rounds)
 const LEVELS = values.concurrency.split(',').map(Number)
+/**
+ * Requests per window at c=1 (the same total, rounds × requests, in more rounds): one by default, so
+ * the columns alternate request by request and a slow moment of the shared machine hits them alike.
+ */
+const C1_WINDOW = Math.max(1, Math.min(REQUESTS, Number(values['c1-window'])))
 
 export interface BenchProgram {
   /** Arbiter's code (v3 lang). */
@@ -107,23 +127,72 @@ export const judge0Column: Column = {
 
 const V4_PATH = '/v4/partner/code-evaluation/submissions/'
 
-/** HackerEarth v4: submit, then poll the status URL every 2 ms until REQUEST_COMPLETED (async to completion). */
+// The v4 callback receiver: each REQUEST_COMPLETED callback resolves its he_id's waiter (the
+// CODE_COMPILED one, which always comes first, is answered and dropped).
+type V4Completed = { result: { run_status: { status: string } } }
+const v4Waiters = new Map<string, (body: V4Completed) => void>()
+const v4Early = new Map<string, V4Completed>()
+const receiver = createServer((req, res) => {
+  let body = ''
+  req.setEncoding('utf8')
+  req.on('data', (d) => (body += d))
+  req.on('end', () => {
+    res.writeHead(200).end()
+    if (req.headers['x-arbiter-event'] !== 'REQUEST_COMPLETED') return
+    const id = String(req.headers['x-arbiter-he-id'])
+    const parsed = JSON.parse(body) as V4Completed
+    const w = v4Waiters.get(id)
+    if (w) {
+      v4Waiters.delete(id)
+      w(parsed)
+    } else v4Early.set(id, parsed)
+  })
+})
+receiver.keepAliveTimeout = 60_000
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`
+const V4_POLL_MS = values['v4-poll'] === undefined ? undefined : Number(values['v4-poll'])
+
+const v4Completed = (heId: string) =>
+  new Promise<V4Completed | undefined>((resolve) => {
+    const got = v4Early.get(heId)
+    if (got) {
+      v4Early.delete(heId)
+      return resolve(got)
+    }
+    const timer = setTimeout(() => {
+      v4Waiters.delete(heId)
+      resolve(undefined)
+    }, 60_000)
+    v4Waiters.set(heId, (body) => {
+      clearTimeout(timer)
+      resolve(body)
+    })
+  })
+
+/**
+ * HackerEarth v4: submit, then wait to completion: for its REQUEST_COMPLETED callback (by default), or
+ * polling the status URL every --v4-poll ms.
+ */
 export const v4Column: Column = {
   name: 'v4',
   async once(url, secret, p, source) {
     const headers = { 'client-secret': secret, 'content-type': 'application/json' }
-    const r = await fetch(`${url}${V4_PATH}`, { method: 'POST', headers, body: JSON.stringify({ lang: p.code, source }) })
+    const poll = V4_POLL_MS !== undefined
+    const r = await fetch(`${url}${V4_PATH}`, { method: 'POST', headers, body: JSON.stringify({ lang: p.code, source, ...(poll ? {} : { callback: callbackUrl }) }) })
     const q = (await r.json()) as { he_id?: string; status_update_url?: string }
-    if (r.status !== 200 || !q.status_update_url) return { ok: false, why: `HTTP ${r.status}` }
+    if (r.status !== 200 || !q.status_update_url || !q.he_id) return { ok: false, why: `HTTP ${r.status}` }
+    // v4's output is a link to the output file: the status is checked, the output not fetched
+    const verdict = (rs: { status: string }): Outcome => (rs.status === 'AC' ? { ok: true } : { ok: false, why: `v4 ${rs.status}` })
+    if (!poll) {
+      const done = await v4Completed(q.he_id)
+      return done ? verdict(done.result.run_status) : { ok: false, why: 'v4 no callback in 60 s' }
+    }
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
-      const s = (await (await fetch(q.status_update_url, { headers })).json()) as { request_status: { code: string }; result: { run_status: { status: string; output: string } } }
-      if (s.request_status.code === 'REQUEST_COMPLETED') {
-        const rs = s.result.run_status
-        // v4's output is a link to the output file: the status is checked, the output not fetched
-        return rs.status === 'AC' ? { ok: true } : { ok: false, why: `v4 ${rs.status}` }
-      }
-      await new Promise((res) => setTimeout(res, 2))
+      const s = (await (await fetch(q.status_update_url, { headers })).json()) as { request_status: { code: string }; result: { run_status: { status: string } } }
+      if (s.request_status.code === 'REQUEST_COMPLETED') return verdict(s.result.run_status)
+      await new Promise((res) => setTimeout(res, V4_POLL_MS))
     }
     return { ok: false, why: 'v4 not completed in 60 s' }
   },
@@ -184,14 +253,61 @@ interface Tally {
   measured: number
 }
 
-/** The sums the breakdown reads from /metrics, in seconds. */
-type Sums = Record<'http' | 'jail' | 'accept' | 'queued' | 'claim' | 'pool' | 'store', number>
-const ZERO: Sums = { http: 0, jail: 0, accept: 0, queued: 0, claim: 0, pool: 0, store: 0 }
+/**
+ * The sums the breakdown reads, in seconds: from /metrics, and the CPU the server's process has used
+ * (its main thread; its other threads: the pool's workers, V8's and libuv's helpers; its jail
+ * supervisors), from the kernel's per-thread run time (/proc/…/schedstat, ns).
+ */
+type Sums = Record<'http' | 'jail' | 'accept' | 'queued' | 'claim' | 'pool' | 'store' | 'cpuMain' | 'cpuThreads' | 'cpuSupervisors', number>
+const ZERO: Sums = { http: 0, jail: 0, accept: 0, queued: 0, claim: 0, pool: 0, store: 0, cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0 }
+
+const ranNs = (path: string) => {
+  try {
+    return Number(readFileSync(path, 'utf8').split(' ')[0])
+  } catch {
+    return 0 // a thread or process that ended since the listing
+  }
+}
+
+/** The CPU the server's threads and its supervisor processes have used so far, in seconds. */
+function serverCpu(pid: number): Pick<Sums, 'cpuMain' | 'cpuThreads' | 'cpuSupervisors'> {
+  let main = 0
+  let threads = 0
+  let supervisors = 0
+  const children: string[] = []
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const ns = ranNs(`/proc/${pid}/task/${tid}/schedstat`)
+    if (tid === String(pid)) main += ns
+    else threads += ns
+    try {
+      children.push(...readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean))
+    } catch {
+      // ended
+    }
+  }
+  for (const child of children) {
+    try {
+      if (readFileSync(`/proc/${child}/comm`, 'utf8').startsWith('arbiter-super')) supervisors += ranNs(`/proc/${child}/schedstat`)
+    } catch {
+      // ended
+    }
+  }
+  return { cpuMain: main / 1e9, cpuThreads: threads / 1e9, cpuSupervisors: supervisors / 1e9 }
+}
+
+/** The CPU the scrapes of /metrics themselves took so far: no request's, left out of every window. */
+const scraped = { cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0 }
 
 /** The server's sums now (its /metrics is open to the bench: its own server, on loopback). */
 async function sums(url: string): Promise<Sums> {
+  const before = serverCpu(server.pid)
   const text = await (await fetch(`${url}/metrics`)).text()
-  const out = { ...ZERO }
+  const cpu = serverCpu(server.pid)
+  for (const k of Object.keys(scraped) as (keyof typeof scraped)[]) {
+    scraped[k] += cpu[k] - before[k]
+    cpu[k] -= scraped[k]
+  }
+  const out = { ...ZERO, ...cpu }
   for (const line of text.split('\n')) {
     const m = /^(\w+)(?:\{([^}]*)\})? ([\d.e+-]+)$/.exec(line)
     if (!m) continue
@@ -208,10 +324,13 @@ async function sums(url: string): Promise<Sums> {
   return out
 }
 
+/** The sums read at the end of the last server window: the next one's start (nothing runs between). */
+let lastSums: Sums | undefined
+
 /** One window: `total` requests on `lanes` concurrent lanes. */
 async function window(col: Column, url: string, secret: string, p: BenchProgram, lanes: number, total: number, into: Tally) {
   let next = 0
-  const before = col.name === 'bare' ? undefined : await sums(url)
+  const before = col.name === 'bare' ? undefined : (lastSums ?? (await sums(url)))
   const okBefore = into.ok
   const started = performance.now()
   await Promise.all(
@@ -230,13 +349,18 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
   )
   into.seconds += (performance.now() - started) / 1000
   if (before) {
-    const after = await sums(url)
+    const after = (lastSums = await sums(url))
     for (const k of Object.keys(ZERO) as (keyof Sums)[]) into.spent[k] += after[k] - before[k]
     into.measured += into.ok - okBefore
   }
 }
 
-const server = await startServer({ configToml: `[pool]\nsize = ${Math.max(...LEVELS)}\n[metrics]\nopen = true\n` })
+const profDir = values['cpu-prof'] && resolve(values['cpu-prof'])
+if (profDir) mkdirSync(profDir, { recursive: true })
+const server = await startServer({
+  configToml: `[pool]\nsize = ${Math.max(...LEVELS)}\n[metrics]\nopen = true\n`,
+  ...(profDir && { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] }),
+})
 const rows: Record<string, unknown>[] = []
 const breakdown: Record<string, unknown>[] = []
 /** The bare column's p50 at c=1, per program: what every level's p50 is set against. */
@@ -249,10 +373,13 @@ try {
     for (const col of COLUMNS) await col.once(server.url, secret, p, p.source)
     for (const c of LEVELS) {
       const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0 } as Tally]))
-      for (let round = 0; round < ROUNDS; round++) {
+      const perWindow = c === 1 ? C1_WINDOW : REQUESTS
+      const rounds = Math.ceil((ROUNDS * REQUESTS) / perWindow)
+      lastSums = undefined
+      for (let round = 0; round < rounds; round++) {
         // alternate the order each round so neither side always runs first
         const order = round % 2 ? [...COLUMNS].reverse() : COLUMNS
-        for (const col of order) await window(col, server.url, secret, p, c, REQUESTS, tallies.get(col.name)!)
+        for (const col of order) await window(col, server.url, secret, p, c, perWindow, tallies.get(col.name)!)
       }
       const bare = tallies.get('bare')
       const bareP50 = bare && quantile([...bare.times].sort((a, b) => a - b), 0.5)
@@ -275,7 +402,8 @@ try {
             client_mean_ms: Math.round(client * 100) / 100,
             outside_app_ms: Math.round((client - (sp.http * 1000) / t.measured) * 100) / 100,
             app_ms: ms(sp.http),
-            // v4 runs outside any request (answered queued, then polled): what is left is its polls' own
+            // v4 runs outside any request (answered queued, then called back or polled): what is left
+            // is the submit's own rest and its polls'
             app_rest_ms: col.name === 'v4' ? ms(sp.http - sp.accept) : ms(sp.http - core),
             accept_ms: ms(sp.accept),
             queued_ms: ms(sp.queued),
@@ -284,6 +412,10 @@ try {
             jail_steps_ms: ms(sp.jail),
             pool_not_jail_ms: ms(sp.pool - sp.jail),
             store_ms: ms(sp.store),
+            // the server's CPU per request (not wall time: what it costs whatever the load)
+            cpu_main_ms: ms(sp.cpuMain),
+            cpu_threads_ms: ms(sp.cpuThreads),
+            cpu_supervisors_ms: ms(sp.cpuSupervisors),
           })
         }
       for (const col of COLUMNS) {
@@ -294,7 +426,7 @@ try {
           program: name,
           concurrency: c,
           api: col.name,
-          ok: `${t.ok}/${ROUNDS * REQUESTS}`,
+          ok: `${t.ok}/${t.ok + [...t.failures.values()].reduce((a, b) => a + b, 0)}`,
           p50_ms: Math.round(p50 * 10) / 10,
           p99_ms: Math.round(quantile(t.times, 0.99) * 10) / 10,
           per_sec: Math.round((t.ok / t.seconds) * 10) / 10,
@@ -308,6 +440,8 @@ try {
 } finally {
   await server.stop()
   server.cleanup()
+  receiver.close()
+  receiver.closeAllConnections()
 }
 
 if (values.json) console.log(JSON.stringify({ rows, breakdown }, null, 2))

@@ -39,6 +39,8 @@ export interface ServerOptions {
   fromBuild?: boolean
   /** Environment on top of the harness's own (e.g. ARBITER_PUBLIC_URL: '' for none). */
   env?: Record<string, string>
+  /** Node flags after the server's own (e.g. --cpu-prof, which NODE_OPTIONS does not take). */
+  nodeFlags?: string[]
 }
 
 export interface RunningServer {
@@ -77,7 +79,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const launch = async () => {
     // node itself (not the tsx CLI wrapper), so that a signal reaches the server and nothing in between;
     // with the flags of `npm start` (package.json)
-    const argv = [process.execPath, ...SERVER_NODE_FLAGS, ...(opts.fromBuild ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'])]
+    const argv = [process.execPath, ...SERVER_NODE_FLAGS, ...(opts.nodeFlags ?? []), ...(opts.fromBuild ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'])]
     const [cmd, ...args] = [...(opts.launcher ?? []), ...argv]
     child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     child.stdout!.on('data', (d) => (out += d))
