@@ -105,6 +105,11 @@ describe("Jobe: outcomes by Jobe's rules", () => {
     expect(c).toMatchObject({ outcome: 11, stdout: '' })
     expect(c.cmpinfo).toMatch(/error/)
     expect(await result({ language_id: 'c', sourcecode: 'int main(void) { int unused; return 0; }\n' })).toMatchObject({ outcome: 11, cmpinfo: expect.stringMatching(/unused/) })
+    // C and C++ link with gold (its words for a link error); a request's own -fuse-ld=bfd comes after it and wins (ld.bfd's words)
+    const undefinedRef = { language_id: 'c', sourcecode: 'void f(void);\nint main(void) { f(); return 0; }\n' }
+    expect(await result(undefinedRef)).toMatchObject({ outcome: 11, cmpinfo: expect.stringMatching(/error: undefined reference to 'f'/) })
+    expect(await result({ ...undefinedRef, parameters: { compileargs: ['-fuse-ld=bfd'] } })).toMatchObject({ outcome: 11, cmpinfo: expect.stringMatching(/undefined reference to `f'/) })
+    expect(await result({ language_id: 'cpp', sourcecode: '#include <iostream>\nint main() { std::cout << "hi" << std::endl; }\n' })).toMatchObject({ outcome: 15, stdout: 'hi\n' })
     const py = await result({ language_id: 'python3', sourcecode: 'print("started")\nprint("Hello world!"\n' })
     expect(py).toMatchObject({ outcome: 11, stdout: '' })
     // py_compile's text exactly, untrimmed (Python 3.13's caret), as a native Jobe's cmpinfo has it

@@ -144,7 +144,7 @@ describe('Jobe routes', () => {
     expect(lastJob()).toMatchObject({
       language: 'C',
       sourceFileName: 'prog.c',
-      compileArgv: ['gcc', '-Wall', '-Werror', '-std=c99', '-x', 'c', '-o', 'prog.c.exe', 'prog.c'],
+      compileArgv: ['gcc', '-fuse-ld=gold', '-Wall', '-Werror', '-std=c99', '-x', 'c', '-o', 'prog.c.exe', 'prog.c'],
       runArgv: ['./prog.c.exe'],
       timeLimitSec: 5,
       wallTimeSec: 10,
@@ -160,7 +160,7 @@ describe('Jobe routes', () => {
     })
     await run(c('x', { sourcefilename: 'test.c', parameters: { cputime: 2, memorylimit: 64, numprocs: 7, streamsize: 0.5, compileargs: ['-O2 -DX="a b"'], linkargs: ['-lm'], runargs: ['a;b', '$HOME'] } }))
     expect(lastJob()).toMatchObject({
-      compileArgv: ['gcc', '-O2', '-DX=a b', '-o', 'test.c.exe', 'test.c', '-lm'],
+      compileArgv: ['gcc', '-fuse-ld=gold', '-O2', '-DX=a b', '-o', 'test.c.exe', 'test.c', '-lm'],
       runArgv: ['./test.c.exe', 'a;b', '$HOME'],
       timeLimitSec: 2,
       wallTimeSec: 4,
@@ -201,7 +201,7 @@ describe('Jobe routes', () => {
     expect(lastJob()).toMatchObject({ language: 'JAVASCRIPT_NODE', sourceFileName: 'prog.js', compileArgv: [], runArgv: ['node', '--use_strict', 'prog.js', '1'] })
     expect(lastJob().compileStderrFails).toBeFalsy()
     await run({ language_id: 'cpp', sourcecode: 'x' })
-    expect(lastJob()).toMatchObject({ language: 'CPP', compileArgv: ['g++', '-Wall', '-Werror', '-o', 'prog.cpp.exe', 'prog.cpp'] })
+    expect(lastJob()).toMatchObject({ language: 'CPP', compileArgv: ['g++', '-fuse-ld=gold', '-Wall', '-Werror', '-o', 'prog.cpp.exe', 'prog.cpp'] })
     await run({ language_id: 'python2', sourcecode: 'x', parameters: { runargs: ['1'] } })
     expect(lastJob()).toMatchObject({ language: 'PYTHON', sourceFileName: 'prog.py2', compileArgv: [], runArgv: ['python2.7', '-BESs', 'prog.py2', '1'], addressSpaceKb: 400000, processes: 30 })
   })
