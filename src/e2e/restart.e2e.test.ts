@@ -12,8 +12,10 @@ let server: RunningServer
 let receiver: Receiver
 
 beforeAll(async () => {
-  // short backoff so that the callbacks refused before the kill are retried within the test
-  server = await startServer({ configToml: '[outbox]\nbackoff_ms = 200\nbackoff_max_ms = 1000\n[pool]\nsize = 2' })
+  // short backoff so that the callbacks refused before the kill are retried within the test, and
+  // attempts enough to outlast the refusals: with the default 8 (5.4 s at this backoff) the first
+  // callbacks were given up while 200 submissions were still being posted on a loaded machine (load 30)
+  server = await startServer({ configToml: '[outbox]\nbackoff_ms = 200\nbackoff_max_ms = 1000\nmax_attempts = 200\n[pool]\nsize = 2' })
   receiver = await startReceiver()
 }, 60_000)
 
