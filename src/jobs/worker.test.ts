@@ -177,6 +177,19 @@ const SCALA_CASES: Case[] = [
   exit3('@main def quit(): Unit =\n  sys.exit(3)'),
   flood('stdout', '@main def flood(): Unit =\n  while true do println("flooding the output file with lines")', {}, 1),
 ]
+// GROOVY (Groovy 4 from the Maven registry on the same JVM): the same rows but sleep(30), whose check
+// that the program slept (under 0.5 s of CPU) Groovy's own start (~1.1 s of CPU here) cannot meet.
+// Each row gets 5 s, as language-tables.test.ts gives every row: on a loaded machine that start took over 2
+const GROOVY_CASES: Case[] = [
+  echo('println(System.in.newReader().readLine())'),
+  { name: 'compile error', source: 'println("x"\n', expect: { verdict: 'CE', compile: /Unexpected input/ } },
+  { name: 'infinite loop', source: 'long i = 0\nwhile (true) i++', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  { name: '300 MB under 64 MB', source: 'byte[] b = new byte[300 << 20]\njava.util.Arrays.fill(b, (byte) 1)\nprintln(b.length)', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
+  thrown('null dereference', 'String s = args.length > 99 ? "x" : null\nprintln(s.length())'),
+  thrown('division by zero', 'println(7.intdiv(args.length))'),
+  exit3('System.exit(3)'),
+  flood('stdout', 'while (true) println("flooding the output file with lines")'),
+].map((c) => ({ ...c, timeLimitSec: c.timeLimitSec ?? 5 }))
 const TS_CASES: Case[] = [
   echo("const text: string = require('fs').readFileSync(0, 'utf8')\nprocess.stdout.write(text)"),
   { name: 'compile error', source: "const n: number = 'not a number'\nconsole.log(n)", expect: { verdict: 'CE', compile: /error TS2322/ } },
@@ -211,6 +224,7 @@ const TABLE: Record<string, Case[]> = {
   CPP23: CPP_CASES,
   KOTLIN2: KOTLIN_CASES,
   SCALA3: SCALA_CASES,
+  GROOVY: GROOVY_CASES,
   TYPESCRIPT5: TS_CASES,
 }
 
