@@ -1,9 +1,9 @@
-// createApp(deps): the shared HTTP edge. Request id, logging, the area routers, /health, JSON 404s.
+// createApp(deps): the shared HTTP edge. Request id, logging, the faces of src/protocols.ts and the
+// areas, /health, JSON 404s. It knows no protocol: unknown paths and faults outside the faces' routes
+// get the body of the face whose path it is.
 import { Hono } from 'hono'
 import type { Deps } from './deps.ts'
-import { interviewRoutes } from './interviews/routes.ts'
 import { roomRoutes } from './room/routes.ts'
-import { loggablePath } from './piston/auth.ts'
 import { AppError } from './errors.ts'
 import type { Face } from './http/face.ts'
 import { FACES } from './protocols.ts'
@@ -25,6 +25,15 @@ import { createHealth } from './health.ts'
 export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
   const app = new Hono({ strict: false })
   const metrics = deps.metrics ?? createMetrics(deps)
+  const loggablePath = (path: string) => faces.reduce((p, face) => face.loggablePath?.(p) ?? p, path)
+  /** The answer of the first face that claims the path, if any. */
+  const faceAnswer = <T>(ask: (face: Face) => T | undefined) => {
+    for (const face of faces) {
+      const answer = ask(face)
+      if (answer) return answer
+    }
+    return undefined
+  }
 
   app.use(async (c, next) => {
     await next()
@@ -67,8 +76,6 @@ export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
   // ── the wire protocols (src/protocols.ts): each mounts its routes with its own error bodies ──
   for (const face of faces) face.mount(app, deps)
 
-  // ── interviews: B1–B5 under both prefixes, the stored resume (envelope onError inside) ──
-  app.route('/', interviewRoutes(deps))
   // ── the interview room: link landing, page, event stream, editor / run / feedback / end (room onError inside) ──
   app.route('/', internalRoutes("the interview room's pages, its event stream and its own calls (session cookie + CSRF token)", roomRoutes(deps)))
 
@@ -85,20 +92,16 @@ export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
 
   // an unknown path gets the body of the face whose path it is (the first that claims it)
   app.notFound((c) => {
-    for (const face of faces) {
-      const answer = face.notFound?.(c.req.path)
-      if (answer) return c.json(answer.body as object, answer.status)
-    }
-    return c.json({ message: new AppError('NotFoundError', 'no such endpoint').message, errors: {} }, 404)
+    const answer = faceAnswer((face) => face.notFound?.(c.req.path))
+    return answer ? c.json(answer.body as object, answer.status) : c.json({ error: 'no such endpoint' }, 404)
   })
   app.onError((err, c) => {
     const fault = storageAppError(err, deps.log, { method: c.req.method, path: loggablePath(c.req.path) })
-    if (fault) {
-      c.header('Retry-After', String(fault.data.retry_after))
-      return c.json({ message: fault.message, errors: {} }, 503)
-    }
-    deps.log.error('unhandled', { path: loggablePath(c.req.path), err: String(err), stack: (err as Error).stack })
-    return c.json({ message: 'InternalServerError: something went wrong on our side', errors: {} }, 500)
+    if (fault) c.header('Retry-After', String(fault.data.retry_after))
+    else deps.log.error('unhandled', { path: loggablePath(c.req.path), err: String(err), stack: (err as Error).stack })
+    const e = fault ?? new AppError('InternalServerError', 'something went wrong on our side')
+    const answer = faceAnswer((face) => face.unhandled?.(e, c.req.path))
+    return answer ? c.json(answer.body as object, answer.status) : c.json({ error: e.code, message: e.detail }, fault ? 503 : 500)
   })
   return app
 }

@@ -6,6 +6,7 @@ import { protocolRegistry, type Protocols } from './evaluation/protocols.ts'
 import type { Face } from './http/face.ts'
 import { hackerEarthV3Face } from './hackerearth-v3/face.ts'
 import { hackerEarthV4Face } from './hackerearth-v4/face.ts'
+import { interviewsFace } from './interviews/face.ts'
 import { jobeFace } from './jobe/face.ts'
 import { judge0Face } from './judge0/face.ts'
 import { pistonFace } from './piston/face.ts'
@@ -15,6 +16,7 @@ export const FACES: readonly Face[] = [
   judge0Face,
   jobeFace,
   pistonFace,
+  interviewsFace,
   hackerEarthV3Face,
 ]
 

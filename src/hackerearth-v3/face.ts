@@ -1,7 +1,8 @@
 // HackerEarth v3 as the server mounts it: /code/compile/ and /code/run/, the output URLs both versions
-// link to, and the v3 error body for any unknown path (v3 clients call the server's root: it is asked last).
+// link to, and the v3 error body for any unknown path and any fault outside a face's routes (v3 clients
+// call the server's root: it is asked last).
 import { AppError } from '../errors.ts'
-import { v3Error, v3ErrorBody } from '../hackerearth/error-bodies.ts'
+import { message, v3Error, v3ErrorBody } from '../hackerearth/error-bodies.ts'
 import { outputRoutes } from '../hackerearth/output-routes.ts'
 import type { Face } from '../http/face.ts'
 import { hackerEarthV3 } from './protocol.ts'
@@ -14,4 +15,6 @@ export const hackerEarthV3Face: Face = {
     app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
   },
   notFound: () => v3ErrorBody(new AppError('NotFoundError', 'no such endpoint')),
+  // the v3 body without the error's data (a storage fault's retry_after goes in the Retry-After header)
+  unhandled: (e) => ({ status: v3ErrorBody(e).status, body: { message: message(e), errors: {} } }),
 }

@@ -4,7 +4,7 @@
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { clientSecret } from '../http/auth.ts'
+import { clientSecret } from '../hackerearth/auth.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { evaluationDocs } from '../hackerearth/openapi-docs.ts'

@@ -2,8 +2,11 @@
 import type { ErrorHandler } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { coreAnswer, type AppError, type CoreErrorCode } from '../errors.ts'
-import { message, setRetryAfter, toAppError } from '../http/error-bodies.ts'
+import { setRetryAfter, toAppError } from '../http/error-bodies.ts'
 import type { Log } from '../log.ts'
+
+/** The spec's message: the error's name, then what went wrong ("ArgumentMissingError: source is needed!"). */
+export const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
 
 // ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
 

@@ -1,7 +1,7 @@
 // The OpenAPI descriptions of B1–B5 and the stored resume, attached to their handlers in routes.ts with
 // documented() (http/route-docs.ts); the shapes are the zod schemas the routes read requests with.
 import { z } from 'zod'
-import { envelopeStatus } from '../http/error-bodies.ts'
+import { envelopeStatus } from './error-bodies.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { Envelope, InterviewShapes } from './schemas.ts'
 

@@ -2,7 +2,7 @@
 // shows its progress, then its pairs. v4 credentials and error bodies.
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
-import { clientSecret } from '../http/auth.ts'
+import { clientSecret } from '../hackerearth/auth.ts'
 import { readBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { parseRequest } from '../hackerearth/schemas.ts'

@@ -1,14 +1,11 @@
-// Credentials at the edge: clientSecret() for the code-evaluation API (v3 body field, v4 header) → c.var.client.
+// HackerEarth's credentials: clientSecret() for the code-evaluation API (v3 body field, v4 header) → c.var.client.
 import type { MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { findClientBySecret, type Client } from '../clients/clients.ts'
+import { findClientBySecret } from '../clients/clients.ts'
 
-declare module 'hono' {
-  interface ContextVariableMap {
-    client: Client
-  }
-}
+/** The API version asking: they look for the secret in different places and answer its absence differently. */
+export type HackerEarthVersion = 'v3' | 'v4'
 
 const asSecret = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '')
 
@@ -17,7 +14,7 @@ const asSecret = (v: unknown): string => (typeof v === 'string' ? v.trim() : typ
  * spaces trimmed), else client_secret in the body or the query, since clients written against v3 send it
  * there. Runs after readBody() on POST routes.
  */
-export function clientSecret(deps: Pick<Deps, 'db'>, family: 'v3' | 'v4'): MiddlewareHandler {
+export function clientSecret(deps: Pick<Deps, 'db'>, family: HackerEarthVersion): MiddlewareHandler {
   return async (c, next) => {
     const body = c.get('body') ?? {}
     const header = asSecret(c.req.header('client-secret'))
