@@ -62,7 +62,6 @@ async function main() {
     base,
     {
       callback: callbackSender(config),
-      callback_put: callbackSender(config, 'PUT'),
       interview_report: signedCallbackSender(config, (row) => reportSecret(base, row)),
       email: mail ? emailSender(config) : undefined,
     },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ANSWER_GRACE_MS, normaliseCallbackUrl, PermanentFailure, postCallback } from './callback.ts'
 import { outboundGuard, type Resolver } from './outbound-guard.ts'
+import { callbackSender, type OutboxRow } from './outbox.ts'
 
 let server: Server
 let base = ''
@@ -39,6 +40,15 @@ describe('postCallback', () => {
     expect(seen.at(-1)?.method).toBe('POST')
     await post('/put', { method: 'PUT' })
     expect(seen.at(-1)).toMatchObject({ url: '/put', method: 'PUT', body: '{"a":1}' })
+  })
+
+  test("the outbox's callback sender uses the row's method: POST unless it says PUT", async () => {
+    const send = callbackSender({ outbox: { timeout_ms: 2000, block_private_addresses: false } } as Parameters<typeof callbackSender>[0])
+    const row = { id: 1, target: `${base}/row`, body: '{}', contentType: 'application/json', headersJson: null, method: null } as OutboxRow
+    await send(row)
+    expect(seen.at(-1)).toMatchObject({ url: '/row', method: 'POST', headers: { 'x-arbiter-delivery': '1' } })
+    await send({ ...row, method: 'PUT' })
+    expect(seen.at(-1)).toMatchObject({ url: '/row', method: 'PUT' })
   })
 
   test('non-2xx fails', async () => {

@@ -24,6 +24,8 @@ export interface Delivery {
   body: string
   contentType: string
   headers?: Record<string, string>
+  /** A callback's HTTP method; POST unless given. */
+  method?: 'POST' | 'PUT'
   /** Rows of a group go out in id order; a failing row is dropped once a later one of its group exists. */
   groupKey?: string
   /** A second insert with the same key is ignored. */
@@ -36,7 +38,7 @@ export interface Delivery {
 type Writer = Pick<Db, 'insert' | 'update'>
 
 const p = sql.placeholder
-const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'groupKey', 'dedupeKey', 'share', 'destination', 'nextAt', 'createdAt'] as const
+const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'method', 'groupKey', 'dedupeKey', 'share', 'destination', 'nextAt', 'createdAt'] as const
 
 // Prepared once per database (or transaction object): callbacks are enqueued on every completion.
 function prepareWrites(db: Writer) {
@@ -69,6 +71,7 @@ export function enqueueDelivery(db: Writer, d: Delivery, now: Date): void {
     body: d.body,
     contentType: d.contentType,
     headersJson: d.headers ? JSON.stringify(d.headers) : null,
+    method: d.method ?? null,
     groupKey: d.groupKey ?? null,
     dedupeKey: d.dedupeKey ?? null,
     ...shareOf(d.kind, d.target, d.owner),
@@ -102,12 +105,12 @@ export interface OutboxDeps {
   now: () => Date
 }
 
-/** The sender for kind 'callback': an HTTP POST of the stored body (kind 'callback_put': a PUT). */
-export function callbackSender(config: Pick<Config, 'outbox'>, method: 'POST' | 'PUT' = 'POST'): Sender {
+/** The sender for kind 'callback': the stored body sent with the row's method (POST unless it says PUT). */
+export function callbackSender(config: Pick<Config, 'outbox'>): Sender {
   return (row) =>
     postCallback({
       url: row.target,
-      method,
+      method: row.method ?? 'POST',
       body: row.body,
       contentType: row.contentType,
       headers: { ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}), 'x-arbiter-delivery': String(row.id) },

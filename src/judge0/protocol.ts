@@ -15,7 +15,8 @@ export const judge0Protocol: Protocol = {
     enqueueDelivery(
       deps.db,
       {
-        kind: 'callback_put',
+        kind: 'callback',
+        method: 'PUT',
         subjectId: String(row.id),
         target: row.callbackUrl,
         body: JSON.stringify(shapeSubmission(judge0Record(row), DEFAULT_FIELDS, true)),

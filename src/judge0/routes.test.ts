@@ -17,7 +17,7 @@ afterEach(() => deps?.stop())
 const put: OutboxRow[] = []
 function setup(opts: Parameters<typeof createTestDeps>[0] = {}) {
   put.length = 0
-  deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async (row) => void put.push(row) }, ...opts })
+  deps = createTestDeps({ senders: { callback: async (row) => void put.push(row) }, ...opts })
   return { app: createApp(deps), secret: addClient(deps) }
 }
 
@@ -206,7 +206,7 @@ describe('Judge0 submissions', () => {
     const { app, secret } = setup()
     const { token } = await json(await post(app, '/submissions', secret, { source_code: 'x', language_id: 71, stdin: 'called\n', callback_url: 'http://127.0.0.1:9/cb' }))
     await until(() => put.length === 1)
-    expect(put[0]).toMatchObject({ kind: 'callback_put', target: 'http://127.0.0.1:9/cb', contentType: 'application/json' })
+    expect(put[0]).toMatchObject({ kind: 'callback', method: 'PUT', target: 'http://127.0.0.1:9/cb', contentType: 'application/json' })
     const body = JSON.parse(put[0]!.body)
     expect(Object.keys(body)).toEqual(['stdout', 'time', 'memory', 'stderr', 'token', 'compile_output', 'message', 'status'])
     expect(body).toMatchObject({ token, stdout: 'Y2FsbGVkCg==\n', status: { id: 3, description: 'Accepted' } })
@@ -215,7 +215,7 @@ describe('Judge0 submissions', () => {
 
 describe('Judge0 quota', () => {
   test('a client past its quota gets 429 with an error, nothing stored', async () => {
-    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} } })
+    deps = createTestDeps({ senders: { callback: async () => {} } })
     const app = createApp(deps)
     const secret = addClient(deps, { name: 'small', quota: 1 })
     expect((await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })).status).toBe(201)
@@ -227,7 +227,7 @@ describe('Judge0 quota', () => {
 
 describe('Judge0 queued cap', () => {
   test('too many of the client\'s submissions waiting: 429 with an error and Retry-After, nothing stored', async () => {
-    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 1 } }) })
+    deps = createTestDeps({ senders: { callback: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 1 } }) })
     const app = createApp(deps)
     const secret = addClient(deps)
     expect((await post(app, '/submissions', secret, { source_code: 'x', language_id: 71 })).status).toBe(201)
@@ -238,7 +238,7 @@ describe('Judge0 queued cap', () => {
   })
 
   test('a batch that fills the queue part-way: tokens for what was stored, an error for the rest, Retry-After', async () => {
-    deps = createTestDeps({ senders: { callback: async () => {}, callback_put: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 2 } }) })
+    deps = createTestDeps({ senders: { callback: async () => {} }, start: false, config: testConfig({ evaluation: { max_queued_per_client: 2 } }) })
     const app = createApp(deps)
     const secret = addClient(deps)
     const item = { source_code: 'x', language_id: 71 }

@@ -480,6 +480,8 @@ export const outbox = sqliteTable(
     contentType: text().notNull(),
     /** Extra headers as a JSON object. */
     headersJson: text(),
+    /** A callback's HTTP method (null: POST; Judge0 CE's callbacks are PUTs); null for e-mails. */
+    method: text({ enum: ['POST', 'PUT'] }),
     /** Rows of one group are sent in id order; a failed row is dropped once a later one of its group exists. */
     groupKey: text(),
     /** At most one row per key (e.g. one CODE_COMPILED callback per submission, even across restarts). */
