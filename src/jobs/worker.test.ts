@@ -180,7 +180,7 @@ const SCALA_CASES: Case[] = [
 // GROOVY (Groovy 4 from the Maven registry on the same JVM): the same rows but sleep(30), whose check
 // that the program slept (under 0.5 s of CPU) Groovy's own start (~1.1 s of CPU here) cannot meet.
 // Each row gets 5 s, as language-tables.test.ts gives every row: on a loaded machine that start took over 2
-const GROOVY_CASES: Case[] = [
+const GROOVY_ROWS: Case[] = [
   echo('println(System.in.newReader().readLine())'),
   { name: 'compile error', source: 'println("x"\n', expect: { verdict: 'CE', compile: /Unexpected input/ } },
   { name: 'infinite loop', source: 'long i = 0\nwhile (true) i++', timeLimitSec: 1, expect: { verdict: 'TLE' } },
@@ -189,7 +189,8 @@ const GROOVY_CASES: Case[] = [
   thrown('division by zero', 'println(7.intdiv(args.length))'),
   exit3('System.exit(3)'),
   flood('stdout', 'while (true) println("flooding the output file with lines")'),
-].map((c) => ({ ...c, timeLimitSec: c.timeLimitSec ?? 5 }))
+]
+const GROOVY_CASES: Case[] = GROOVY_ROWS.map((c) => ({ ...c, timeLimitSec: c.timeLimitSec ?? 5 }))
 const TS_CASES: Case[] = [
   echo("const text: string = require('fs').readFileSync(0, 'utf8')\nprocess.stdout.write(text)"),
   { name: 'compile error', source: "const n: number = 'not a number'\nconsole.log(n)", expect: { verdict: 'CE', compile: /error TS2322/ } },
