@@ -1,7 +1,10 @@
 // The real Judge0 clients from PyPI, unchanged but for the base URL and token, against the real
 // server: the official SDK (judge0), judge0-client and judge0api, each through its documented calls
 // (src/e2e/judge0-clients.py runs them; scripts/install-test-clients.sh installs them).
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -54,7 +57,7 @@ describe('the official SDK (judge0 0.0.8)', () => {
   test('its client reads languages, config and about: Judge0 aliases resolve to offered ids', { timeout: 60_000 }, async () => {
     const r = await scenario('official_languages')
     expect(r.version).toBe('1.13.1')
-    expect(r.supported).toEqual({ PYTHON: true, C: true, CPP: true, JAVA: true, GO: true, RUST: true, MULTI_FILE: false, BASH: true })
+    expect(r.supported).toEqual({ PYTHON: true, C: true, CPP: true, JAVA: true, GO: true, RUST: true, MULTI_FILE: true, BASH: true })
     expect(r.languages).toContainEqual([71, expect.stringMatching(/^Python \(3\.\d+\.\d+\)$/)])
     expect(r.config_max_batch).toBe(20)
     expect(r.statuses).toHaveLength(14)
@@ -157,10 +160,66 @@ describe('the official SDK (judge0 0.0.8)', () => {
 
 /** A program per Judge0 id: it prints 42 (Plain Text: its source is the output); `compileError`, for the
  * ids Judge0 compiles, is one that does not compile. Each language a row: a new id adds its row here. */
+describe("the official SDK: Judge0's 89 (a zip of scripts) and 44 (a binary), through the real server and jail", () => {
+  let tmp: string
+  let listener: Server
+  let connections = 0
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'arbiter-judge0-e2e-'))
+    listener = createServer((s) => {
+      connections++
+      s.end('the host\n')
+    })
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+  })
+  afterAll(() => {
+    listener?.close()
+    if (tmp) rmSync(tmp, { recursive: true, force: true })
+  })
+  /** A static program from the host's gcc, as Base64. */
+  const built = (name: string, c: string) => {
+    writeFileSync(join(tmp, `${name}.c`), c)
+    execFileSync('gcc', ['-static', '-O2', '-o', join(tmp, name), join(tmp, `${name}.c`)])
+    return readFileSync(join(tmp, name)).toString('base64')
+  }
+
+  test('89 builds with its compile script and runs; a failing compile is 6 with its output, a failing run 11; the run script stays in the jail. 44 runs a static binary; not ELF is 11; seccomp holds', { timeout: 300_000 }, async () => {
+    const port = (listener.address() as { port: number }).port
+    const executable = built('hello', '#include <stdio.h>\nint main(void){char l[32];if(!fgets(l,sizeof l,stdin))return 1;printf("hello, %s",l);return 0;}\n')
+    const hostile = built(
+      'hostile',
+      '#define _GNU_SOURCE\n#include <errno.h>\n#include <fcntl.h>\n#include <sched.h>\n#include <stdio.h>\n#include <string.h>\n#include <sys/socket.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n' +
+        'static void attempt(const char*n,long r){printf("%s=%s\\n",n,r>=0?"OK":strerrorname_np(errno));}\n' +
+        'int main(void){attempt("unshare",unshare(CLONE_NEWUSER));attempt("netlink",socket(AF_NETLINK,SOCK_RAW,0));attempt("bpf",syscall(SYS_bpf,0,0,0));attempt("shadow",open("/etc/shadow",O_RDONLY));attempt("root",open("/usr/x",O_WRONLY|O_CREAT,0644));return 0;}\n'
+    )
+    expect(Buffer.from(executable, 'base64').length).toBeGreaterThan(256 * 1024)
+    const r = await scenario('official_judge0_forms', secret, { executable, hostile, port })
+    expect(r.supported).toEqual({ MULTI_FILE: true, EXECUTABLE: true })
+    expect(r.built).toMatchObject({ status: ACCEPTED, stdout: '42\n' })
+    expect(r.compile_error).toMatchObject({ status: COMPILE_ERROR, stdout: null, time: null })
+    expect(r.compile_error.compile_output).toContain('checking')
+    expect(r.compile_error.compile_output).toContain('no compiler for this')
+    expect(r.nzec).toMatchObject({ status: 11, exit_code: 3, stdout: 'partial\n' })
+    // Judge0 sends message in Base64 too, which this SDK leaves as it is
+    expect(Buffer.from(r.nzec.message, 'base64').toString()).toBe('Exited with error status 3')
+    expect(r.hostile).toMatchObject({ status: ACCEPTED })
+    const tried = Object.fromEntries(r.hostile.stdout.trim().split('\n').map((l: string) => l.split('=')))
+    expect(Object.keys(tried)).toEqual(['unshare', 'shadow', 'write_root', 'loopback', 'dns'])
+    for (const [what, status] of Object.entries(tried)) expect(status, `${what}: ${r.hostile.stdout}`).not.toBe('0')
+    expect(connections).toBe(0)
+    expect(r.executable).toMatchObject({ status: ACCEPTED, stdout: 'hello, the jail!\n' })
+    expect(r.not_elf).toMatchObject({ status: 11, exit_code: 127 })
+    expect(r.not_elf.stderr).toContain('Exec format error')
+    expect(r.hostile_exe).toMatchObject({ status: ACCEPTED, stdout: 'unshare=EPERM\nnetlink=EPERM\nbpf=EPERM\nshadow=EACCES\nroot=EROFS\n' })
+  })
+})
+
 interface LanguageRow {
   source: string
   stdin?: string
   compileError?: string
+  /** A multi-file program's (89) files: its source is then blank */
+  files?: Record<string, string>
 }
 const C_42 = '#include <stdio.h>\nint main(void) { printf("%d\\n", 6 * 7); return 0; }\n'
 const C_BROKEN = 'int main(void) { return missing; }\n'
@@ -169,6 +228,8 @@ const CPP_BROKEN = 'int main() { return missing; }\n'
 const JAVA_42 = 'public class Main {\n    public static void main(String[] args) {\n        System.out.println(6 * 7);\n    }\n}\n'
 const LANGUAGE_ROWS: Record<number, LanguageRow> = {
   43: { source: '42\n' },
+  // a #! script is an executable too (the binaries: official_judge0_forms)
+  44: { source: '#!/bin/sh\necho $((6 * 7))\n' },
   45: {
     source: 'section .data\nmsg: db "42", 10\nsection .text\nglobal _start\n_start:\n    mov eax, 1\n    mov edi, 1\n    lea rsi, [rel msg]\n    mov edx, 3\n    syscall\n    mov eax, 60\n    xor edi, edi\n    syscall\n',
     compileError: 'section .text\nglobal _start\n_start:\n    mov eax,\n',
@@ -219,6 +280,7 @@ const LANGUAGE_ROWS: Record<number, LanguageRow> = {
   85: { source: 'print 6 * 7, "\\n";\n' },
   86: { source: '(println (* 6 7))\n' },
   88: { source: 'println(6 * 7)\n', compileError: 'println(6 * )\n' },
+  89: { source: '', files: { compile: 'gcc -o answer answer.c\n', run: './answer\n', 'answer.c': C_42 } },
 }
 /** The ids Judge0 CE 1.13.1 gives a compile_cmd (its db/languages/active.rb): a compile error there is status 6. */
 const JUDGE0_COMPILES = [45, 47, 48, 49, 50, 51, 52, 53, 54, 56, 59, 60, 61, 62, 64, 65, 67, 69, 73, 74, 75, 76, 77, 78, 79, 81, 83, 84, 88]
@@ -238,7 +300,7 @@ describe('the official SDK runs a program in every Judge0 CE 1.13.1 language off
   test('each answers 42, each compile error is Compilation Error (6); 47, 84 and 87: the SDK refuses them (not listed) and the server answers its request 422', { timeout: 600_000 }, async () => {
     const runs = ids.flatMap((id) => {
       const row = LANGUAGE_ROWS[id]!
-      return [{ id, source: row.source, stdin: row.stdin ?? null }, ...(row.compileError === undefined ? [] : [{ id, source: row.compileError, stdin: null }])]
+      return [{ id, source: row.source, stdin: row.stdin ?? null, files: row.files ?? null }, ...(row.compileError === undefined ? [] : [{ id, source: row.compileError, stdin: null, files: null }])]
     })
     const r = await scenario('official_every_language', secret, { runs, refused: NEVER_OFFERED })
     expect(r.results).toHaveLength(runs.length)
@@ -260,6 +322,7 @@ describe('judge0-client 0.4.0 (async)', () => {
     const r = await scenario('client_run')
     expect(r.python).toMatchObject({ stdout: 'sum = 42\n', status: { id: 3, description: 'Accepted' } })
     expect(r.additional_files).toMatchObject({ stdout: '42\n', status: { id: 3 } })
+    expect(r.multi_file).toMatchObject({ stdout: '42\n', status: { id: 3 } })
     expect(r.arguments).toMatchObject({ stdout: '[a][b c][$HOME;id]', status: { id: 3 } })
     expect(r.compile_error.status).toEqual({ id: 6, description: 'Compilation Error' })
     expect(r.compile_error.compile_output).toMatch(/error/)
@@ -267,9 +330,8 @@ describe('judge0-client 0.4.0 (async)', () => {
     expect(r.workers[0]).toMatchObject({ queue: '1.13.1', paused: 0 })
   })
 
-  test('its errors: language 89, enable_network, a CPU limit out of range, a memory limit under the floor, an unknown token, a wrong token', { timeout: 60_000 }, async () => {
+  test('its errors: enable_network, a CPU limit out of range, a memory limit under the floor, an unknown token, a wrong token', { timeout: 60_000 }, async () => {
     const r = await scenario('client_errors')
-    expect(r.multi_file).toMatch(/^HTTP 422: .*language with id 89 doesn't exist/)
     expect(r.network).toMatch(/^HTTP 422: .*enabling network is not allowed/)
     expect(r.cpu_limit).toMatch(/^HTTP 422: .*must be less than or equal to/)
     expect(r.memory_floor).toMatch(/^HTTP 422: .*must be greater than or equal to 16384/)

@@ -120,6 +120,61 @@ def official_new_languages():
     }
 
 
+def official_judge0_forms():
+    """Judge0's 89 (a zip of scripts, as the SDK's Filesystem of Files) and 44 (a binary's bytes), as the
+    SDK's README shows them. stdin: {"executable": base64 of a static hello, "hostile": base64 of a
+    static program that tries what the jail refuses, "port": a host TCP port}."""
+    import judge0
+    from judge0 import File, Filesystem
+
+    given = json.load(sys.stdin)
+    client = sdk_client()
+    # (a stdin that reads as Base64, such as "jail\n", this SDK decodes when it builds the Submission)
+
+    def project(files, **kw):
+        fs = Filesystem(content=[File(name=n, content=c) for n, c in files.items()])
+        # the SDK encodes source_code whatever it is: "" is Judge0's blank source of a project
+        return judge0.run(client=client, submissions=judge0.Submission(source_code="", language=judge0.MULTI_FILE, additional_files=fs, **kw))
+
+    built = project(
+        {
+            "compile": "gcc -O2 -o sum sum.c && python3 -c 'print(\"compiled\")'\n",
+            "run": "read -r a b\n./sum $a $b\n",
+            "sum.c": '#include <stdio.h>\n#include <stdlib.h>\nint main(int c,char**v){printf("%d\\n",atoi(v[1])+atoi(v[2]));return 0;}\n',
+        },
+        stdin="40 2\n",
+    )
+    compile_error = project({"compile": "echo checking\necho 'no compiler for this' >&2\nexit 1\n", "run": "echo never\n"})
+    nzec = project({"run": "echo partial\nexit 3\n"})
+    hostile = project(
+        {
+            "run": "\n".join(
+                [
+                    "unshare -U true 2>/dev/null; echo unshare=$?",
+                    "cat /etc/shadow >/dev/null 2>&1; echo shadow=$?",
+                    "touch /usr/x 2>/dev/null; echo write_root=$?",
+                    f"(exec 3<>/dev/tcp/127.0.0.1/{given['port']}) 2>/dev/null; echo loopback=$?",
+                    "getent hosts example.com >/dev/null 2>&1; echo dns=$?",
+                ]
+            )
+            + "\n"
+        }
+    )
+    executable = judge0.run(client=client, source_code=base64.b64decode(given["executable"]), language=judge0.EXECUTABLE, stdin="the jail!\n")
+    not_elf = judge0.run(client=client, source_code=b"this is not a program\n", language=judge0.EXECUTABLE)
+    hostile_exe = judge0.run(client=client, source_code=base64.b64decode(given["hostile"]), language=judge0.EXECUTABLE)
+    return {
+        "supported": {n: client.is_language_supported(getattr(judge0, n)) for n in ["MULTI_FILE", "EXECUTABLE"]},
+        "built": sub(built),
+        "compile_error": sub(compile_error),
+        "nzec": sub(nzec),
+        "hostile": sub(hostile),
+        "executable": sub(executable),
+        "not_elf": sub(not_elf),
+        "hostile_exe": sub(hostile_exe),
+    }
+
+
 def official_test_cases():
     import judge0
 
@@ -252,7 +307,14 @@ def official_every_language():
 
     wanted = json.load(sys.stdin)
     client = sdk_client()
-    submissions = [judge0.Submission(source_code=r["source"], language=r["id"], stdin=r.get("stdin")) for r in wanted["runs"]]
+    def files(f):
+        return judge0.Filesystem(content=[judge0.File(name=n, content=c) for n, c in f.items()])
+
+    # a multi-file program (89) is its files, with the SDK's blank source
+    submissions = [
+        judge0.Submission(source_code=r["source"], language=r["id"], stdin=r.get("stdin"), **({"additional_files": files(r["files"])} if r.get("files") else {}))
+        for r in wanted["runs"]
+    ]
     results = judge0.run(client=client, submissions=submissions)
     refused = {}
     for language_id in wanted["refused"]:
@@ -284,7 +346,7 @@ async def _poll(client, token):
 
 
 async def _client_run():
-    from judge0_client import Judge0Client, SingleFileSubmission
+    from judge0_client import Judge0Client, MultiFileSubmission, SingleFileSubmission
 
     out = {}
     async with Judge0Client(base_url=BASE, auth_token=SECRET) as client:
@@ -298,6 +360,9 @@ async def _client_run():
             additional_files={"helper.py": "def answer():\n    return 42\n"},
         )
         out["additional_files"] = (await _poll(client, (await client.create_submission(req)).token)).model_dump()
+        # Judge0's 89: a run script and what it runs, as judge0-client zips them
+        req = MultiFileSubmission(additional_files={"run": "python3 main.py\n", "main.py": "print(6 * 7)\n"})
+        out["multi_file"] = (await _poll(client, (await client.create_submission(req)).token)).model_dump()
         req = SingleFileSubmission(language_id=54, source_code="#include <cstdio>\nint main(int c, char** v){ for (int i = 1; i < c; i++) printf(\"[%s]\", v[i]); }", command_line_arguments="a 'b c' $HOME;id", compiler_options="-DX=1 -Wall")
         out["arguments"] = (await _poll(client, (await client.create_submission(req)).token)).model_dump()
         req = SingleFileSubmission(language_id=50, source_code="int main(void) { return 1 / 0 * 0 + x; }")
@@ -312,12 +377,11 @@ def client_run():
 
 
 async def _client_errors():
-    from judge0_client import Judge0Client, Judge0Error, MultiFileSubmission, SingleFileSubmission
+    from judge0_client import Judge0Client, Judge0Error, SingleFileSubmission
 
     out = {}
     async with Judge0Client(base_url=BASE, auth_token=SECRET) as client:
         for name, req in [
-            ("multi_file", MultiFileSubmission(additional_files={"run": "python main.py\n", "main.py": "print(1)\n"})),
             ("network", SingleFileSubmission(language_id=71, source_code="print(1)", enable_network=True)),
             ("cpu_limit", SingleFileSubmission(language_id=71, source_code="print(1)", cpu_time_limit=1000)),
             ("memory_floor", SingleFileSubmission(language_id=71, source_code="print(1)", memory_limit=8192)),
@@ -441,7 +505,7 @@ SCENARIOS = {
     f.__name__: f
     for f in [
         official_languages, official_run, official_new_languages, official_test_cases, official_batch, official_async_and_wait, official_limits, official_implicit_client, official_bad_token,
-        official_errors, official_callback, official_every_language,
+        official_errors, official_callback, official_every_language, official_judge0_forms,
         client_run, client_errors, client_callback, client_info,
         api_run, api_bad_token, api_errors, api_callback,
     ]
