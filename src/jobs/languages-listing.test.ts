@@ -17,7 +17,9 @@ const BEYOND_THE_SPEC =
   'ADA ASSEMBLY AWK BASH COBOL C_CLANG C_GCC9 C_GCC10 CPP_CLANG D ELIXIR ERLANG FORTRAN GROOVY LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
 /** The modern versions served beside the spec's codes (issue 34). */
 const MODERN = 'CPP20 CPP23 JAVA21 KOTLIN2 SCALA3 TYPESCRIPT5'.split(' ')
-const ALL = [...new Set([...V4, ...V3, ...BEYOND_THE_SPEC, ...MODERN])]
+/** Judge0's own forms (judge0_only): its Executable (44) and multi-file program (89). */
+const JUDGE0_FORMS = 'EXECUTABLE MULTIFILE'.split(' ')
+const ALL = [...new Set([...V4, ...V3, ...BEYOND_THE_SPEC, ...MODERN, ...JUDGE0_FORMS])]
 
 const config = loadConfig({ ...process.env, ARBITER_DATA: process.env.ARBITER_DATA ?? '/tmp/arbiter-worker-test' })
 const langs = loadLanguages()
