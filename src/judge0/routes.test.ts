@@ -452,7 +452,8 @@ describe('Judge0 information routes', () => {
 })
 
 
-describe("Judge0's own forms: 44 Executable and 89 Multi-file program", () => {
+// zips made by python3 subprocesses, megabytes of Base64: room for a loaded machine
+describe("Judge0's own forms: 44 Executable and 89 Multi-file program", { timeout: 60_000 }, () => {
   /** The test languages and the manifest's two forms, all provisioned in the test file's toolchains. */
   function formsSetup() {
     const manifest = loadLanguages()

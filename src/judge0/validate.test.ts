@@ -238,7 +238,7 @@ describe('checkSubmission', () => {
     })
   })
 
-  it('89, a multi-file program: the zip\'s run script is the source, its compile script the compile step, run with bash', async () => {
+  it('89, a multi-file program: the zip\'s run script is the source, its compile script the compile step, run with bash', { timeout: 60_000 }, async () => {
     const z = makeZip([['compile', 'gcc -o prog main.c\n'], ['run.sh', './prog\n'], ['run', 'echo never\n'], ['main.c', 'int main(){}\n']])
     const r = await checkSubmission({ language_id: 89, additional_files: z.toString('base64'), command_line_arguments: 'a b' }, false, ctx)
     if (!r.ok) throw new Error(JSON.stringify(r.errors))
@@ -250,11 +250,13 @@ describe('checkSubmission', () => {
     expect(plain.ok && [plain.input.sourceFileName, plain.input.compileArgv, plain.input.runArgv, plain.input.files]).toEqual(['run', [], ['bash', 'run'], []])
   })
 
-  it('89 refuses a source, a missing zip, a zip without a run script and compiler options, as Judge0 words them', async () => {
+  it('89 refuses a source, a missing zip, a zip without a run script and compiler options, as Judge0 words them', { timeout: 60_000 }, async () => {
     const r = await checkSubmission({ language_id: 89, source_code: 'echo hi', compiler_options: '-O2' }, false, ctx)
     expect(!r.ok && r.errors).toEqual({ source_code: ['must be blank'], additional_files: ["can't be blank"], compiler_options: ['setting compiler options is only allowed for compiled languages'] })
     const none = await checkSubmission({ language_id: 89, additional_files: makeZip([['compile', 'true\n']]).toString('base64') }, false, ctx)
     expect(!none.ok && none.errors).toEqual({ additional_files: ['holds no run script (run.sh or run) for the multi-file program'] })
+    const long = await checkSubmission({ language_id: 89, additional_files: makeZip([['run', '#'.repeat(1001)]]).toString('base64') }, false, ctx)
+    expect(!long.ok && long.errors).toEqual({ additional_files: ['holds a run script (run) longer than 1000 bytes'] })
     const link = await checkSubmission({ language_id: 89, additional_files: makeZip([['run', 'x', { link: true }]]).toString('base64') }, false, ctx)
     expect(!link.ok && link.errors).toEqual({ additional_files: ['holds "run": not a regular file (a link or a device)'] })
   })

@@ -207,6 +207,9 @@ export async function checkSubmission(raw: unknown, base64: boolean, ctx: CheckC
   // exit 127 without one: refused here, where the client can be told why)
   const runScript = project ? RUN_SCRIPTS.find((n) => files.some((f) => f.name === n)) : undefined
   if (project && additionalFiles && !errors.additional_files && !runScript) addError(errors, 'additional_files', 'holds no run script (run.sh or run) for the multi-file program')
+  // the run script is the job's source: within the source cap, as any source
+  const runBytes = runScript ? files.find((f) => f.name === runScript)!.content.length : 0
+  if (runBytes > ctx.sourceMaxBytes) addError(errors, 'additional_files', `holds a run script (${runScript}) longer than ${ctx.sourceMaxBytes} bytes`)
 
   if (Object.keys(errors).length) return { ok: false, errors: ordered(errors, languageId === undefined) }
 
