@@ -109,6 +109,18 @@ describe("the runtime table (the manifest's piston keys)", () => {
     expect(listRuntimes(langs, config, 1_000_000 + RUNTIMES_TTL_MS - 1)).toBe(first)
     const later = listRuntimes(langs, config, 1_000_000 + RUNTIMES_TTL_MS)
     expect(later.find((r) => r.code === 'PYTHON3')!.version).toBe('3.13.9')
+    // past the TTL with nothing changed: the same listing, not built again
+    expect(listRuntimes(langs, config, 1_000_000 + 5 * RUNTIMES_TTL_MS)).toBe(later)
+  })
+
+  it('past the TTL, an offered code that is no longer offered (or a new one) rebuilds the listing', () => {
+    const dir = toolchainsWith(REAL_VERSIONS)
+    const config = offerConfig(dir, ['PYTHON3', 'C'])
+    const first = listRuntimes(langs, config, 2_000_000)
+    expect(first.map((r) => r.code)).toEqual(['C', 'PYTHON3'])
+    config.languages.enabled = ['C']
+    expect(listRuntimes(langs, config, 2_000_000 + RUNTIMES_TTL_MS - 1)).toBe(first)
+    expect(listRuntimes(langs, config, 2_000_000 + RUNTIMES_TTL_MS).map((r) => r.code)).toEqual(['C'])
   })
 
   it("without a recorded version, uses the version the language's name states", () => {
