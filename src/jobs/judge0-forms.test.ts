@@ -201,6 +201,11 @@ describe('MULTIFILE (Judge0 89): the zip\'s scripts, with bash, in the trixie ro
     expect(v.stdout).toBe('hello, jail\nbeside\n')
   })
 
+  it('the zip\'s files are not executable (0644, and the jail refuses chmod); a script runs one through its interpreter', { timeout: 60_000 }, async () => {
+    const { v } = await judge(project({ run: './tool.sh 2>/dev/null; echo direct=$?\nchmod +x tool.sh 2>/dev/null; echo chmod=$?\nbash tool.sh\n', 'tool.sh': '#!/bin/sh\necho tool ran\n' }))
+    expect([v.verdict, v.stdout], summary(v)).toEqual(['AC', 'direct=126\nchmod=1\ntool ran\n'])
+  })
+
   it('a compile script that fails is CE with what it printed on stdout and stderr', { timeout: 60_000 }, async () => {
     const { v, result } = await judge(project({ compile: 'echo "checking"\necho "no such library" >&2\nexit 2\n', run: 'echo never\n' }))
     expect(v.verdict, summary(v)).toBe('CE')
