@@ -6,7 +6,8 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { jobKey, type RunHooks } from '../jobs/pool-types.ts'
-import type { CompileOutcome, Job, TestOutcome } from '../jobs/types.ts'
+import type { CompileOutcome, Job, JobTest, TestOutcome } from '../jobs/types.ts'
+import type { PackageGrading } from '../packages/stored-grading.ts'
 import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
@@ -45,6 +46,15 @@ export function jobOf(row: Submission, tests: SubmissionTest[] | undefined, data
     ...spec,
     ...(stored?.length && { filesAt: payloadFilesAt(dataDir, row.heId, stored) }),
     ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),
+    ...(tests && row.gradingJson && packageJob(jobTests(tests), JSON.parse(row.gradingJson) as PackageGrading)),
+  }
+}
+
+/** A package's grading on the job: each test's validator flags (its group's), score.txt's rule. */
+function packageJob(tests: JobTest[], grading: PackageGrading): Pick<Job, 'tests' | 'validatorScores'> {
+  return {
+    tests: tests.map((t, i) => (grading.testFlags[i] ? { ...t, checkerFlags: grading.testFlags[i]! } : t)),
+    ...(grading.validatorScores && { validatorScores: grading.validatorScores }),
   }
 }
 

@@ -22,6 +22,7 @@ import { jobSpecOf, type StoredJobSpec } from './model.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { InternalFailure, verdictOf, type Verdict } from '../grading/verdict.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
+import { gradeOutcomes, packageScore, STATUS_OF_GRADED, stopsOnFirstFailure, type PackageGrading } from '../packages/stored-grading.ts'
 import { notePhase } from './phases.ts'
 
 export type { Submission }
@@ -31,10 +32,10 @@ type ServiceDeps = Pick<Deps, 'config' | 'db' | 'log' | 'languages' | 'now' | 'd
 const p = sql.placeholder
 
 /** Columns a completion writes (one prepared UPDATE for the verdict and for our own failure). */
-const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'rawResultJson', 'completedAt'] as const
+const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'rawResultJson', 'gradedJson', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'fairRound', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'createdAt'] as const
+const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'fairRound', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'gradingJson', 'createdAt'] as const
 
 /**
  * The columns that can be large (a source and stdin up to jobe.request_max_bytes, outputs up to
@@ -109,6 +110,8 @@ export interface SubmissionInput extends JobSpec {
   problemId?: string
   checker?: CheckerSpec
   stopOnFirstFailure?: boolean
+  /** A package's grading (a stored problem's, or verify's): its groups decide the verdict and score. */
+  grading?: PackageGrading
   /** Files the protocol holds on this disk, never changed in place (Jobe's uploads): hard-linked at accept, none of their bytes read. */
   linkedFiles?: LinkedFile[]
 }
@@ -145,6 +148,7 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
       checker: input.checker ?? problem.checker,
       timeLimit: input.timeLimit ?? problem.timeLimitSec ?? undefined,
       memoryLimit: input.memoryLimit ?? problem.memoryLimitKb ?? undefined,
+      grading: problem.grading,
     }
   }
   const limits = config.limits
@@ -215,7 +219,9 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
     // a v3 callback is only used in asynchronous mode (spec A1)
     callbackUrl: async ? callback : null,
     checkerJson: tests ? JSON.stringify(input.checker ?? 'lines') : null,
-    stopOnFirstFailure: !!input.stopOnFirstFailure,
+    // a package's groups decide whether later tests are needed (a client's stop would leave cases its grading reads)
+    stopOnFirstFailure: input.grading && tests ? stopsOnFirstFailure(input.grading) : !!input.stopOnFirstFailure,
+    gradingJson: input.grading && tests ? JSON.stringify(input.grading) : null,
     protocolJson: input.protocolData === undefined ? null : JSON.stringify(input.protocolData),
     jobSpecJson: Object.keys(storedSpec).length ? JSON.stringify(storedSpec) : null,
     // similarity reports select a problem's submissions by it
@@ -381,6 +387,7 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
     stderr: verdict.stderr,
     failure: null,
     rawResultJson: JSON.stringify(rawResult(result)),
+    gradedJson: null,
     completedAt: deps.now(),
   })
 }
@@ -388,7 +395,18 @@ export function completeSubmission(deps: TransitionDeps, row: Submission, result
 /** A graded submission's tests are over: each one's outcome and the verdict they add up to, in one transaction. */
 function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOutcome[], compileCached: boolean): Submission | undefined {
   const points = testPoints(deps.db, row.id)
-  const v = gradedVerdict(outcomes)
+  let v = gradedVerdict(outcomes)
+  let graded: string | null = null
+  if (row.gradingJson) {
+    // a package's groups decide: its verdict, with the test that decided it (else the first failure's details)
+    const grading = JSON.parse(row.gradingJson) as PackageGrading
+    const result = gradeOutcomes(grading, outcomes)
+    const deciding = result.decidedBy !== undefined ? outcomes[result.decidedBy] : undefined
+    const verdict = STATUS_OF_GRADED[result.verdict]
+    if (deciding && deciding.status === verdict) v = { ...v, verdict, statusDetail: deciding.statusDetail, signal: deciding.signal, exitCode: deciding.exitCode, stdout: deciding.stdout }
+    else if (verdict !== v.verdict) v = { ...v, verdict, statusDetail: 'NA', signal: 'OTHER', exitCode: 0 }
+    graded = JSON.stringify(packageScore(grading, result))
+  }
   return finish(
     deps,
     row,
@@ -406,6 +424,7 @@ function completeGraded(deps: TransitionDeps, row: Submission, outcomes: TestOut
       stderr: '',
       failure: null,
       rawResultJson: JSON.stringify(rawResult({ compile: { ok: true, message: '' } })),
+      gradedJson: graded,
       completedAt: deps.now(),
     },
     // inside finish's transaction, after its claim check: a stale attempt writes no test either
@@ -446,6 +465,7 @@ export function failAttempt(deps: TransitionDeps, row: Submission, reason: strin
     stderr: '',
     failure: `internal error: ${reason}`,
     rawResultJson: null,
+    gradedJson: null,
     completedAt: deps.now(),
   })
 }

@@ -33,6 +33,8 @@ const row = (over: Partial<Submission> = {}): Submission => ({
   jobSpecJson: null,
   rawResultJson: null,
   problemId: null,
+  gradingJson: null,
+  gradedJson: null,
   state: 'queued',
   attempt: 0,
   compileStatus: null,

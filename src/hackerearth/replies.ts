@@ -6,6 +6,7 @@ import { constants } from 'node:os'
 import type { Config } from '../config.ts'
 import type { Submission } from '../evaluation/model.ts'
 import { scoreOf, type SubmissionTest } from '../evaluation/graded.ts'
+import type { PackageScore } from '../packages/stored-grading.ts'
 import type { TestResult, V3Reply, V4Reply } from './schemas.ts'
 import { escapeHtml } from '../http/html.ts'
 
@@ -121,7 +122,7 @@ export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(
     ...head,
     result: {
       ...graded,
-      ...(tests && row.verdict !== 'CE' && !row.failure ? { score: scoreOf(tests) } : {}),
+      ...(tests && row.verdict !== 'CE' && !row.failure ? { score: { ...scoreOf(tests), ...(row.gradedJson && { package: JSON.parse(row.gradedJson) as PackageScore }) } } : {}),
       // only when true: a reply without it is the same as before the cache existed
       ...(row.compileCached ? { compile_cached: true } : {}),
       compile_status: compileStatus,

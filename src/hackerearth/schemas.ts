@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts'
 import type { Score as GradedScore } from '../evaluation/graded.ts'
 import { CheckerSchema } from '../grading/checker-schema.ts'
 import { TestStatus } from '../grading/types.ts'
+import { PackageScore } from '../packages/stored-grading.ts'
 
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v)
 
@@ -203,7 +204,13 @@ export type TestResult = z.infer<typeof TestResult>
 
 /** The wire form of the core's Score (evaluation/graded.ts): the compiler keeps the two the same. */
 export const Score = z
-  .object({ passed: z.number().int(), total: z.number().int(), points: z.number(), max_points: z.number() })
+  .object({
+    passed: z.number().int(),
+    total: z.number().int(),
+    points: z.number(),
+    max_points: z.number(),
+    package: PackageScore.optional().meta({ description: "A problem imported from a Kattis/ICPC package with groups or scores: its grading, which decides the verdict (docs/api/problem-packages.md)." }),
+  })
   .meta({ id: 'Score' }) satisfies z.ZodType<GradedScore>
 
 export const V4Reply = z

@@ -5,8 +5,7 @@
 // makes the group JE; otherwise the default grader aggregates the verdicts (worst_error unless
 // first_error or always_accept; accept_if_any_accepted) and the scores (sum unless avg, min or max;
 // ignore_sample keeps only the last result). The root group's result is the submission's.
-import type { TestCase, TestGroup } from './test-data.ts'
-import { isGroup } from './test-data.ts'
+import type { GroupSettings } from './test-data.ts'
 
 /** Verdicts as problemtools names them (MLE, OLE and IF only come from a validator or grader). */
 export type GradedVerdict = 'AC' | 'WA' | 'TLE' | 'RTE' | 'MLE' | 'OLE' | 'PE' | 'IF' | 'JE'
@@ -26,6 +25,18 @@ export interface GroupResult {
   /** The case that decided a verdict other than AC (the last result with the group's verdict), if any. */
   decidedBy?: string
 }
+
+/**
+ * A group tree as grading reads it: a package's data/ (test-data.ts TestGroup) or the one stored with a
+ * problem (stored-grading.ts), whose cases are names and positions.
+ */
+export interface GradingGroup<C extends { name: string }> {
+  path: string
+  settings: Pick<GroupSettings, 'onReject' | 'graderFlags' | 'acceptScore' | 'rejectScore'>
+  items: (GradingGroup<C> | C)[]
+}
+
+const isGroup = <C extends { name: string }>(x: GradingGroup<C> | C): x is GradingGroup<C> => 'items' in x
 
 const WORST_FIRST: GradedVerdict[] = ['JE', 'IF', 'RTE', 'MLE', 'TLE', 'OLE', 'WA', 'PE', 'AC']
 
@@ -63,9 +74,9 @@ export function defaultGrader(results: { verdict: GradedVerdict; score: number }
  * a case after a break may be). Returns every group's result, the root's last, or [] when the tree
  * holds no case.
  */
-export function gradeTree(root: TestGroup, result: (test: TestCase) => CaseResult | undefined, scoring: boolean): GroupResult[] {
+export function gradeTree<C extends { name: string }>(root: GradingGroup<C>, result: (test: C) => CaseResult | undefined, scoring: boolean): GroupResult[] {
   const all: GroupResult[] = []
-  const grade = (group: TestGroup): GroupResult | undefined => {
+  const grade = (group: GradingGroup<C>): GroupResult | undefined => {
     const s = group.settings
     const children: { verdict: GradedVerdict; score: number | undefined; from: string }[] = []
     for (const item of group.items) {
@@ -103,7 +114,7 @@ export function gradeTree(root: TestGroup, result: (test: TestCase) => CaseResul
  * Whether the first case that is not AC decides the submission, so the cases after it need not run:
  * every group breaks on a rejection and none accepts past one (always_accept, accept_if_any_accepted).
  */
-export function firstFailureDecides(root: TestGroup): boolean {
+export function firstFailureDecides<C extends { name: string }>(root: GradingGroup<C>): boolean {
   const s = root.settings
   if (s.onReject !== 'break' || s.graderFlags.some((f) => f === 'always_accept' || f === 'accept_if_any_accepted')) return false
   return root.items.every((i) => !isGroup(i) || firstFailureDecides(i))

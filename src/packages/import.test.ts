@@ -76,7 +76,7 @@ describe('2023-07 packages', () => {
   })
 })
 
-describe('scoring and per-group settings: read for verify, refused for a stored problem', () => {
+describe('scoring and per-group settings: read for verify, kept with a stored problem', () => {
   const SCORING = { ...HELLO, 'problem.yaml': 'type: scoring\ngrading:\n  on_reject: grade\n  accept_score: 5\n', 'data/secret/testdata.yaml': 'grader_flags: min\noutput_validator_flags: case_sensitive\n' }
   it('legacy type: scoring with grading: keys over every group; validation: custom score requires score.txt', async () => {
     const p = importPackage(await readPackageZip(zip(Object.entries(SCORING)), caps), { fallbackName: 'pkg', maxTests: 100, verifyOnly: true })
@@ -86,11 +86,16 @@ describe('scoring and per-group settings: read for verify, refused for a stored 
     const custom = importPackage(await readPackageZip(zip(Object.entries({ ...HELLO, 'problem.yaml': 'validation: custom score\n', 'output_validators/v/v.py': 'x' })), caps), { fallbackName: 'pkg', maxTests: 100, verifyOnly: true })
     expect([...custom.spec.types, custom.spec.customScores]).toEqual(['pass-fail', 'required'])
   })
-  it.each([
-    [SCORING, /^problem\.yaml: scoring problems are verified but not stored yet/],
-    [{ ...HELLO, 'problem.yaml': 'validation: custom score\n', 'output_validators/v/v.py': 'x' }, /^problem\.yaml: validation: custom score .* is verified but not stored yet/],
-    [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: continue\n' }, /^data\/secret\/testdata\.yaml: on_reject: continue .* verified but not stored yet/],
-  ])('%#: refused for storing', async (files, pattern) => refused(files as Record<string, string>, pattern))
+  it('stored with their grading: groups, scores, per-group flags, score.txt\'s rule; a plain pass-fail package without', async () => {
+    const scoring = await load(SCORING)
+    expect(scoring.problem.grading).toMatchObject({ scoring: true, maxScore: null, testFlags: [['case_sensitive']] })
+    expect(scoring.problem.grading!.tree.items[0]).toMatchObject({ path: 'secret', settings: { onReject: 'continue', acceptScore: 5, graderFlags: ['min'] } })
+    const custom = await load({ ...HELLO, 'problem.yaml': 'validation: custom score\n', 'output_validators/v/v.py': 'x' })
+    expect(custom.problem.grading).toMatchObject({ scoring: false, validatorScores: 'required' })
+    expect((await load({ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: continue\n' })).problem.grading).toMatchObject({ scoring: false, tree: { items: [{ settings: { onReject: 'continue' } }] } })
+    expect((await load(HELLO)).problem.grading).toBeUndefined()
+    expect((await load({ ...HELLO, 'data/secret/testdata.yaml': 'grader_flags: first_error\n' })).problem.grading).toBeUndefined()
+  })
 })
 
 describe('refusals name the file and the rule', () => {
@@ -105,7 +110,7 @@ describe('refusals name the file and the rule', () => {
     [{ 'problem.yaml': 'limits:\n  time_multiplier: -1\n' }, /limits\.time_multiplier must be a positive number/],
     [{ 'problem.yaml': 'validation: custom interactive\n' }, /interactive problems are not judged by Arbiter yet/],
     [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: sometimes\n' }, /^data\/secret\/testdata\.yaml: on_reject must be break or continue/],
-    [{ ...HELLO, 'data/secret/testdata.yaml': 'output_validator_flags: a\n' }, /^data\/secret\/testdata\.yaml: output_validator_flags per group/],
+    [{ ...HELLO, 'data/secret/testdata.yaml': 'output_validator_flags: a\n' }, /^data\/secret\/testdata\.yaml: output_validator_flags: unknown flag "a"/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': '' }, /build\/run scripts/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/x.fs': '' }, /no source file in a language Arbiter offers/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/a/a.py': '', 'output_validators/b/b.py': '' }, /2 validators/],

@@ -10,6 +10,7 @@ import { PackageRefused, type PackageFiles } from './package-files.ts'
 import { readPackageSpec, type PackageSpec } from './problem-yaml.ts'
 import { casesOf, isGroup, readTestData, type TestGroup } from './test-data.ts'
 import { parseValidatorFlags } from '../grading/default-validator.ts'
+import { needsPackageGrading, packageGrading } from './stored-grading.ts'
 
 export interface ImportReport {
   format: PackageSpec['format']
@@ -33,11 +34,7 @@ export interface ImportOptions {
   /** The problem's name when problem.yaml gives none (the zip's or folder's name). */
   fallbackName: string
   maxTests: number
-  /**
-   * Read for `problems verify` only, not stored: scoring problems, per-group validator flags and grader
-   * settings are judged there (group-grading.ts), while a stored problem is graded by the core, whose
-   * reply has no group scores and whose tests share one checker.
-   */
+  /** Read for `problems verify` only, not stored. */
   verifyOnly?: boolean
 }
 
@@ -89,26 +86,10 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
   const ignored = [...spec.ignored]
   for (const t of ['interactive', 'multi-pass'] as const)
     if (spec.types.has(t)) throw new PackageRefused('problem.yaml', `${t} problems are not judged by Arbiter yet (the validator and the submission would run at once, wired to each other; see docs/api/problem-packages.md)`)
-  const stored = 'to store it as a problem (`problems verify` judges it): a stored problem\'s tests share one checker and its reply has no group scores'
-  if (!opts.verifyOnly && spec.types.has('scoring')) throw new PackageRefused('problem.yaml', `scoring problems are verified but not stored yet: ${stored}`)
-  if (!opts.verifyOnly && spec.customScores === 'required') throw new PackageRefused('problem.yaml', `validation: custom score (a validator that writes score.txt) is verified but not stored yet: ${stored}`)
   const data = readTestData(pkg.files, ignored, spec.groupOverrides)
   const cases = casesOf(data)
   if (!cases.length) throw new PackageRefused('data/', 'no test cases (data/sample/*.in + .ans, data/secret/*.in + .ans)')
   if (cases.length > opts.maxTests) throw new PackageRefused('data/', `${cases.length} test cases, more than grading.max_tests (${opts.maxTests})`, true)
-  if (!opts.verifyOnly) {
-    const withFlags = cases.find(({ group }) => group.settings.outputValidatorFlags.length)
-    if (withFlags) throw new PackageRefused(`data/${withFlags.group.path}/testdata.yaml`, `output_validator_flags per group are verified but not stored yet: ${stored}`)
-    // the core: the first case that is not accepted decides (on_reject: break, problemtools' default);
-    // other grader settings would change the verdict, so they are refused rather than ignored
-    const walk = (g: TestGroup): void => {
-      const s = g.settings
-      if (s.onReject !== 'break' || s.graderFlags.some((f) => f !== 'first_error' && f !== 'worst_error'))
-        throw new PackageRefused(`data/${g.path ? `${g.path}/` : ''}testdata.yaml`, `on_reject: continue and grader_flags other than first_error/worst_error are verified but not stored yet: ${stored}`)
-      g.items.forEach((i) => isGroup(i) && walk(i))
-    }
-    walk(data)
-  }
   let checker: CheckerSpec
   let validator: ImportReport['validator']
   if (spec.customValidator) ({ checker, report: validator } = customValidator(pkg, spec, spec.validatorFlags))
@@ -117,6 +98,15 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
       parseValidatorFlags(spec.validatorFlags)
     } catch (err) {
       throw new PackageRefused('problem.yaml', `validator_flags: ${(err as Error).message}`)
+    }
+    // each group's flags go to the same validator: an unknown one is refused naming its testdata.yaml
+    for (const { group } of cases) {
+      if (!group.settings.outputValidatorFlags.length) continue
+      try {
+        parseValidatorFlags([...spec.validatorFlags, ...group.settings.outputValidatorFlags])
+      } catch (err) {
+        throw new PackageRefused(`data/${group.path}/testdata.yaml`, `output_validator_flags: ${(err as Error).message}`)
+      }
     }
     checker = { type: 'kattis', flags: spec.validatorFlags }
     validator = { kind: 'default', flags: spec.validatorFlags }
@@ -136,6 +126,9 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
     g.items.forEach((i) => isGroup(i) && count(i))
   }
   count(data)
+  // scores, groups that do not stop at their first rejection, per-group validator flags: kept with the
+  // problem and graded by stored-grading.ts; a plain pass-fail package is stored as any problem
+  const grading = packageGrading(spec, data)
   const memoryKb = spec.memoryMb !== undefined ? Math.round(spec.memoryMb * 1024) : undefined
   const report: ImportReport = {
     format: spec.format,
@@ -157,6 +150,7 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
       checker,
       ...(spec.timeLimitSec !== undefined && { time_limit: spec.timeLimitSec }),
       ...(memoryKb !== undefined && { memory_limit: memoryKb }),
+      ...(needsPackageGrading(grading) && { grading }),
     },
   }
 }

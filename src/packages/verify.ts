@@ -5,11 +5,12 @@
 // max(1, ceil(slowest CPU × multiplier / resolution)) × resolution; the others run at that limit
 // with the safety margin as extra CPU time, as problemtools' check "OK with extra time" allows.
 import type { Job, JobResult, JobTest, TestOutcome } from '../jobs/types.ts'
-import { firstFailureDecides, gradeTree, type CaseResult, type GroupResult } from './group-grading.ts'
+import type { GradedVerdict, GroupResult } from './group-grading.ts'
 import type { ImportedPackage } from './import.ts'
 import type { Language } from '../languages.ts'
 import { languageOfFiles } from './package-languages.ts'
 import { planProgram, ProgramRefused, type ProgramPlan } from './program-files.ts'
+import { gradeOutcomes, packageGrading, stopsOnFirstFailure, type PackageGrading } from './stored-grading.ts'
 import { casesOf } from './test-data.ts'
 
 export type PackageVerdict = 'AC' | 'WA' | 'TLE' | 'RTE' | 'CE' | 'JE'
@@ -56,20 +57,13 @@ export function verdictOf(result: JobResult): PackageVerdict {
   return failed ? verdictOfTest(failed) : 'AC'
 }
 
-/** The package's verdict of a graded job: its groups graded as problemtools grades them (group-grading.ts). */
-export function gradedVerdict(pkg: ImportedPackage, result: JobResult): { verdict: PackageVerdict; score?: number; groups: GroupResult[] } {
+/** The package's verdict of a graded job: its groups graded as problemtools grades them (stored-grading.ts, as a stored problem's). */
+export function gradedVerdict(grading: PackageGrading, result: JobResult): { verdict: PackageVerdict; score?: number; groups: GroupResult[]; decidedBy?: number } {
   if (!result.compile.ok) return { verdict: 'CE', groups: [] }
-  const index = new Map(casesOf(pkg.data).map(({ test }, i) => [test, i]))
-  const caseResult = (test: Parameters<Parameters<typeof gradeTree>[1]>[0]): CaseResult | undefined => {
-    const o = result.tests?.[index.get(test)!]
-    if (!o || o.status === 'SKIPPED') return undefined
-    return { verdict: verdictOfTest(o) as CaseResult['verdict'], ...(o.score !== undefined && { score: o.score }) }
-  }
-  const groups = gradeTree(pkg.data, caseResult, pkg.spec.types.has('scoring'))
-  const root = groups.at(-1)!
+  const graded = gradeOutcomes(grading, result.tests ?? [], (o) => verdictOfTest(o) as GradedVerdict)
   // a grader's MLE/OLE/PE/IF: no folder expects them; RTE, WA, JE are the nearest names
-  const verdict = (({ MLE: 'RTE', OLE: 'RTE', PE: 'WA', IF: 'JE' }) as Record<string, PackageVerdict>)[root.verdict] ?? (root.verdict as PackageVerdict)
-  return { verdict, ...(root.score !== undefined && { score: root.score }), groups }
+  const verdict = (({ MLE: 'RTE', OLE: 'RTE', PE: 'WA', IF: 'JE' }) as Record<string, PackageVerdict>)[graded.verdict] ?? (graded.verdict as PackageVerdict)
+  return { ...graded, verdict }
 }
 
 export interface SubmissionRow {
@@ -119,16 +113,17 @@ export interface VerifyOptions {
 
 export async function verifyPackage(pkg: ImportedPackage, submissions: Map<string, Buffer>, opts: VerifyOptions): Promise<VerifyReport> {
   const { spec, problem } = pkg
+  const grading = packageGrading(spec, pkg.data)
   // each case with its group's output_validator_flags after problem.yaml's (problemtools' order: a flag given twice, the last counts)
-  const tests: JobTest[] = casesOf(pkg.data).map(({ test, group }) => ({
+  const tests: JobTest[] = casesOf(pkg.data).map(({ test }, i) => ({
     input: test.input.toString('utf8'),
     expectedOutput: test.answer.toString('utf8'),
-    ...(group.settings.outputValidatorFlags.length && { checkerFlags: [...spec.validatorFlags, ...group.settings.outputValidatorFlags] }),
+    ...(grading.testFlags[i] && { checkerFlags: grading.testFlags[i] }),
   }))
-  const scoring = spec.types.has('scoring')
+  const scoring = grading.scoring
   const [low, high] = pkg.data.settings.range
   const maxScore = scoring ? (spec.objective === 'min' ? low : high) : undefined
-  const stopOnFirstFailure = firstFailureDecides(pkg.data)
+  const stopOnFirstFailure = stopsOnFirstFailure(grading)
   const rows: SubmissionRow[] = []
   const runnable: { row: SubmissionRow; source: string; plan?: ProgramPlan }[] = []
   // a submission is a file of a folder, or a folder of files (a multi-file submission)
@@ -193,18 +188,17 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
       tests,
       checker: problem.checker,
       stopOnFirstFailure,
-      ...(spec.customValidator && spec.customScores && { validatorScores: spec.customScores }),
+      ...(grading.validatorScores && { validatorScores: grading.validatorScores }),
       ...(extra > 0 && { cpuExtraSec: extra }),
       ...(compileArgv && { compileArgv }),
       ...(plan?.files && { files: plan.files }),
     })
-    const graded = gradedVerdict(pkg, result)
+    const graded = gradedVerdict(grading, result)
     row.got = graded.verdict
     if (graded.score !== undefined) row.score = graded.score
     row.time = Math.max(0, ...(result.tests ?? []).filter((t) => t.status !== 'SKIPPED').map((t) => t.timeUsedSec))
     row.outcome = row.expected.includes(row.got) ? 'pass' : 'fail'
-    const decidedBy = graded.groups.at(-1)?.decidedBy
-    const failed = decidedBy !== undefined ? result.tests?.[problem.tests.findIndex((t) => t.name === decidedBy)] : undefined
+    const failed = graded.decidedBy !== undefined ? result.tests?.[graded.decidedBy] : undefined
     if (!result.compile.ok) row.note = result.compile.message.split('\n')[0]
     else if (failed?.checkerMessage) row.note = failed.checkerMessage.split('\n').slice(-1)[0]
     // problemtools only warns about these: a partial submission with the full score, an accepted one without it

@@ -12,6 +12,7 @@ import { offeredLanguage } from '../languages.ts'
 import { problems, problemTests } from '../storage/schema.ts'
 import { putBlob, readBlob, removeUnused } from './blobs.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
+import type { PackageGrading } from '../packages/stored-grading.ts'
 
 export type Problem = typeof problems.$inferSelect
 export type ProblemTest = typeof problemTests.$inferSelect
@@ -32,6 +33,8 @@ export interface ProblemInput {
   checker?: CheckerSpec
   time_limit?: number
   memory_limit?: number
+  /** A Kattis/ICPC package's grading (groups, scores, per-group validator flags), kept as it is. */
+  grading?: PackageGrading
 }
 
 const bytesOf = (v: Uint8Array | string) => (typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.from(v))
@@ -87,6 +90,7 @@ export function createProblem(deps: ServiceDeps, client: Client, input: ProblemI
           testCount: rows.length,
           totalBytes: total,
           createdAt: deps.now(),
+          gradingJson: input.grading ? JSON.stringify(input.grading) : null,
         })
         .returning()
         .get()
@@ -141,6 +145,7 @@ export function loadProblemForGrading(deps: Pick<Deps, 'db' | 'config'>, client:
     checker: JSON.parse(problem.checkerJson) as CheckerSpec,
     timeLimitSec: problem.timeLimitSec,
     memoryLimitKb: problem.memoryLimitKb,
+    grading: problem.gradingJson ? (JSON.parse(problem.gradingJson) as PackageGrading) : undefined,
     tests: tests.map((t) => ({
       name: t.name,
       input: readBlob(deps.config.dataDir, t.inputHash),

@@ -112,6 +112,13 @@ export const submissions = sqliteTable(
     rawResultJson: text(),
     /** The problem_id a graded submission was made against (kept after the problem is deleted): similarity reports select by it. */
     problemId: text(),
+    /**
+     * A Kattis/ICPC package's grading (packages/stored-grading.ts): its groups, each test's validator
+     * flags, score.txt's rule; null for every other graded submission (the first failure decides).
+     */
+    gradingJson: text(),
+    /** What that grading gave once completed: the verdict, score and each group's (the v4 reply's score.package). */
+    gradedJson: text(),
   },
   (t) => [
     index('submissions_claim').on(t.state, t.priority, t.fairRound, t.async, t.id),
@@ -143,6 +150,8 @@ export const problems = sqliteTable(
     testCount: integer().notNull(),
     totalBytes: integer().notNull(),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    /** An imported package's grading (its groups, scores, per-group validator flags); null: the first failure decides. */
+    gradingJson: text(),
   },
   (t) => [index('problems_client').on(t.clientId)]
 )

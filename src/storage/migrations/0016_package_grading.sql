@@ -1,0 +1,3 @@
+ALTER TABLE `problems` ADD `grading_json` text;--> statement-breakpoint
+ALTER TABLE `submissions` ADD `grading_json` text;--> statement-breakpoint
+ALTER TABLE `submissions` ADD `graded_json` text;
