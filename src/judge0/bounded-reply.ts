@@ -5,10 +5,11 @@
 // is read once, one at a time, shaped and counted exactly as it is encoded, and the building stops as
 // soon as the count passes the budget (plain text's JSON escapes can make it up to 6x the bytes). The
 // reply is sent as the encoded parts, a repeated token's part sent again rather than copied.
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import type { Client } from '../clients/clients.ts'
 import { submissions } from '../storage/schema.ts'
+import { preparedPerDb } from '../storage/prepared.ts'
 import { Judge0Reply } from './errors.ts'
 import { JUDGE0, findSubmission, judge0Record } from './service.ts'
 import { ALL_FIELDS, shapeField, type Field } from './replies.ts'
@@ -51,13 +52,38 @@ type Sized = keyof typeof lengths
  * A lower bound of each submission's reply (by token), from the stored lengths: exact for Base64 but
  * for the fixed part, the bytes themselves for plain text (whose escapes only add to it).
  */
+type LengthsQuery = { all(params: { clientId: number; tokens: string }): ({ token: string } & Record<Sized, number>)[] }
+
+/**
+ * The lengths query of each set of fields, prepared once per database (at most 2^8 sets, keyed in a fixed
+ * order): building and preparing it cost more than running it, on every wait=true reply and every GET.
+ */
+const lengthsQueries = preparedPerDb((db: Deps['db']) => {
+  const byFields = new Map<string, LengthsQuery>()
+  return (chosen: Sized[]): LengthsQuery => {
+    const key = chosen.join(',')
+    let q = byFields.get(key)
+    if (!q) {
+      q = db
+        .select({ token: submissions.heId, ...Object.fromEntries(chosen.map((f) => [f, lengths[f]])) })
+        .from(submissions)
+        .where(
+          and(
+            eq(submissions.clientId, sql.placeholder('clientId')),
+            eq(submissions.api, JUDGE0),
+            sql`${submissions.heId} in (select value from json_each(${sql.placeholder('tokens')}))`
+          )
+        )
+        .prepare() as unknown as LengthsQuery
+      byFields.set(key, q)
+    }
+    return q
+  }
+})
+
 export function estimateReplies(deps: Pick<Deps, 'db'>, client: Client, tokens: readonly string[], fields: readonly Field[], base64: boolean): Map<string, number> {
-  const chosen = fields.filter((f): f is Sized => f in lengths)
-  const rows = deps.db
-    .select({ token: submissions.heId, ...Object.fromEntries(chosen.map((f) => [f, lengths[f]])) })
-    .from(submissions)
-    .where(and(eq(submissions.clientId, client.id), eq(submissions.api, JUDGE0), inArray(submissions.heId, [...tokens])))
-    .all() as ({ token: string } & Record<Sized, number>)[]
+  const chosen = (Object.keys(lengths) as Sized[]).filter((f) => fields.includes(f))
+  const rows = lengthsQueries(deps.db)(chosen).all({ clientId: client.id, tokens: JSON.stringify(tokens) })
   const out = new Map<string, number>()
   for (const row of rows) {
     let n = FIXED_BYTES
