@@ -94,9 +94,19 @@ packageCommands['problems verify'] = {
         compileArgv: (code) => {
           const lang = resolveLanguage(languages, code)
           if (code === 'C' && lang?.compile?.[0] === 'gcc') return [lang.compile[0], '-fpermissive', ...lang.compile.slice(1)]
+          // problemtools links OCaml with unix, str (and bigarray, part of OCaml 5's standard library)
+          if (code === 'OCAML' && lang?.compile?.[0] === 'ocamlopt') return [lang.compile[0], '-I', '+unix', '-I', '+str', 'unix.cmxa', 'str.cmxa', ...lang.compile.slice(1)]
           // problemtools compiles Python with py_compile: a syntax error is a compile error, not a run's
           if ((code === 'PYTHON3' || code === 'PYTHON') && lang && !lang.compile?.length && /python/.test(lang.run[0])) return [lang.run[0], '-S', '-c', PY_SYNTAX_CHECK, lang.sourceFile]
           return undefined
+        },
+        // problemtools runs Prolog as `swipl -c {files}` with the goal main: every file loaded, main called
+        // (a package's Prolog has no initialization directive of its own)
+        runArgv: (code, files) => {
+          const lang = resolveLanguage(languages, code)
+          if (code !== 'PROLOG_SWI' || lang?.run[0] !== 'swipl') return undefined
+          const prologFiles = files.filter((f) => /\.(pl|plg)$/.test(f)).map((f) => `'${f.replace(/'/g, "''")}'`)
+          return ['swipl', '-O', '-q', '-g', `consult([${prologFiles.join(',')}])`, '-g', 'main', '-t', 'halt']
         },
         onRow: (row, done, total) => progressBar(done, total, row.file),
       })

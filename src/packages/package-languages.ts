@@ -36,7 +36,8 @@ export const PACKAGE_LANGUAGES: PackageLanguage[] = [
   { name: 'Objective C', code: 'OBJECTIVEC', priority: 300, extensions: ['m', 'c'], together: true },
   { name: 'Pascal', code: 'PASCAL', priority: 350, extensions: ['pas', 'p'] },
   { name: 'PHP', code: 'PHP', priority: 450, extensions: ['php'] },
-  { name: 'Prolog', code: 'PROLOG_SWI', priority: 100, extensions: ['pl', 'plg'] },
+  // swipl -c {files}: every file is loaded, the goal main runs (verify's run command, cli-commands.ts)
+  { name: 'Prolog', code: 'PROLOG_SWI', priority: 100, extensions: ['pl', 'plg'], together: true },
   { name: 'Python 2', code: 'PYTHON', priority: 860, extensions: ['py', 'py2'], shebang: { extensions: ['py'], pattern: /^#!.*python2\b/ } },
   { name: 'Python 3', code: 'PYTHON3', priority: 850, extensions: ['py', 'py3'] },
   { name: 'Ruby', code: 'RUBY', priority: 650, extensions: ['rb'] },

@@ -106,6 +106,8 @@ export interface VerifyOptions {
   language?(code: string): Language | undefined
   /** A DOMjudge package (domjudge-problem.ini): `.pl` is Perl, as DOMjudge reads it. */
   domjudge?: boolean
+  /** A run command other than the language's, for a package's submission of these files (the entry point first, as written). */
+  runArgv?(code: string, files: string[]): string[] | undefined
   /** A compile command other than the language's, for a package's submissions (see the CLI). */
   compileArgv?(code: string): string[] | undefined
   onRow?: (row: SubmissionRow, done: number, total: number) => void
@@ -179,6 +181,8 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   const total = runnable.length
   const judge = async ({ row, source, plan }: (typeof runnable)[number], timeLimitSec: number, extra: number) => {
     const compileArgv = plan ? plan.compileArgv : opts.compileArgv?.(row.lang!)
+    const language = opts.language?.(row.lang!)
+    const runArgv = language && opts.runArgv?.(row.lang!, [language.sourceFile, ...(plan?.files ?? []).map((f) => f.name)])
     const result = await opts.run({
       language: row.lang!,
       source,
@@ -192,6 +196,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
       ...(extra > 0 && { cpuExtraSec: extra }),
       ...(compileArgv && { compileArgv }),
       ...(plan?.files && { files: plan.files }),
+      ...(runArgv && { runArgv }),
     })
     const graded = gradedVerdict(grading, result)
     row.got = graded.verdict
