@@ -19,7 +19,8 @@
 // v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
 // this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
 // server answers; the breakdown's app_rest then holds the polls' cost).
-// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--cpu-prof DIR] [--json]
+// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--json]
+//   --faces v3,piston: only these faces' columns (the first is the baseline of p50_vs_v3).
 //   --cpu-prof DIR: the server runs with node's --cpu-prof, its profiles (main thread, pool threads)
 //   written to DIR when it stops (open them in Chrome's DevTools or speedscope).
 //   --c1-window N: requests per window at c=1 (default 1: the columns alternate request by request;
@@ -51,6 +52,7 @@ const { values } = parseArgs({
     'v4-poll': { type: 'string' },
     'cpu-prof': { type: 'string' },
     'c1-window': { type: 'string', default: '1' },
+    faces: { type: 'string' },
   },
 })
 const REQUESTS = Number(values.requests)
@@ -239,7 +241,9 @@ export const bareColumn: Column = {
 }
 
 /** Every column, baseline first (a new API adds its column here). */
-export const COLUMNS: Column[] = [v3Column, v4Column, jobeColumn, judge0Column, pistonColumn, ...(values.bare ? [bareColumn] : [])]
+export const COLUMNS: Column[] = [v3Column, v4Column, jobeColumn, judge0Column, pistonColumn, ...(values.bare ? [bareColumn] : [])].filter(
+  (col) => !values.faces || col.name === 'bare' || values.faces.split(',').includes(col.name)
+)
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN
 
