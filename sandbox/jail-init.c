@@ -4,7 +4,9 @@
  * SIGXFSZ), which would turn real runtime errors into hangs or wrong verdicts.
  *
  * Usage (inside the jail): /.arbiter/init PROGRAM [ARGS...]
- * fd 3, when open, receives one line saying how the program ended: "exit N" or "signal N".
+ * fd 3, when open, receives one line saying how the program ended: "exit N" or "signal N", then
+ * "ended US": when this init saw it end (CLOCK_MONOTONIC, µs; no jail has a time namespace of its own),
+ * which orders the ends of two runs wired to each other (sandbox/wire.c) better than their supervisors can.
  * It is close-on-exec, so the program never holds it. When init exits, the kernel kills every
  * process left in the namespace (a fork bomb's children included).
  *
@@ -27,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "jail-init.h"
 
@@ -233,9 +236,12 @@ int reap_and_report(pid_t child, int report) {
 		if (w == child) break;
 		if (w < 0 && errno != EINTR) return 127;
 	}
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	unsigned long long ended = (unsigned long long)t.tv_sec * 1000000u + (unsigned long long)t.tv_nsec / 1000u;
 	if (report >= 0) {
-		if (WIFSIGNALED(status)) dprintf(report, "signal %d\n", WTERMSIG(status));
-		else dprintf(report, "exit %d\n", WEXITSTATUS(status));
+		if (WIFSIGNALED(status)) dprintf(report, "signal %d\nended %llu\n", WTERMSIG(status), ended);
+		else dprintf(report, "exit %d\nended %llu\n", WEXITSTATUS(status), ended);
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

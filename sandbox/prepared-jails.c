@@ -18,6 +18,7 @@
  *   prepare ID | path KEY | exec NSJAIL | arg S... (nsjail's argv) | policy LINE... | log FILE | end
  *     -> "prepared ID": the jail is being built (a run waits for it to be ready)
  *   run ID | jail KEY | arg S... (the program's argv) | env K=V... | box PATH | stdin/stdout/stderr/status |
+ *     (or wire_serve/wire_join PATH for stdin and stdout: wire.c) |
  *     cpu_ms | wall_ms | fsize | mem_bytes | nofile | stack_kb | as_kb | pids | cpu_backstop_sec | end
  *     -> "done ..." as for a run through nsjail
  *   pool ID | end -> "pool ID jail=KEY,pid=N,ready=0|1,runs=N,builds=N,build_us=N ..."
@@ -362,8 +363,12 @@ static pid_t await_run_ready(struct prepared_jail* j, int sock, char* why, size_
 	return cred.pid;
 }
 
-/* One attempt; returns 1 when the jail failed before the program started (worth one retry). */
-static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
+/*
+ * One attempt; returns 1 when the jail failed before the program started (worth one retry).
+ * wire: a wired run's two pipe ends (wire.c), handed to the run (and closed here) once it is sent:
+ * a retry after that has none, and fails.
+ */
+static int try_run(struct prepared_jail* j, struct request* r, int last_try, int* wire) {
 	static char msg[PREPARED_RUN_MAX] __attribute__((aligned(8)));
 	uint64_t received = now_us();
 	char why[300] = "";
@@ -383,9 +388,16 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 		printf("error %s run groups: %s\n", r->id, strerror(errno));
 		return 0;
 	}
-	open_io_tree(r->out);
-	fds[0] = open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
-	fds[1] = open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
+	open_io_tree(r->err);
+	if (r->wire_role) {
+		/* the supervisor keeps no end of the pipes once the run has them (the peer must see end of file) */
+		fds[0] = wire[0];
+		fds[1] = wire[1];
+		wire[0] = wire[1] = -1;
+	} else {
+		fds[0] = open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
+		fds[1] = open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
+	}
 	fds[2] = open_io(r->err, O_WRONLY | O_CREAT | O_TRUNC);
 	fds[3] = r->status[0] ? open_io(r->status, O_WRONLY | O_CREAT | O_TRUNC) : open("/dev/null", O_WRONLY | O_CLOEXEC);
 	fds[4] = (int)syscall(SYS_open_tree, AT_FDCWD, r->box, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
@@ -417,7 +429,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 		return 0;
 	}
 
-	uint64_t start = now_us();
+	uint64_t start = now_us(), killed_at = 0;
 	const char* limit = "none";
 	int ended = 0, status = 0, fresh_net = 0;
 	long maxrss = 0;
@@ -445,6 +457,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 			/* the run init is PID 1 of the run's namespace: every process of the run dies with it */
 			if (past) {
 				limit = past;
+				killed_at = now_us();
 				syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 			}
 		} else if (elapsed >= r->wall_ms * 1000u + 2000000u) {
@@ -477,12 +490,15 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try) {
 	if (strcmp(limit, "none") == 0 && watch.cpu_limit_us && cpu > watch.cpu_limit_us) limit = "cpu";
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	if (r->wire_role == 1) wire_ended(code == 42);
 	/* setup_us: from the request to "go" (groups, files, the clone, the run's mounts); finish_us: from
 	 * the run's end to this reply (figures, the groups' removal) — where a run's time goes, for the benchmark */
+	/* end_us: when the run's end was heard, or it was stopped (CLOCK_MONOTONIC), to order two wired
+	 * runs' ends: a peer cannot have reacted to a run stopped by a limit before it was stopped */
 	printf("done %s exit=%d signal=%d cpu_us=%llu wall_us=%llu mem_kb=%llu oom=%d limit=%s maxrss_kb=%ld setup_us=%llu "
-	       "finish_us=%llu\n",
+	       "finish_us=%llu end_us=%llu\n",
 	    r->id, code, sig, (unsigned long long)cpu, (unsigned long long)wall, (unsigned long long)(mem / 1024u), oom, limit,
-	    maxrss, (unsigned long long)(start - received), (unsigned long long)(now_us() - ended_at));
+	    maxrss, (unsigned long long)(start - received), (unsigned long long)(now_us() - ended_at), (unsigned long long)(killed_at ? killed_at : ended_at));
 	fflush(stdout);
 	turn_over_groups();
 	return 0;
@@ -494,12 +510,22 @@ void run_prepared(struct request* r) {
 		printf("error %s prepared jail: none for %s (prepare it first)\n", r->id, r->jail);
 		return;
 	}
-	if (r->box[0] != '/' || strstr(r->box, "/..") || !r->out[0] || !r->err[0] || r->argc == 0 || !r->nofile || !r->stack_kb ||
-	    !r->pids || !r->cpu_backstop_sec || !r->mem_bytes) {
+	if (r->box[0] != '/' || strstr(r->box, "/..") || (!r->out[0] && !r->wire_role) || !r->err[0] || r->argc == 0 || !r->nofile ||
+	    !r->stack_kb || !r->pids || !r->cpu_backstop_sec || !r->mem_bytes) {
 		printf("error %s prepared jail: incomplete request\n", r->id);
 		return;
 	}
-	if (try_run(j, r, 0)) try_run(j, r, 1);
+	int wire[2] = {-1, -1};
+	char why[300];
+	if (r->wire_role && wire_fds(r, &wire[0], &wire[1], why, sizeof why) != 0) {
+		printf("error %s wire: %s\n", r->id, why);
+		return;
+	}
+	if (try_run(j, r, 0, wire)) {
+		if (r->wire_role && wire[0] < 0) printf("error %s prepared jail: the wired run failed before it started\n", r->id);
+		else try_run(j, r, 1, wire);
+	}
+	wire_close(&wire[0], &wire[1]);
 }
 
 void close_prepared_jails(void) {

@@ -22,10 +22,12 @@
  *   status PATH (handed to the jail as fd 3 for jail-init's report) | chroot PATH (bare runs of
  *   scripts/bench-sandbox only: run the program chrooted, without nsjail) | cpu_ms N | wall_ms N | fsize BYTES |
  *   mem_bytes N (optional: the run gets a memory group of its own, made here, with this limit;
- *   nsjail's own group must then sit under <slot>/run with a looser limit, see run_group) | end
+ *   nsjail's own group must then sit under <slot>/run with a looser limit, see run_group) |
+ *   wire_serve PATH | wire_join PATH (optional, instead of stdin/stdout: the run's stdin and stdout are
+ *   pipes to a run another supervisor starts at the same time, see wire.c) | end
  * Ready line: ready cgroup=v1|v2 uid=N (the host uid the jail's 65534 is to be mapped to)
  * Reply: one line
- *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N
+ *   done ID exit=N signal=N cpu_us=N wall_us=N mem_kb=N oom=0|1 limit=none|cpu|wall maxrss_kb=N end_us=N
  *   error ID MESSAGE
  * Or a box request (the job's work directory as a bounded tmpfs, see box_request):
  *   boxmount ID | boxgrow ID | boxumount ID, then path PATH | bytes N | inodes N | end
@@ -381,6 +383,10 @@ static int read_request(struct request* r) {
 		else if (!strcmp(k, "wall_ms")) r->wall_ms = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "fsize")) r->fsize = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "mem_bytes")) r->mem_bytes = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "wire_serve") || !strcmp(k, "wire_join")) {
+			r->wire_role = k[5] == 's' ? 1 : 2;
+			snprintf(r->wire, sizeof r->wire, "%s", v);
+		}
 	}
 	return -1;
 }
@@ -549,15 +555,16 @@ int limit_host_quotas(void) {
 	    setrlimit(RLIMIT_MEMLOCK, &lock);
 }
 
-static void child_exec(struct request* r) {
+/* wire_in/wire_out: a wired run's pipe ends (wire.c), else -1 and the files of the request */
+static void child_exec(struct request* r, int wire_in, int wire_out) {
 	if (setns(netns_fd, CLONE_NEWNET) != 0) _exit(120);
 	if (cg_version == 1) {
 		char p[600];
 		snprintf(p, sizeof p, "%s/cgroup.procs", cg_cpuacct);
 		if (write_file(p, "0") != 0) _exit(121);
 	}
-	int in = open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
-	int out = open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
+	int in = wire_in >= 0 ? wire_in : open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
+	int out = wire_out >= 0 ? wire_out : open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
 	int err = open_io(r->err, O_WRONLY | O_CREAT | O_TRUNC);
 	int status = r->status[0] ? open_io(r->status, O_WRONLY | O_CREAT | O_TRUNC) : open_io("/dev/null", O_WRONLY);
 	if (in < 0 || out < 0 || err < 0 || status < 0) _exit(122);
@@ -680,18 +687,29 @@ static void run(struct request* r) {
 		}
 	}
 
-	open_io_tree(r->out);
+	int wire_in = -1, wire_out = -1;
+	char why[300];
+	if (r->wire_role && wire_fds(r, &wire_in, &wire_out, why, sizeof why) != 0) {
+		printf("error %s wire: %s\n", r->id, why);
+		if (oom_efd >= 0) close(oom_efd);
+		return;
+	}
+	open_io_tree(r->err);
 	uint64_t start = now_us();
 	pid_t pid = fork();
 	if (pid < 0) {
 		printf("error %s fork: %s\n", r->id, strerror(errno));
 		if (oom_efd >= 0) close(oom_efd);
+		wire_close(&wire_in, &wire_out);
 		return;
 	}
-	if (pid == 0) child_exec(r);
+	if (pid == 0) child_exec(r, wire_in, wire_out);
+	/* the run holds its ends now: none may stay here, or the peer would never see end of file */
+	wire_close(&wire_in, &wire_out);
 
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	const char* limit = "none";
+	uint64_t killed_at = 0;
 	int kicked_at_ms = -1;
 	struct limit_watch watch;
 	watch_start(&watch, r);
@@ -714,6 +732,7 @@ static void run(struct request* r) {
 			/* SIGTERM lets nsjail kill the jail and remove its cgroups itself */
 			if (past) {
 				limit = past;
+				killed_at = now_us();
 				kill(pid, SIGTERM);
 			}
 		} else if (elapsed >= r->wall_ms * 1000u + 2000000u) {
@@ -726,7 +745,7 @@ static void run(struct request* r) {
 		}
 	}
 	/* nsjail has exited (a zombie until reaped): its own CPU time is still there to take off */
-	uint64_t cpu = cpu_used_us(pid), mem = 0, oom = 0;
+	uint64_t cpu = cpu_used_us(pid), mem = 0, oom = 0, ended_at = now_us();
 	struct rusage ru;
 	int status = 0;
 	while (wait4(pid, &status, __WALL, &ru) < 0 && errno == EINTR) {
@@ -759,10 +778,14 @@ static void run(struct request* r) {
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	if (r->wire_role == 1) wire_ended(code == 42);
+	/* end_us: when the run was seen to end, or was told to (CLOCK_MONOTONIC), to order two wired runs'
+	 * ends: a peer cannot have reacted to a run stopped by a limit before it was stopped */
+	if (killed_at) ended_at = killed_at;
 	printf("done %s exit=%d signal=%d cpu_us=%llu wall_us=%llu mem_kb=%llu oom=%llu limit=%s "
-	       "maxrss_kb=%ld\n",
+	       "maxrss_kb=%ld end_us=%llu\n",
 	    r->id, code, sig, (unsigned long long)cpu, (unsigned long long)wall,
-	    (unsigned long long)(mem / 1024u), (unsigned long long)oom, limit, ru.ru_maxrss);
+	    (unsigned long long)(mem / 1024u), (unsigned long long)oom, limit, ru.ru_maxrss, (unsigned long long)ended_at);
 }
 
 /*
@@ -927,6 +950,7 @@ int main(int argc, char** argv) {
 
 	struct request r;
 	while (read_request(&r) == 0) {
+		wire_release(); /* the last wired run's peer has ended: its caller sends nothing before */
 		if (r.root_op)
 			root_request(&r);
 		else if (r.jail_op == 1)
@@ -937,7 +961,7 @@ int main(int argc, char** argv) {
 			run_prepared(&r);
 		else if (r.box_op)
 			box_request(&r);
-		else if (!r.exec[0] || !r.out[0] || !r.err[0] || r.argc == 0)
+		else if (!r.exec[0] || (!r.out[0] && !r.wire_role) || !r.err[0] || r.argc == 0)
 			printf("error %s incomplete request\n", r.id);
 		else
 			run(&r);

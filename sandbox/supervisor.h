@@ -33,6 +33,9 @@ struct request {
 	size_t policy_len;
 	char log[512];
 	uint64_t nofile, stack_kb, as_kb, pids, cpu_backstop_sec;
+	/* a wired run (wire.c): stdin and stdout are pipes to a peer run; 1 `wire_serve PATH`, 2 `wire_join PATH` */
+	int wire_role;
+	char wire[512];
 };
 
 extern int cg_version;
@@ -66,6 +69,13 @@ const char* watch_check(struct limit_watch* w, uint64_t elapsed, uint64_t (*cpu_
 
 /* The v1 run memory group's peak and whether the OOM killer acted in it (closes oom_efd). */
 void memrun_figures_v1(int oom_efd, uint64_t* mem, int* oom);
+
+/* wire.c: this run's two pipe ends (0), or -1 with why; wire_close closes what is still open */
+int wire_fds(const struct request* r, int* in, int* out, char* why, size_t whylen);
+void wire_close(int* in, int* out);
+/* the served run ended (accepted: it exited 42), and any next request: the pipes' kept read ends go (wire.c) */
+void wire_ended(int accepted);
+void wire_release(void);
 
 /* prepared-jails.c */
 void prepare_request(struct request* r);

@@ -73,6 +73,6 @@ build() {
   touch "$bin/.$name-$hash"
   echo "install-nsjail: built $name"
 }
-build arbiter-supervisor "$here/sandbox/supervisor.c $here/sandbox/prepared-jails.c" -I"$kafel" "$kafel/libkafel.a"
+build arbiter-supervisor "$here/sandbox/supervisor.c $here/sandbox/prepared-jails.c $here/sandbox/wire.c" -I"$kafel" "$kafel/libkafel.a"
 # static: it runs inside toolchain roots of any Debian release
 build arbiter-jail-init "$here/sandbox/jail-init.c $here/sandbox/jail-prepared.c" -static -s

@@ -15,6 +15,7 @@ import { defaultGrader } from '../packages/group-grading.ts'
 import type { V4Reply } from '../hackerearth/schemas.ts'
 import { api, json, startServer, waitUntil } from '../testing/harness.ts'
 import { makeZip } from '../testing/zips.ts'
+import { testSandboxToml } from '../testing/sandbox-bin.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const VERSION = '1.20260907'
@@ -37,7 +38,9 @@ beforeAll(async () => {
 }, 300_000)
 
 const cli = async (...args: string[]) => {
-  const r = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ARBITER_DATA: mkdtempSync(join(tmp, 'data-')) }, reject: false })
+  const data = mkdtempSync(join(tmp, 'data-'))
+  if (testSandboxToml()) writeFileSync(join(data, 'config.toml'), testSandboxToml())
+  const r = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ARBITER_DATA: data }, reject: false })
   return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -66,10 +69,27 @@ describe("problemtools' examples, verified", { timeout: 600_000 }, () => {
     for (const file of ['accepted/echo.cpp', 'accepted/js.py']) if (got[file]) expect(got[file]).toEqual(['AC', 100])
     expect(report.maxScore).toBe(100)
   })
-  it('guess (interactive) is refused by name, not judged wrongly', async () => {
-    const r = await cli('problems', 'verify', join(sdist, 'examples', 'guess'))
-    expect(r.code).not.toBe(0)
-    expect(r.stderr).toMatch(/problem\.yaml: interactive problems are not judged by Arbiter yet/)
+  it('guess (interactive): every submission in an offered language gets its folder\'s verdict, the validator and each submission wired in jails of their own', async () => {
+    const r = await cli('problems', 'verify', join(sdist, 'examples', 'guess'), '--json')
+    const report = JSON.parse(r.stdout)
+    expect(report.rows.filter((row: { outcome: string }) => row.outcome === 'fail')).toEqual([])
+    expect(r.code, r.stderr).toBe(0)
+    const got = Object.fromEntries(report.rows.filter((row: { outcome: string }) => row.outcome === 'pass').map((row: { file: string; got: string }) => [row.file, row.got]))
+    // problemtools 1.20260907's verdicts (notes of its examples): guess_rte.c exits 42 itself (RTE),
+    // guess_tle.cc is WA (the validator rejects its first guess before it runs out of time),
+    // guess_no_flush.cc waits with the validator (TLE at the wall limit), GuessCrash.java is WA
+    expect(got).toMatchObject({
+      'accepted/guess.cc': 'AC',
+      'run_time_error/guess_rte.c': 'RTE',
+      'run_time_error/guess_rte_after_correct.cc': 'RTE',
+      'time_limit_exceeded/guess_no_flush.cc': 'TLE',
+      'time_limit_exceeded/guess_tle_after_correct.cc': 'TLE',
+      'wrong_answer/guess_tle.cc': 'WA',
+      'wrong_answer/guess_random.cc': 'WA',
+      'wrong_answer/guess_0.cc': 'WA',
+    })
+    for (const file of ['accepted/guess.java', 'wrong_answer/GuessCrash.java', 'wrong_answer/guess.py', 'wrong_answer/guess_modulo.py'])
+      if (got[file]) expect(got[file]).toBe(file.split('/')[0] === 'accepted' ? 'AC' : 'WA')
   })
 })
 
@@ -218,7 +238,7 @@ describe("problemtools' default grader and Arbiter's agree", { timeout: 300_000 
 
 describe('a package through the v4 API', { timeout: 300_000 }, () => {
   it('different: imported with its validator and report, graded by problem_id; bad packages refused naming the file', async () => {
-    const server = await startServer({})
+    const server = await startServer({ configToml: testSandboxToml() })
     try {
       const http = api(server.url)
       const secret = await server.createClient('teacher')
@@ -266,6 +286,38 @@ describe('a package through the v4 API', { timeout: 300_000 }, () => {
       expect(stored).toMatchObject({ name: 'A Different Problem', test_count: 3, checker: r.body.checker, package: { groups: r.body.package.groups } })
       const listed = await json(await http.get('/v4/partner/code-evaluation/problems/', { 'client-secret': secret }))
       expect(listed.problems.map((p: { problem_id: string }) => p.problem_id)).toContain(stored.problem_id)
+    } finally {
+      await server.stop()
+      server.cleanup()
+    }
+  })
+})
+
+describe('an interactive package through the v4 API', { timeout: 300_000 }, () => {
+  it('guess: imported with its validator marked interactive, graded by problem_id through the same worker and jail', async () => {
+    const server = await startServer({ configToml: testSandboxToml() })
+    try {
+      const http = api(server.url)
+      const secret = await server.createClient('teacher')
+      const dir = join(sdist, 'examples', 'guess')
+      const walk = (d: string, rel = ''): [string, string][] =>
+        readdirSync(join(d, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(d, `${rel}${e.name}/`) : [[`guess/${rel}${e.name}`, readFileSync(join(d, rel, e.name), 'latin1')] as [string, string]]))
+      const form = new FormData()
+      form.set('package', new Blob([makeZip(walk(dir).filter(([n]) => !n.includes('statement/')))]), 'guess.zip')
+      const res = await fetch(`${server.url}/v4/partner/code-evaluation/problems/`, { method: 'POST', headers: { 'client-secret': secret }, body: form })
+      const body = await json(res)
+      expect(res.status, JSON.stringify(body)).toBe(200)
+      expect(body).toMatchObject({ name: 'Guess the Number', test_count: 10, checker: { type: 'output_validator', lang: 'CPP17', interactive: true } })
+      expect(body.package.type).toContain('interactive')
+      const graded = async (file: string, lang: string) => {
+        const q = await json(await http.post('/v4/partner/code-evaluation/submissions/', JSON.stringify({ lang, source: readFileSync(join(dir, 'submissions', file), 'utf8'), problem_id: body.problem_id, time_limit: 2 }), { 'client-secret': secret, 'content-type': 'application/json' }))
+        let done: V4Reply | undefined
+        await waitUntil(async () => (done = (await json(await http.get(`/v4/partner/code-evaluation/submissions/${q.he_id}/`, { 'client-secret': secret }))) as V4Reply).request_status.code === 'REQUEST_COMPLETED', 120_000, 'completion')
+        return done!
+      }
+      expect((await graded('accepted/guess.cc', 'CPP17')).result.run_status.status).toBe('AC')
+      expect((await graded('wrong_answer/guess_random.cc', 'CPP17')).result.run_status.status).toBe('WA')
+      expect((await graded('run_time_error/guess_rte.c', 'C')).result.run_status.status).toBe('RE')
     } finally {
       await server.stop()
       server.cleanup()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RunResult } from '../sandbox/types.ts'
-import { checkerOutcome, judgeTest } from './judge-test.ts'
+import { checkerOutcome, interactiveOutcome, judgeTest } from './judge-test.ts'
 
 const run = (over: Partial<RunResult>): RunResult => ({ status: 'ok', exitCode: 0, signal: undefined, cpuSec: 0.01, wallSec: 0.02, memoryKb: 1000, stdout: '42\n', stderr: '', ...over }) as RunResult
 const limits = { timeLimitSec: 1, memoryLimitKb: 65536 }
@@ -55,5 +55,27 @@ describe("a checker program's run, by testlib's exit codes", () => {
     expect(Buffer.byteLength(o.checkerMessage)).toBeLessThanOrEqual(4096 + 3)
     expect(o.timeUsedSec).toBe(0.01)
     expect(o.stdout).toBe('42\n')
+  })
+})
+
+describe('an interactive test: who decides (problemtools\' _run_interactive)', () => {
+  const v = (exitCode: number | null, endUs: number, over: Partial<RunResult> = {}) => run({ status: exitCode === 0 ? 'ok' : 'exit', exitCode, endUs, stdout: '', ...over })
+  const p = (over: Partial<RunResult>, endUs: number) => run({ stdout: '', endUs, ...over })
+  it('the validator\'s own fault is IE whatever the submission did', () => {
+    expect(interactiveOutcome(p({ status: 'time' }, 5), v(1, 1), {}, limits).status).toBe('IE')
+    expect(interactiveOutcome(p({}, 5), v(null, 9, { status: 'signal', signal: 'SIGABRT' }), {}, limits).checkerMessage).toBe('output validator killed by SIGABRT')
+    expect(interactiveOutcome(p({}, 5), v(null, 9, { status: 'wall' }), {}, limits).checkerMessage).toBe('output validator exceeded its wall limit')
+  })
+  it('a rejection before the submission ended is WA; after it, the submission\'s TLE then RTE come first', () => {
+    expect(interactiveOutcome(p({ status: 'time' }, 5), v(43, 4), { judgemessage: 'early' }, limits)).toMatchObject({ status: 'WA', checkerMessage: 'early' })
+    expect(interactiveOutcome(p({ status: 'exit', exitCode: 3 }, 5), v(43, 4), {}, limits).status).toBe('WA')
+    expect(interactiveOutcome(p({ status: 'time' }, 5), v(43, 6), {}, limits).status).toBe('TLE')
+    expect(interactiveOutcome(p({ status: 'exit', exitCode: 3 }, 5), v(43, 6), {}, limits).status).toBe('RE')
+    expect(interactiveOutcome(p({}, 5), v(43, 6), {}, limits).status).toBe('WA')
+  })
+  it('an acceptance decides only when the submission ended well, whenever the validator ended', () => {
+    expect(interactiveOutcome(p({}, 5), v(42, 4), {}, limits)).toMatchObject({ status: 'AC', earned: 1 })
+    expect(interactiveOutcome(p({ status: 'time' }, 5), v(42, 4), {}, limits).status).toBe('TLE')
+    expect(interactiveOutcome(p({ status: 'signal', signal: 'SIGPIPE' }, 5), v(42, 4), {}, limits).status).toBe('RE')
   })
 })

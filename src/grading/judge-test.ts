@@ -142,3 +142,18 @@ export function validatorOutcome(program: RunResult, validator: RunResult, feedb
   if (!Number.isFinite(score)) return ie(`wrote a score.txt that is not a finite number (${JSON.stringify(text.slice(0, 40))})`)
   return { ...base, status: 'AC', statusDetail: 'NA', earned: 1, score }
 }
+
+/**
+ * An interactive test as problemtools decides it (_run_interactive): a validator that crashed, ran out
+ * of its limits or exited with neither 42 nor 43 is the grader's fault (IE); one that rejected (43)
+ * before the program ended makes it WA whatever the program did next; otherwise the program's own
+ * failure (TLE, then RTE, as for any run) comes first, then the validator's verdict.
+ * Which ended first: the supervisors' end times (RunResult.endUs, one clock for the host's jails).
+ */
+export function interactiveOutcome(program: RunResult, validator: RunResult, feedback: ValidatorFeedback, limits: JobLimits, scores?: 'allowed' | 'required'): TestOutcome {
+  const judged = validatorOutcome(program, validator, feedback, scores)
+  if (judged.status === 'IE') return judged
+  const rejectedFirst = validator.exitCode === 43 && validator.endUs !== undefined && program.endUs !== undefined && validator.endUs < program.endUs
+  if (rejectedFirst) return judged
+  return runFailure(program, limits) ?? judged
+}

@@ -15,7 +15,7 @@ import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, 
 import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
 import { isOutputValidator, isProgramChecker, type BuiltinChecker, type CheckerSpec, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
-import { checkerOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
+import { checkerOutcome, interactiveOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
 import { sendProgress, type RunHooks } from './pool-types.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
 import { readStoredFile, writeJobFiles, writeNewFile } from './job-files.ts'
@@ -59,6 +59,9 @@ const asBytes = (s: string, spec: JobSpec): string | Buffer => (spec.inputEncodi
 const filesBytes = (spec: JobSpec) =>
   (spec.files ?? []).reduce((n, f) => n + Math.ceil((f.contentBase64.length * 3) / 4) + 4096, 0) + (spec.filesAt ?? []).reduce((n, f) => n + f.bytes + 4096, 0)
 const filesCount = (spec: JobSpec) => (spec.files?.length ?? 0) + (spec.filesAt?.length ?? 0)
+
+/** A step's stdin and stdout wired to a step of another slot (Sandbox.runStep). */
+type Wire = { role: 'serve' | 'join'; path: string }
 
 const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
 /** A Kattis validator with a test's own flags (a package's group flags), else as it is. */
@@ -131,6 +134,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   const overrides = compileOverridesByCode(languages, settings.compileOverrides)
   let sandbox: Sandbox | undefined
   const open = () => (sandbox ??= openSandbox(settings.sandbox, slot))
+  // an interactive problem's validator runs beside the submission, in a slot of its own (its own
+  // supervisor, cgroups, jail uid and box), opened by the first such test
+  let peer: Sandbox | undefined
+  const openPeer = () => (peer ??= openSandbox(settings.sandbox, `${slot}-v`))
 
   function stepLimits(lang: Language, job: Job, phase: 'compile' | 'run'): Limits {
     const { limits } = settings
@@ -255,12 +262,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   }
 
   /** One run of a compiled program in the box. */
-  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string | Buffer, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}): Promise<RunResult> {
+  async function runInBox(sb: Sandbox, lang: Language, root: string, stdin: string | Buffer, limits: Limits, memoryLimitKb: number, args: string[] = [], spec: JobSpec = {}, wire?: Wire): Promise<RunResult> {
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
     const env = { ...BASE_ENV, ...lang.env }
     const argv = [...expandArgv(spec.runArgv ?? lang.run, memory), ...args]
     // outputKeptBytes: only the head is read back; what the run wrote past it is dropped
-    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits, ...(spec.outputKeptBytes && { readBackBytes: spec.outputKeptBytes }), ...(spec.outputEncoding && { outputEncoding: spec.outputEncoding }) }, { memoryHeadroomKb: lang.runMemoryHeadroomKb })
+    const r = await sb.runStep({ root, argv, env, workDir: sb.boxDir, stdin, limits, ...(spec.outputKeptBytes && { readBackBytes: spec.outputKeptBytes }), ...(spec.outputEncoding && { outputEncoding: spec.outputEncoding }) }, { memoryHeadroomKb: lang.runMemoryHeadroomKb, ...(wire && { wire }) })
     if (r.status === 'internal') throw internalFailure(lang, r.message)
     // a managed heap sized to the limit fails inside the runtime, before the cgroup would
     const status = lang.memoryErrorPattern && (r.status === 'exit' || r.status === 'signal') && new RegExp(lang.memoryErrorPattern).test(r.stderr) ? 'memory' : r.status
@@ -342,12 +349,16 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       let failed = false
       for (const [index, test] of job.tests.entries()) {
         let outcome = SKIPPED
-        if (!(failed && job.stopOnFirstFailure)) {
-          await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
-          copyTree(kept, box, keptBounds())
-          const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
+        const timeLimitSec = test.timeLimitSec ?? job.timeLimitSec
+        const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
+        if (failed && job.stopOnFirstFailure) {
+          // not run
+        } else if (program && isOutputValidator(checker) && (checker.interactive || checker.passes)) {
+          outcome = await runPasses(sb, lang, root, program, withFlags(checker, test.checkerFlags), test.input, test.expectedOutput, runLimits(timeLimitSec), limits, () => freshBox(sb, size, kept), job)
+          if (outcome.status !== 'AC') failed = true
+        } else {
+          await freshBox(sb, size, kept)
           const r = await runInBox(sb, lang, root, test.input, runLimits(timeLimitSec), job.memoryLimitKb, [], job)
-          const limits = { timeLimitSec, memoryLimitKb: job.memoryLimitKb }
           const failure = runFailure(r, limits)
           if (failure) outcome = failure
           else if (!program) outcome = judgeTest(r, test.expectedOutput, withFlags(checker as BuiltinChecker | KattisDefaultChecker, test.checkerFlags), limits, { stdoutBytes: stdoutBytes(sb, r, job), timeMs: judgeTimeMs })
@@ -365,7 +376,16 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       await sb.box('umount').catch(() => undefined)
       rmSync(kept, { recursive: true, force: true })
       rmSync(keptChecker, { recursive: true, force: true })
+      rmSync(join(sb.slotDir, 'feedback'), { recursive: true, force: true })
+      if (peer) await peer.box('umount').catch(() => undefined)
     }
+  }
+
+  /** A fresh box holding only what the compile step left (kept outside it). */
+  async function freshBox(sb: Sandbox, size: TreeSize, kept: string): Promise<void> {
+    const { limits: caps } = settings
+    await sb.box('mount', caps.workDirBytes + size.bytes, caps.workDirInodes + size.inodes)
+    copyTree(kept, sb.boxDir, keptBounds())
   }
 
   type PreparedChecker = { lang: Language; root: string; dir: string; size: TreeSize } | { error: string }
@@ -434,9 +454,27 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   async function runValidator(sb: Sandbox, validator: PreparedChecker, spec: OutputValidatorChecker, input: string, expected: string, program: RunResult, output: Uint8Array, scores?: Job['validatorScores']): Promise<TestOutcome> {
     const none = { status: 'exit', exitCode: 42, stdout: '', stderr: '' } as RunResult
     if ('error' in validator) return validatorOutcome(program, none, { broken: validator.error })
+    const box = await validatorBox(sb, validator, input, expected)
+    if ('broken' in box) return validatorOutcome(program, none, box)
+    const r = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), validatorLimits(validator), settings.checker.memoryKb, validatorArgs(spec))
+    return validatorOutcome(program, r, readFeedback(box.feedback), scores)
+  }
+
+  const validatorArgs = (spec: OutputValidatorChecker) => ['input', 'judge_answer', 'feedback/', ...(spec.flags ?? [])]
+  const validatorLimits = (validator: Exclude<PreparedChecker, { error: string }>) => {
+    const { timeSec, memoryKb } = settings.checker
+    return stepLimits(validator.lang, { language: validator.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
+  }
+
+  /**
+   * A validator's fresh box in sb beside what its compile step left: the files input and judge_answer
+   * (root's, read-only) and the folder feedback/ (the jail's), holding what keptFeedback holds (an
+   * earlier pass's feedback) when it is given.
+   */
+  async function validatorBox(sb: Sandbox, validator: Exclude<PreparedChecker, { error: string }>, input: string | Buffer, expected: string, keptFeedback?: TreeSize & { dir: string }): Promise<{ feedback: string } | { broken: string }> {
     const { limits: caps } = settings
-    const files = Buffer.byteLength(input) + Buffer.byteLength(expected) + 2 * 4096
-    await sb.box('mount', caps.workDirBytes + validator.size.bytes + files, caps.workDirInodes + validator.size.inodes + 8)
+    const files = Buffer.byteLength(input) + Buffer.byteLength(expected) + 2 * 4096 + (keptFeedback?.bytes ?? 0)
+    await sb.box('mount', caps.workDirBytes + validator.size.bytes + files, caps.workDirInodes + validator.size.inodes + 8 + (keptFeedback?.inodes ?? 0))
     copyTree(validator.dir, sb.boxDir, keptBounds())
     const data = { input, judge_answer: expected }
     const feedback = join(sb.boxDir, 'feedback')
@@ -445,14 +483,102 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       mkdirSync(feedback, 0o700)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      return validatorOutcome(program, none, { broken: 'its compile step left a file named input, judge_answer or feedback, where the test\'s files go' })
+      return { broken: "its compile step left a file named input, judge_answer or feedback, where the test's files go" }
     }
     const uid = await sb.jailUid()
     chownSync(feedback, uid, uid)
-    const { timeSec, memoryKb } = settings.checker
-    const limits = stepLimits(validator.lang, { language: validator.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
-    const r = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), limits, memoryKb, ['input', 'judge_answer', 'feedback/', ...(spec.flags ?? [])])
-    return validatorOutcome(program, r, readFeedback(feedback), scores)
+    // copied in after the chown: what the copy makes belongs to the folder's owner, the validator's jail
+    if (keptFeedback) copyTree(keptFeedback.dir, feedback, keptBounds())
+    return { feedback }
+  }
+
+  /**
+   * One test of a Kattis/ICPC problem whose validator is interactive or multi-pass, as problemtools
+   * judges it. Interactive: the submission (this slot) and the validator (the peer slot) run at once,
+   * each in its own jail, the validator's stdout wired to the submission's stdin and back (nothing
+   * else shared). Multi-pass: a validator that accepts and leaves feedback/nextpass.in starts another
+   * pass with it as the input, its feedback folder kept, up to spec.passes passes.
+   */
+  async function runPasses(sb: Sandbox, lang: Language, root: string, validator: PreparedChecker, spec: OutputValidatorChecker, input: string, expected: string, runLimits: Limits, limits: { timeLimitSec: number; memoryLimitKb: number }, fresh: () => Promise<void>, job: Job): Promise<TestOutcome> {
+    const none = { status: 'exit', exitCode: 42, stdout: '', stderr: '' } as RunResult
+    const notRun = { status: 'ok', exitCode: 0, signal: null, cpuSec: 0, wallSec: 0, memoryKb: 0, stdout: '', stderr: '' } as RunResult
+    if ('error' in validator) return validatorOutcome(notRun, none, { broken: validator.error })
+    const passes = spec.passes ?? 1
+    const keptFeedback = join(sb.slotDir, 'feedback')
+    let kept: (TreeSize & { dir: string }) | undefined
+    let passInput: string | Buffer = input
+    // the slowest pass's figures are the test's (each pass has the whole limit, as in problemtools)
+    let slowest: RunResult | undefined
+    const figures = (o: TestOutcome, r: RunResult): TestOutcome => {
+      if (!slowest || r.cpuSec > slowest.cpuSec) slowest = r
+      return { ...o, timeUsedSec: slowest.cpuSec, memoryUsedKb: Math.max(o.memoryUsedKb, Math.round(slowest.memoryKb)) }
+    }
+    for (let pass = 1; ; pass++) {
+      const vsb = spec.interactive ? openPeer() : sb
+      let program: RunResult
+      let v: RunResult
+      let feedbackDir: string
+      if (spec.interactive) {
+        await fresh()
+        const box = await validatorBox(vsb, validator, passInput, expected, kept)
+        if ('broken' in box) return validatorOutcome(notRun, none, box)
+        feedbackDir = box.feedback
+        const vLimits = validatorLimits(validator)
+        // the validator outlives the submission's own limits: a validator waiting on a submission that
+        // is stopped at its wall limit then sees end of file, rather than being stopped first
+        const wire = { path: vsb.wirePath }
+        ;[program, v] = await Promise.all([
+          runInBox(sb, lang, root, '', runLimits, job.memoryLimitKb, [], job, { ...wire, role: 'join' }),
+          runInBox(vsb, validator.lang, validator.root, '', { ...vLimits, wallTimeSec: Math.max(vLimits.wallTimeSec, runLimits.wallTimeSec + 2) }, settings.checker.memoryKb, validatorArgs(spec), {}, { ...wire, role: 'serve' }),
+        ])
+        const outcome = figures(interactiveOutcome(program, v, readFeedback(feedbackDir), limits, job.validatorScores), program)
+        if (outcome.status !== 'AC') return outcome
+        const next = nextPass(feedbackDir, spec, pass, passes, program, v)
+        if (!next) return outcome
+        if ('outcome' in next) return figures(next.outcome, program)
+        passInput = next.input
+      } else {
+        await fresh()
+        program = await runInBox(sb, lang, root, passInput, runLimits, job.memoryLimitKb, [], job)
+        const failure = runFailure(program, limits)
+        if (failure) return figures(failure, program)
+        const output = stdoutBytes(sb, program, job)
+        const box = await validatorBox(sb, validator, passInput, expected, kept)
+        if ('broken' in box) return validatorOutcome(program, none, box)
+        feedbackDir = box.feedback
+        v = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), validatorLimits(validator), settings.checker.memoryKb, validatorArgs(spec))
+        const outcome = figures(validatorOutcome(program, v, readFeedback(feedbackDir), job.validatorScores), program)
+        if (outcome.status !== 'AC') return outcome
+        const next = nextPass(feedbackDir, spec, pass, passes, program, v)
+        if (!next) return outcome
+        if ('outcome' in next) return figures(next.outcome, program)
+        passInput = next.input
+      }
+      // the feedback folder goes on to the next pass (nextpass.in is its input, no longer a file of it)
+      rmSync(keptFeedback, { recursive: true, force: true })
+      mkdirSync(keptFeedback, { mode: 0o700 })
+      kept = { ...copyTree(feedbackDir, keptFeedback, keptBounds()), dir: keptFeedback }
+    }
+  }
+
+  /**
+   * After an accepted pass of a multi-pass problem: the next pass's input (feedback/nextpass.in, taken
+   * out of the folder), nothing when the validator wrote none (the test is accepted), or IE when it
+   * wrote one on the last pass allowed or as something other than a file.
+   */
+  function nextPass(feedbackDir: string, spec: OutputValidatorChecker, pass: number, passes: number, program: RunResult, v: RunResult): { input: Buffer } | { outcome: TestOutcome } | undefined {
+    if (!spec.passes) return undefined
+    const file = join(feedbackDir, 'nextpass.in')
+    if (!lstatSync(file, { throwIfNoEntry: false })) return undefined
+    const ie = (why: string) => ({ outcome: validatorOutcome(program, v, { broken: why }) })
+    if (pass >= passes) return ie(`wrote nextpass.in on pass ${pass}, the last one the problem allows (limits.validation_passes: ${passes})`)
+    try {
+      const input = readRegularFile(file, settings.limits.workDirBytes)
+      rmSync(file)
+      return { input }
+    } catch {
+      return ie(`left nextpass.in as something other than a file of at most ${settings.limits.workDirBytes} bytes`)
+    }
   }
 
   /** The validator's feedback files, read without following a link (no jail process is left to change them). */
@@ -479,7 +605,14 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     await sb.prepare(roots)
   }
 
-  return { run, prepare, pool: async () => (sandbox ? sandbox.pool() : []), close: async () => sandbox?.close() }
+  return {
+    run,
+    prepare,
+    pool: async () => (sandbox ? sandbox.pool() : []),
+    close: async () => {
+      await Promise.all([sandbox?.close(), peer?.close()])
+    },
+  }
 }
 
 // ── Piscina entry ──────────────────────────────────────────────────────────────────────────────

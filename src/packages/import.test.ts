@@ -98,6 +98,20 @@ describe('scoring and per-group settings: read for verify, kept with a stored pr
   })
 })
 
+describe('interactive and multi-pass problems', () => {
+  it('the validator is marked interactive, and multi-pass with its pass limit (default 2)', async () => {
+    const legacy = await load({ ...HELLO, 'problem.yaml': 'validation: custom interactive multi-pass\n', 'output_validators/v/v.py': 'pass' })
+    expect(legacy.problem.checker).toMatchObject({ type: 'output_validator', lang: 'PYTHON3', interactive: true, passes: 2 })
+    expect(legacy.report.type).toEqual(expect.arrayContaining(['interactive', 'multi-pass', 'pass-fail']))
+    const draft = await load({ ...HELLO, 'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: [pass-fail, multi-pass]\nlimits:\n  validation_passes: 3\n', 'output_validator/v.py': 'pass' })
+    expect(draft.problem.checker).toMatchObject({ type: 'output_validator', passes: 3 })
+    expect(draft.problem.checker).not.toHaveProperty('interactive')
+    const interactive = await load({ ...HELLO, 'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: interactive\n', 'output_validator/v.py': 'pass' })
+    expect(interactive.problem.checker).toMatchObject({ interactive: true })
+    expect(interactive.problem.checker).not.toHaveProperty('passes')
+  })
+})
+
 describe('refusals name the file and the rule', () => {
   it.each([
     [{ 'data/secret/1.in': '', 'data/secret/1.ans': '' }, /^problem\.yaml: missing/],
@@ -108,7 +122,9 @@ describe('refusals name the file and the rule', () => {
     [{ 'problem.yaml': 'name: x\n' }, /^data\/: no test cases/],
     [{ 'problem.yaml': 'problem_format_version: 2025-09\n' }, /problem_format_version "2025-09" is not read here/],
     [{ 'problem.yaml': 'limits:\n  time_multiplier: -1\n' }, /limits\.time_multiplier must be a positive number/],
-    [{ 'problem.yaml': 'validation: custom interactive\n' }, /interactive problems are not judged by Arbiter yet/],
+    [{ ...HELLO, 'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: interactive\n' }, /^problem\.yaml: interactive problems need a custom output validator \(output_validator\/\)/],
+    [{ ...HELLO, 'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: multi-pass\nlimits:\n  validation_passes: 1\n', 'output_validator/v.py': 'pass' }, /^problem\.yaml: limits\.validation_passes must be a whole number from 2 to 64/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom multi-pass\nlimits:\n  validation_passes: 65\n', 'output_validators/v/v.py': 'pass' }, /^problem\.yaml: limits\.validation_passes must be a whole number from 2 to 64/],
     [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: sometimes\n' }, /^data\/secret\/testdata\.yaml: on_reject must be break or continue/],
     [{ ...HELLO, 'data/secret/testdata.yaml': 'output_validator_flags: a\n' }, /^data\/secret\/testdata\.yaml: output_validator_flags: unknown flag "a"/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': '' }, /build\/run scripts/],

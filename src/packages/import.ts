@@ -11,6 +11,7 @@ import { readPackageSpec, type PackageSpec } from './problem-yaml.ts'
 import { casesOf, isGroup, readTestData, type TestGroup } from './test-data.ts'
 import { parseValidatorFlags } from '../grading/default-validator.ts'
 import { needsPackageGrading, packageGrading } from './stored-grading.ts'
+import { MAX_VALIDATION_PASSES } from '../grading/checker-schema.ts'
 
 export interface ImportReport {
   format: PackageSpec['format']
@@ -84,15 +85,23 @@ function customValidator(pkg: PackageFiles, spec: PackageSpec, flags: string[]):
 export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedPackage {
   const spec = readPackageSpec(pkg.files, opts.fallbackName)
   const ignored = [...spec.ignored]
+  const interactive = spec.types.has('interactive')
+  const multiPass = spec.types.has('multi-pass')
   for (const t of ['interactive', 'multi-pass'] as const)
-    if (spec.types.has(t)) throw new PackageRefused('problem.yaml', `${t} problems are not judged by Arbiter yet (the validator and the submission would run at once, wired to each other; see docs/api/problem-packages.md)`)
+    if (spec.types.has(t) && !spec.customValidator) throw new PackageRefused('problem.yaml', `${t} problems need a custom output validator (${spec.format === 'legacy' ? 'output_validators/<name>/' : 'output_validator/'})`)
+  if (multiPass && (!Number.isInteger(spec.validationPasses) || spec.validationPasses < 2 || spec.validationPasses > MAX_VALIDATION_PASSES))
+    throw new PackageRefused('problem.yaml', `limits.validation_passes must be a whole number from 2 to ${MAX_VALIDATION_PASSES}`)
   const data = readTestData(pkg.files, ignored, spec.groupOverrides)
   const cases = casesOf(data)
   if (!cases.length) throw new PackageRefused('data/', 'no test cases (data/sample/*.in + .ans, data/secret/*.in + .ans)')
   if (cases.length > opts.maxTests) throw new PackageRefused('data/', `${cases.length} test cases, more than grading.max_tests (${opts.maxTests})`, true)
   let checker: CheckerSpec
   let validator: ImportReport['validator']
-  if (spec.customValidator) ({ checker, report: validator } = customValidator(pkg, spec, spec.validatorFlags))
+  if (spec.customValidator) {
+    ;({ checker, report: validator } = customValidator(pkg, spec, spec.validatorFlags))
+    // the validator runs beside the submission (interactive) and may ask for more passes (multi-pass)
+    if (checker && typeof checker === 'object' && checker.type === 'output_validator') checker = { ...checker, ...(interactive && { interactive: true }), ...(multiPass && { passes: spec.validationPasses }) }
+  }
   else {
     try {
       parseValidatorFlags(spec.validatorFlags)

@@ -116,3 +116,18 @@ describe('a forged init report is told from a real one', () => {
     expect(judged(reply({ exit: 0 }), 'signal 11\n')).toMatchObject({ status: 'ok', exitCode: 0 })
   })
 })
+
+describe('when the program ended (RunResult.endUs: which of two wired runs ended first)', () => {
+  const run = (r: Partial<SupervisorReply>, status: string) => toRunResult(reply(r), { log: '', status, outputCapped: false }, limits, { stdout: '', stderr: '' })
+  it("the init's word when it reaped the program; the supervisor's otherwise", () => {
+    expect(run({ exit: 3, endUs: 900 }, 'exit 3\nended 700\n').endUs).toBe(700)
+    expect(run({ exit: 3, endUs: 900 }, 'exit 3\n').endUs).toBe(900)
+    expect(run({ exit: 0 }, 'exit 0\n').endUs).toBeUndefined()
+  })
+  it('a run our limit stopped ended when it was stopped (the supervisor\'s time of the kill)', () => {
+    expect(run({ exit: 137, signal: 9, limit: 'wall', endUs: 500 }, 'signal 9\nended 800\n').endUs).toBe(500)
+  })
+  it('a report the supervisor does not believe gives no time either', () => {
+    expect(run({ exit: 139, endUs: 900 }, 'exit 0\nended 1\n').endUs).toBe(900)
+  })
+})

@@ -106,8 +106,14 @@ export function toRunResult(
   out: { stdout: string; stderr: string; textCut?: boolean },
   memoryHeadroomKb = 0
 ): RunResult {
-  const figures = { cpuSec: reply.cpuUs / 1e6, wallSec: reply.wallUs / 1e6, memoryKb: reply.memKb, ...out }
   const report = checkedEnd(reply, parseInitReport(evidence.status))
+  // when the program ended: its init's word (it reaped it), unless our limit stopped it (the supervisor's
+  // time of the kill), else when the supervisor saw the end (after the jail's teardown)
+  const written = parseInitReport(evidence.status)
+  const believed = report && written && report.exitCode === written.exitCode && report.signal === written.signal
+  const ended = believed && reply.limit === 'none' ? /^ended (\d+)$/m.exec(evidence.status)?.[1] : undefined
+  const endUs = ended !== undefined ? Number(ended) : reply.endUs
+  const figures = { cpuSec: reply.cpuUs / 1e6, wallSec: reply.wallUs / 1e6, memoryKb: reply.memKb, ...out, ...(endUs !== undefined && { endUs }) }
   const failure = jailFailure(evidence.log, report !== null) ?? supervisorSetupFailure(reply, report !== null, evidence.log)
   // our own limit kill may interrupt nsjail before the init reports: that is still the verdict
   if (failure && reply.limit === 'none') {

@@ -56,7 +56,14 @@ export interface Sandbox {
   readonly boxDir: string
   /** The host uid (and gid) of this slot's jails and of what is in its box (known once the supervisor is up). */
   jailUid(): Promise<number>
-  runStep(step: Step, opts?: { memoryHeadroomKb?: number }): Promise<RunResult>
+  /**
+   * wire: the step's stdin and stdout are pipes to a step another slot runs at the same time (an
+   * interactive problem's validator and submission): this slot 'serve's them at the other's wirePath,
+   * or 'join's them there (sandbox/wire.c). Its stdin is then unused and its stdout read back empty.
+   */
+  runStep(step: Step, opts?: { memoryHeadroomKb?: number; wire?: { role: 'serve' | 'join'; path: string } }): Promise<RunResult>
+  /** Where this slot serves a wired step's pipes (a unix socket in its root-only io folder). */
+  readonly wirePath: string
   /**
    * Bounds the work directory: 'mount' a fresh tmpfs of bytes/inodes (whatever was there is gone),
    * 'grow' it by bytes/inodes over what it holds (the next step may write that much more), 'umount' it.
@@ -207,12 +214,15 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     slot,
     slotDir,
     boxDir,
+    wirePath: file('wire'),
     jailUid: () => supervisor.started.then((s) => s.uid ?? JAIL_UID),
     async runStep(step, opts = {}) {
       const headroom = opts.memoryHeadroomKb ?? 0
       // a new file, not a truncated one (ext4 flushes a file truncated to 0 when it is closed)
       rmSync(file('stdin'), { force: true })
       writeFileSync(file('stdin'), step.stdin ?? '', { flag: 'wx' })
+      // a wired step writes no stdout file: an earlier step's must not be read back as its own
+      if (opts.wire) rmSync(file('stdout'), { force: true })
       const argv = [resolveInRoot(step.root, step.argv[0], step.env.PATH), ...step.argv.slice(1)]
       const io: StepIo = {
         stdin: file('stdin'),
@@ -222,6 +232,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
         cpuMs: step.limits.cpuTimeSec * 1000,
         wallMs: step.limits.wallTimeSec * 1000,
         fsizeBytes: step.limits.fileSizeBytes,
+        ...(opts.wire && { wire: opts.wire }),
       }
       let reply: SupervisorReply
       let log = ''

@@ -14,12 +14,17 @@ export interface StepIo {
   cpuMs: number
   wallMs: number
   fsizeBytes: number
+  /**
+   * Instead of the stdin and stdout files: pipes to a step another supervisor runs at the same time
+   * (sandbox/wire.c). 'serve' makes the pipes and waits at path (a unix socket in a root-only folder)
+   * for the 'join' side, which takes its ends from there.
+   */
+  wire?: { role: 'serve' | 'join'; path: string }
 }
 
 /** The request lines of a step's files and limits. */
 const ioFields = (io: StepIo) => [
-  `stdin ${io.stdin}`,
-  `stdout ${io.stdout}`,
+  ...(io.wire ? [`wire_${io.wire.role} ${io.wire.path}`] : [`stdin ${io.stdin}`, `stdout ${io.stdout}`]),
   `stderr ${io.stderr}`,
   `status ${io.status}`,
   `cpu_ms ${Math.ceil(io.cpuMs)}`,
@@ -80,6 +85,8 @@ export interface SupervisorReply {
   /** A prepared jail's run: microseconds from the request to the program's start, and from its end to the reply. */
   setupUs?: number
   finishUs?: number
+  /** When the supervisor saw the run end (CLOCK_MONOTONIC µs, shared by the host's supervisors): orders two wired runs' ends. */
+  endUs?: number
 }
 
 /** What the supervisor said when it came up. */
@@ -253,6 +260,7 @@ export class Supervisor {
       limit: f.limit as SupervisorReply['limit'],
       maxRssKb: Number(f.maxrss_kb),
       ...(f.setup_us !== undefined && { setupUs: Number(f.setup_us), finishUs: Number(f.finish_us) }),
+      ...(f.end_us !== undefined && { endUs: Number(f.end_us) }),
     })
   }
 

@@ -76,4 +76,6 @@ export interface RunResult {
   textCut?: boolean
   /** For 'internal': what went wrong on our side. */
   message?: string
+  /** When the step was seen to end (a monotonic clock in µs shared by the host's jails): which of two wired steps ended first. */
+  endUs?: number
 }
