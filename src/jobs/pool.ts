@@ -35,8 +35,8 @@ export function workerSettings(config: Config): WorkerSettings {
   }
 }
 
-/** The jail slots a pool's threads opened (worker.ts names each `w<pid>-<threadId>`). */
-const slotsOf = (piscina: Piscina) => piscina.threads.map((t) => `w${process.pid}-${t.threadId}`)
+/** The jail slots a pool's threads opened (worker.ts names each `w<pid>-<threadId>`, and its interactive validators' `…-v`). */
+const slotsOf = (piscina: Piscina) => piscina.threads.flatMap((t) => [`w${process.pid}-${t.threadId}`, `w${process.pid}-${t.threadId}-v`])
 
 const startPiscina = (config: Config) =>
   new Piscina<WorkerTask, JobResult>({
