@@ -66,6 +66,12 @@ describe('scoring packages stored and graded by problem_id', { timeout: 600_000 
     const r = await postPackage(server.url, secret, readFileSync(zipped), 'oddecho.zip')
     expect(r.status, JSON.stringify(r.body)).toBe(200)
     expect(r.body).toMatchObject({ name: 'Odd Echo', test_count: 18, checker: { type: 'kattis' }, package: { type: ['scoring'] } })
+    // no limit in the package: its accepted submissions ran at import, and problemtools' rule (2023-07:
+    // slowest CPU × 2, whole seconds, at least 1 s) is kept with the problem
+    const ran = [...r.body.package.time_limit.from.matchAll(/accepted\/\S+ ([\d.]+) s/g)].map((m: RegExpMatchArray) => Number(m[1]))
+    expect(r.body.package.time_limit.from).toMatch(/^computed: slowest accepted [\d.]+ s CPU × 2, .* at import \(2 of 2 accepted submissions ran: accepted\/echo\.cpp [\d.]+ s, accepted\/js\.py [\d.]+ s\)$/)
+    expect(r.body.time_limit).toBe(Math.max(1, Math.ceil(Math.max(...ran) * 2)))
+    expect(r.body.package.time_limit.seconds).toBe(r.body.time_limit)
     const partial = await graded(r.body.problem_id, 'PYTHON3', readFileSync(join(dir, 'submissions/partially_accepted/sol.py'), 'utf8'))
     expect(partial.result.run_status.status).toBe('AC')
     expect(partial.result.score?.package).toEqual({

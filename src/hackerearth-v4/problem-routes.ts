@@ -15,6 +15,7 @@ import { jsonUploadCaps, uploadScanner } from '../problems/upload-scan.ts'
 import { z } from 'zod'
 import { checkValidatorCompiles, importPackage, type ImportReport } from '../packages/import.ts'
 import { PackageRefused, readPackageZip } from '../packages/package-files.ts'
+import { decideTimeLimit, packageRunOptions } from '../packages/package-runs.ts'
 
 export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
 
@@ -83,6 +84,9 @@ async function readPackageUpload(deps: Deps, data: Buffer, fileName: string, cac
     const imported = importPackage(pkg, { fallbackName: fileName.replace(/\.zip$/i, '') || 'problem', maxTests: g.max_tests })
     // compiled in the pool as a graded job compiles it (and kept by the compile cache for this client's submissions)
     await checkValidatorCompiles(imported, (job) => deps.pool.run(job), cacheScope)
+    // no time limit given: the accepted submissions run now (in the pool, as the validator's compile)
+    // and the limit problemtools would compute is kept with the problem
+    await decideTimeLimit(imported, pkg.files, packageRunOptions(deps.config, deps.languages, imported, pkg.files.has('domjudge-problem.ini'), (job) => deps.pool.run({ ...job, cacheScope })))
     return { ...imported.problem, report: imported.report }
   } catch (err) {
     if (err instanceof PackageRefused) throw new AppError(err.tooLarge ? 'PayloadTooLargeError' : 'InvalidArgumentError', `package: ${err.message}`, { file: err.file, rule: err.rule })

@@ -1,12 +1,14 @@
 // CLI of problem packages: `problems import DIR|ZIP --client NAME` stores a Kattis/ICPC package as a
 // problem of that client and prints the problem with the import's report (the API's reply);
+// with the time limit computed from its accepted submissions when it gives none;
 // `problems verify DIR|ZIP` runs its submissions in the jail (the worker graded submissions use) and
 // prints the table, exit code 0 only when every submission got its folder's verdict.
 import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { CliExit, type CliCommands } from '../cli-types.ts'
 import type { Config } from '../config.ts'
-import { isProvisioned, loadLanguages, offeredLanguage, resolveLanguage } from '../languages.ts'
+import { loadLanguages } from '../languages.ts'
+import { decideTimeLimit, packageRunOptions, submissionFiles } from './package-runs.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import { createJobRunner } from '../jobs/worker.ts'
 import { verifyPackage, verifyTable } from './verify.ts'
@@ -36,6 +38,8 @@ export const packageCommands: CliCommands = {
       const runner = createJobRunner(workerSettings(config), `import-${process.pid}`)
       try {
         await checkValidatorCompiles(imported, (job) => runner.run(job), `client:${clientId}`)
+        // no limit given: the accepted submissions run now, and the limit is kept with the problem
+        await decideTimeLimit(imported, pkg.files, packageRunOptions(config, loadLanguages(), imported, pkg.files.has('domjudge-problem.ini'), (job) => runner.run({ ...job, cacheScope: `client:${clientId}` })))
       } finally {
         await runner.close()
       }
@@ -47,14 +51,6 @@ export const packageCommands: CliCommands = {
     },
   },
 }
-
-/**
- * A Python source's syntax check, as py_compile does it (compile() of the file), in Python 2.7 and 3;
- * on an error the exception's own line first (SyntaxError: …), then where it is, and exit 1. One line:
- * the supervisor's requests are line-based.
- */
-export const PY_SYNTAX_CHECK =
-  "import sys,traceback;f=sys.argv[1];sys.excepthook=lambda t,e,b:sys.stderr.write(''.join(traceback.format_exception_only(t,e)[-1:]+traceback.format_exception_only(t,e)[:-1]));compile(open(f,'rb').read(),f,'exec')"
 
 /** A progress bar on a terminal (stderr), nothing otherwise. */
 function progressBar(done: number, total: number, label: string) {
@@ -73,41 +69,10 @@ packageCommands['problems verify'] = {
     const config = ctx.config()
     const pkg = await readPackage(path, config)
     const imported = importPackage(pkg, { fallbackName: basename(path).replace(/\.zip$/i, ''), maxTests: config.grading.max_tests, verifyOnly: true })
-    const submissions = new Map([...pkg.files].filter(([p]) => p.startsWith('submissions/') && p.split('/').length >= 3))
-    const languages = loadLanguages()
-    const canRun = (code: string) => {
-      const lang = resolveLanguage(languages, code)
-      return !!lang && offeredLanguage(languages, config, code).ok && isProvisioned(config.paths.toolchains, lang)
-    }
-    const memoryLimitKb = Math.min(imported.problem.memory_limit ?? config.limits.default_memory_kb, config.limits.max_memory_kb)
     const runner = createJobRunner(workerSettings(config), `verify-${process.pid}`)
     try {
-      const report = await verifyPackage(imported, submissions, {
-        canRun,
-        language: (code) => resolveLanguage(languages, code),
-        domjudge: pkg.files.has('domjudge-problem.ini'),
-        run: (job) => runner.run(job),
-        maxTimeSec: config.limits.max_time_sec,
-        memoryLimitKb,
-        // gcc 14 refuses what older gcc (problemtools' and the judges' Debian) only warned about, such as
-        // an implicit declaration (hello's hello_alarm.c): a package's C is compiled as they compile it
-        compileArgv: (code) => {
-          const lang = resolveLanguage(languages, code)
-          if (code === 'C' && lang?.compile?.[0] === 'gcc') return [lang.compile[0], '-fpermissive', ...lang.compile.slice(1)]
-          // problemtools links OCaml with unix, str (and bigarray, part of OCaml 5's standard library)
-          if (code === 'OCAML' && lang?.compile?.[0] === 'ocamlopt') return [lang.compile[0], '-I', '+unix', '-I', '+str', 'unix.cmxa', 'str.cmxa', ...lang.compile.slice(1)]
-          // problemtools compiles Python with py_compile: a syntax error is a compile error, not a run's
-          if ((code === 'PYTHON3' || code === 'PYTHON') && lang && !lang.compile?.length && /python/.test(lang.run[0])) return [lang.run[0], '-S', '-c', PY_SYNTAX_CHECK, lang.sourceFile]
-          return undefined
-        },
-        // problemtools runs Prolog as `swipl -c {files}` with the goal main: every file loaded, main called
-        // (a package's Prolog has no initialization directive of its own)
-        runArgv: (code, files) => {
-          const lang = resolveLanguage(languages, code)
-          if (code !== 'PROLOG_SWI' || lang?.run[0] !== 'swipl') return undefined
-          const prologFiles = files.filter((f) => /\.(pl|plg)$/.test(f)).map((f) => `'${f.replace(/'/g, "''")}'`)
-          return ['swipl', '-O', '-q', '-g', `consult([${prologFiles.join(',')}])`, '-g', 'main', '-t', 'halt']
-        },
+      const report = await verifyPackage(imported, submissionFiles(pkg.files), {
+        ...packageRunOptions(config, loadLanguages(), imported, pkg.files.has('domjudge-problem.ini'), (job) => runner.run(job)),
         onRow: (row, done, total) => progressBar(done, total, row.file),
       })
       process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${verifyTable(report)}\n`)

@@ -111,6 +111,8 @@ export interface VerifyOptions {
   /** A compile command other than the language's, for a package's submissions (see the CLI). */
   compileArgv?(code: string): string[] | undefined
   onRow?: (row: SubmissionRow, done: number, total: number) => void
+  /** Only the accepted submissions run, for the time limit (an import's), when the package gives none. */
+  timeLimitOnly?: boolean
 }
 
 export async function verifyPackage(pkg: ImportedPackage, submissions: Map<string, Buffer>, opts: VerifyOptions): Promise<VerifyReport> {
@@ -225,6 +227,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
     timeLimitSec = Math.min(opts.maxTimeSec, Math.max(1, Math.ceil((slowest * spec.acToTimeLimit) / res)) * res)
     timeLimitFrom = `computed: slowest accepted ${slowest.toFixed(2)} s CPU × ${spec.acToTimeLimit}, rounded up to ${res} s, at least 1 s${timeLimitSec === opts.maxTimeSec ? ` (capped at limits.max_time_sec ${opts.maxTimeSec})` : ''}`
   }
+  if (opts.timeLimitOnly) return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
   for (const r of runnable) if (!first.includes(r)) await judge(r, timeLimitSec, timeLimitSec * (spec.timeLimitToTle - 1))
   return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
 }
