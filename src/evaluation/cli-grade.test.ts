@@ -51,4 +51,43 @@ describe('cli grade', { timeout: 120_000 }, () => {
     const nodir = await grade('--lang', 'PYTHON3', '--source', join(tmp, 'sum.py'), '--tests', join(tmp, 'nothere'))
     expect(nodir.stderr).toMatch(/is not a folder/)
   })
+
+  test("--problem of a stored scoring package: the package's verdict and score with its groups, as a v4 submission gets them", async () => {
+    // a scoring package of two groups that continue past a rejection; its time limit is fixed (no run at import)
+    const pkg = join(tmp, 'scoring')
+    const put = (name: string, text: string) => {
+      mkdirSync(join(pkg, name, '..'), { recursive: true })
+      writeFileSync(join(pkg, name), text)
+    }
+    put('problem.yaml', 'problem_format_version: 2023-07-draft\nname: Two groups\ntype: scoring\nlimits:\n  time_limit: 2\n')
+    put('data/secret/testdata.yaml', 'on_reject: continue\ngrader_flags: sum accept_if_any_accepted\n')
+    put('data/secret/a/testdata.yaml', 'on_reject: break\naccept_score: 30\ngrader_flags: min\n')
+    put('data/secret/b/testdata.yaml', 'on_reject: break\naccept_score: 70\ngrader_flags: min\n')
+    for (const [name, input, out] of [['a/1', '1 2', '3'], ['b/1', '2 2', '4'], ['b/2', '5 5', '10']]) {
+      put(`data/secret/${name}.in`, `${input}\n`)
+      put(`data/secret/${name}.ans`, `${out}\n`)
+    }
+    const data = mkdtempSync(join(tmp, 'data-'))
+    const cli = (...args: string[]) => execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ARBITER_DATA: data }, reject: false })
+    expect((await cli('clients', 'create', '--name', 'teacher')).exitCode).toBe(0)
+    const imported = await cli('problems', 'import', pkg, '--client', 'teacher')
+    expect(imported.exitCode, imported.stderr).toBe(0)
+    const id = JSON.parse(imported.stdout).problem_id
+    // cheat.py is wrong only on 2 2: group a 30, group b rejected
+    const r = await cli('grade', '--lang', 'PYTHON3', '--source', join(tmp, 'cheat.py'), '--problem', id, '--json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    const result = JSON.parse(r.stdout)
+    expect(result.run_status.status).toBe('AC')
+    expect(result.score.package).toEqual({
+      verdict: 'AC',
+      score: 30,
+      max_score: null,
+      groups: [
+        { group: 'secret/a', verdict: 'AC', score: 30 },
+        { group: 'secret/b', verdict: 'WA', score: 0 },
+        { group: 'secret', verdict: 'AC', score: 30 },
+        { group: '', verdict: 'AC', score: 30 },
+      ],
+    })
+  })
 })

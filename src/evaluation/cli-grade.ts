@@ -17,6 +17,7 @@ import { createJobRunner } from '../jobs/worker.ts'
 import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
 import type { CheckerSpec } from '../grading/checkers.ts'
 import { readTestDir } from '../grading/test-dir.ts'
+import { gradeOutcomes, packageScore, STATUS_OF_GRADED, stopsOnFirstFailure } from '../packages/stored-grading.ts'
 import type { JobSpec } from '../jobs/types.ts'
 import { languageOfFiles } from '../packages/package-languages.ts'
 import { planProgram, ProgramRefused, type ProgramFile } from '../packages/program-files.ts'
@@ -43,7 +44,7 @@ function storedProblem(ctx: CliContext, publicId: string) {
     const row = db.select().from(problems).where(eq(problems.publicId, publicId)).get()
     if (!row) throw new Error(`no problem ${publicId}`)
     const p = loadProblemForGrading({ db, config }, { id: row.clientId } as Client, publicId)
-    return { checker: p.checker, tests: p.tests.map((t) => ({ name: t.name, input: t.input, expectedOutput: t.expected_output, ...(t.time_limit !== undefined && { timeLimitSec: t.time_limit }) })) }
+    return { grading: p.grading, checker: p.checker, tests: p.tests.map((t) => ({ name: t.name, input: t.input, expectedOutput: t.expected_output, ...(t.time_limit !== undefined && { timeLimitSec: t.time_limit }) })) }
   })
 }
 
@@ -104,6 +105,7 @@ export const gradeCommands: CliCommands = {
       }
       const stored = typeof values.problem === 'string' ? storedProblem(ctx, values.problem) : undefined
       const checker = values.checker === undefined && stored ? stored.checker : parseChecker(values.checker as string | undefined)
+      const grading = stored?.grading
       const tests = stored ? stored.tests : readTestDir(values.tests as string, config.grading.total_max_bytes)
       if (tests.length > config.grading.max_tests) throw new Error(`more than grading.max_tests (${config.grading.max_tests}) tests`)
       const timeLimitSec = Math.min(Number(values['time-limit'] ?? config.limits.default_time_sec), config.limits.max_time_sec)
@@ -116,7 +118,15 @@ export const gradeCommands: CliCommands = {
       const runner = createJobRunner(workerSettings(config), `grade-${process.pid}`)
       try {
         const result = await runner.run(
-          { language: lang.code, ...program, source, input: '', timeLimitSec, memoryLimitKb, tests, checker, stopOnFirstFailure: values['stop-on-first-failure'] === true },
+          {
+            language: lang.code, ...program, source, input: '', timeLimitSec, memoryLimitKb, tests, checker, stopOnFirstFailure: values['stop-on-first-failure'] === true,
+            // a stored package's grading, as a v4 submission gets it: each test's group flags, score.txt's rule, its own stop rule
+            ...(grading && {
+              tests: tests.map((t, i) => (grading.testFlags[i] ? { ...t, checkerFlags: grading.testFlags[i]! } : t)),
+              stopOnFirstFailure: stopsOnFirstFailure(grading),
+              ...(grading.validatorScores && { validatorScores: grading.validatorScores }),
+            }),
+          },
           {
             onCompiled: (c) => progress(c.ok ? `compiled ${lang.code}` : `compile error`),
             onTest: (i, o) => progress(line(tests[i].name, o)),
@@ -125,8 +135,10 @@ export const gradeCommands: CliCommands = {
         if (result.compile.step?.status === 'internal') throw new Error(`sandbox: ${result.compile.step.message}`)
         const outcomes = result.tests ?? []
         const passed = outcomes.filter((o) => o.status === 'AC').length
-        const score = { passed, total: tests.length, points: passed, max_points: tests.length }
-        const v = outcomes.length ? gradedVerdict(outcomes) : undefined
+        const pkg = grading && outcomes.length ? packageScore(grading, gradeOutcomes(grading, outcomes)) : undefined
+        const score = { passed, total: tests.length, points: passed, max_points: tests.length, ...(pkg && { package: pkg }) }
+        const first = outcomes.length ? gradedVerdict(outcomes) : undefined
+        const v = first && pkg ? { ...first, verdict: STATUS_OF_GRADED[pkg.verdict] } : first
         if (json) {
           process.stdout.write(
             JSON.stringify(
@@ -151,8 +163,9 @@ export const gradeCommands: CliCommands = {
           process.stdout.write(`${result.compile.message}\n`)
         } else {
           progress(`score: ${passed} of ${tests.length} tests passed (${v!.verdict})`)
+          if (pkg) progress(`package: ${pkg.verdict}${pkg.score !== null ? ` ${pkg.score}${pkg.max_score !== null ? ` of ${pkg.max_score}` : ''}` : ''}; ${pkg.groups.map((g) => `${g.group || 'data'} ${g.verdict}${g.score !== null ? ` ${g.score}` : ''}`).join(', ')}`)
         }
-        return new CliExit(result.compile.ok && passed === tests.length ? 0 : 1)
+        return new CliExit(result.compile.ok && (pkg ? pkg.verdict === 'AC' : passed === tests.length) ? 0 : 1)
       } finally {
         await runner.close()
       }
