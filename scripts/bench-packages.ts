@@ -112,7 +112,9 @@ async function theirs(command: string, dir: string, path: string): Promise<Side>
   const skipped = new Map<string, string>()
   const text = r.all ?? ''
   for (const m of text.matchAll(/^\s*(?:ERROR\s+)?(\S+) \(.+?\) (?:OK(?: with extra time)?:|got) (\w+)(?: \(([-\d.]+)\))?/gm)) verdicts.set(m[1], m[3] !== undefined ? `${m[2]} (${Number(m[3])})` : m[2])
-  for (const m of text.matchAll(/^ERROR Compile error for (\S+) \(.+?\)(?: \((.+)\))?:?\s*\n?(?:\s+(.*))?/gm)) skipped.set(m[1], `compile error here: ${m[2] ?? m[3] ?? ''}`.trim())
+  // `ERROR Compile error for FILE (LANG) (LANG: could not find compiler "x" …)`, or the compiler's first line on the next
+  for (const m of text.matchAll(/^ERROR Compile error for (\S+) (.*)\n(?:[ \t]+(\S.*))?/gm))
+    skipped.set(m[1], `compile error here: ${/could not find (?:compiler|runtime) "[^"]+"/.exec(m[2])?.[0] ?? m[3] ?? m[2]}`)
   return { wallSec, verdicts, skipped }
 }
 
