@@ -14,7 +14,8 @@ modprobe 9pnet_virtio && modprobe 9p
 # the toolchain roots are squashfs images the supervisor loop-mounts
 modprobe loop || true; modprobe squashfs || true
 share() { mkdir -p "$2" && mount -t 9p -o "trans=virtio,version=9p2000.L,msize=524288,cache=loose$3" "$1" "$2"; }
-share proj "$PROJECT" && share toolchains /var/lib/arbiter/toolchains ,ro && share bin /var/lib/arbiter/bin ,ro || {
+share proj "$PROJECT" && share toolchains /var/lib/arbiter/toolchains ,ro && share bin /var/lib/arbiter/bin ,ro &&
+  { [ -z "$MODULES" ] || share modules "$MODULES" ""; } || {
   echo "V2CHECK-RESULT 90 (9p shares)"; echo o >/proc/sysrq-trigger; sleep 60
 }
 ip link set lo up
