@@ -115,19 +115,19 @@ const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port
 
 type Completed = { result: { run_status: RunStatus; compile_status: string } }
 
-/** The REQUEST_COMPLETED callback of heId, or undefined when none came within LOST_AFTER_MS. */
-const completedCallback = (heId: string) =>
+/** The REQUEST_COMPLETED callback of publicId, or undefined when none came within LOST_AFTER_MS. */
+const completedCallback = (publicId: string) =>
   new Promise<Completed | undefined>((resolve) => {
-    const got = early.get(heId)
+    const got = early.get(publicId)
     if (got) {
-      early.delete(heId)
+      early.delete(publicId)
       return resolve(got as Completed)
     }
     const timer = setTimeout(() => {
-      waiters.delete(heId)
+      waiters.delete(publicId)
       resolve(undefined)
     }, LOST_AFTER_MS)
-    waiters.set(heId, (body) => {
+    waiters.set(publicId, (body) => {
       clearTimeout(timer)
       resolve(body)
     })

@@ -155,18 +155,18 @@ await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
 const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`
 const V4_POLL_MS = values['v4-poll'] === undefined ? undefined : Number(values['v4-poll'])
 
-const v4Completed = (heId: string) =>
+const v4Completed = (publicId: string) =>
   new Promise<V4Completed | undefined>((resolve) => {
-    const got = v4Early.get(heId)
+    const got = v4Early.get(publicId)
     if (got) {
-      v4Early.delete(heId)
+      v4Early.delete(publicId)
       return resolve(got)
     }
     const timer = setTimeout(() => {
-      v4Waiters.delete(heId)
+      v4Waiters.delete(publicId)
       resolve(undefined)
     }, 60_000)
-    v4Waiters.set(heId, (body) => {
+    v4Waiters.set(publicId, (body) => {
       clearTimeout(timer)
       resolve(body)
     })

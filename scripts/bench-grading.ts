@@ -87,14 +87,14 @@ async function submit(body: Record<string, unknown>, to: { url: string; secret: 
   return j.he_id
 }
 
-function completion(heId: string, timeoutMs = 1_800_000): Promise<Done> {
-  const d = done.get(heId)
+function completion(publicId: string, timeoutMs = 1_800_000): Promise<Done> {
+  const d = done.get(publicId)
   if (d) return Promise.resolve(d)
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${heId} never completed`)), timeoutMs)
-    waiting.set(heId, (d) => {
+    const timer = setTimeout(() => reject(new Error(`${publicId} never completed`)), timeoutMs)
+    waiting.set(publicId, (d) => {
       clearTimeout(timer)
-      waiting.delete(heId)
+      waiting.delete(publicId)
       resolve(d)
     })
   })

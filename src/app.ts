@@ -99,7 +99,7 @@ export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
     const fault = storageAppError(err, deps.log, { method: c.req.method, path: loggablePath(c.req.path) })
     if (fault) c.header('Retry-After', String(fault.data.retry_after))
     else deps.log.error('unhandled', { path: loggablePath(c.req.path), err: String(err), stack: (err as Error).stack })
-    const e = fault ?? new AppError('InternalServerError', 'something went wrong on our side')
+    const e = fault ?? new AppError('Unexpected', 'something went wrong on our side')
     const answer = faceAnswer((face) => face.unhandled?.(e, c.req.path))
     return answer ? c.json(answer.body as object, answer.status) : c.json({ error: e.code, message: e.detail }, fault ? 503 : 500)
   })

@@ -14,16 +14,16 @@ import { pistonErrorBody } from './piston/errors.ts'
 
 // a Record, so this list cannot miss a code either
 const CORE: Record<CoreErrorCode, true> = {
-  ArgumentMissingError: true,
-  UnregisteredClientError: true,
-  QuotaExceededError: true,
-  QueueFullError: true,
-  InvalidArgumentError: true,
-  LanguageNotSupportedError: true,
-  PayloadTooLargeError: true,
-  NotFoundError: true,
-  MethodNotAllowedError: true,
-  InternalServerError: true,
+  ArgumentMissing: true,
+  UnknownClient: true,
+  QuotaExceeded: true,
+  QueueFull: true,
+  InvalidArgument: true,
+  LanguageNotSupported: true,
+  PayloadTooLarge: true,
+  NotFound: true,
+  MethodNotAllowed: true,
+  Unexpected: true,
   Internal: true,
   SandboxUnavailable: true,
   StorageUnavailable: true,
@@ -48,18 +48,18 @@ const edges: [string, (e: AppError) => number | Promise<number>][] = [
 
 describe('each edge answers every core code', () => {
   test.each(edges)('%s: a full queue 429, no sandbox slot 503, our faults 500', async (_, status) => {
-    expect(await status(new AppError('QueueFullError', 'full', { retry_after: 1 }))).toBe(429)
+    expect(await status(new AppError('QueueFull', 'full', { retry_after: 1 }))).toBe(429)
     expect(await status(new AppError('SandboxUnavailable', 'busy'))).toBe(503)
     expect(await status(new AppError('StorageUnavailable', 'disk full', { retry_after: 30 }))).toBe(503)
-    for (const code of ['Internal', 'InternalServerError'] as const) expect(await status(new AppError(code, 'x'))).toBe(500)
+    for (const code of ['Internal', 'Unexpected'] as const) expect(await status(new AppError(code, 'x'))).toBe(500)
     for (const code of codes) expect(await status(new AppError(code, 'x')), code).toBeGreaterThanOrEqual(400)
   })
 
   test('Jobe: client errors keep their status and text; our faults are 500 without detail', () => {
-    expect(jobeErrorBody(new AppError('QuotaExceededError', 'x'))).toEqual({ status: 401, body: 'API usage quota exceeded' })
-    expect(jobeErrorBody(new AppError('LanguageNotSupportedError', 'no such'))).toEqual({ status: 400, body: 'LanguageNotSupportedError: no such' })
+    expect(jobeErrorBody(new AppError('QuotaExceeded', 'x'))).toEqual({ status: 401, body: 'API usage quota exceeded' })
+    expect(jobeErrorBody(new AppError('LanguageNotSupported', 'no such'))).toEqual({ status: 400, body: 'LanguageNotSupported: no such' })
     expect(jobeErrorBody(new AppError('StorageUnavailable', 'the disk is full'))).toEqual({ status: 503, body: 'StorageUnavailable: the disk is full' })
-    for (const code of ['Internal', 'InternalServerError', 'SandboxUnavailable'] as const) expect(jobeErrorBody(new AppError(code, 'secret detail'))).toEqual({ status: 500, body: expect.not.stringContaining('secret') })
+    for (const code of ['Internal', 'Unexpected', 'SandboxUnavailable'] as const) expect(jobeErrorBody(new AppError(code, 'secret detail'))).toEqual({ status: 500, body: expect.not.stringContaining('secret') })
   })
 
   test('the interview envelope: bad data, or INTERNALERROR for our faults', () => {
@@ -68,12 +68,12 @@ describe('each edge answers every core code', () => {
       expect(body.ecode, code).toEqual([status >= 500 ? 'INTERNALERROR' : 'BADDATA'])
     }
     expect(envelopeErrorBody(new AppError('SandboxUnavailable')).status).toBe(503)
-    expect(envelopeErrorBody(new AppError('PayloadTooLargeError')).status).toBe(413)
+    expect(envelopeErrorBody(new AppError('PayloadTooLarge')).status).toBe(413)
   })
 
   test("the room: its own error names; a full queue is RoomBusy; our faults 500", () => {
-    expect(roomErrorBody(new AppError('QueueFullError', 'full'))).toEqual({ status: 429, body: { error: 'RoomBusy', message: 'full' } })
-    expect(roomErrorBody(new AppError('LanguageNotSupportedError', 'no'))).toMatchObject({ status: 400, body: { error: 'RoomBadRequest' } })
+    expect(roomErrorBody(new AppError('QueueFull', 'full'))).toEqual({ status: 429, body: { error: 'RoomBusy', message: 'full' } })
+    expect(roomErrorBody(new AppError('LanguageNotSupported', 'no'))).toMatchObject({ status: 400, body: { error: 'RoomBadRequest' } })
     expect(roomErrorBody(new AppError('Internal', 'secret'))).toEqual({ status: 500, body: { error: 'InternalServerError', message: 'something went wrong on our side' } })
   })
 })

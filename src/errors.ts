@@ -1,19 +1,21 @@
-// Errors are values with a code. Services throw AppError; the HTTP edge (http/error-bodies.ts) maps
-// each code to a status and a body in one place. Codes are the spec's own strings.
+// Errors are values with a code. Services throw AppError; each protocol's edge maps each code to its
+// status and body in one place of its folder. The core's codes are its own words: a protocol that names
+// errors otherwise (HackerEarth's "ArgumentMissingError: …") maps them back at its edge.
 
-/** Code-evaluation (v3/v4) error names, as they appear before the colon in the spec's messages. */
+/** What the submission core refuses (src/hackerearth/error-bodies.ts gives each HackerEarth's name). */
 export type EvaluationErrorCode =
-  | 'ArgumentMissingError'
-  | 'UnregisteredClientError'
-  | 'QuotaExceededError'
-  /** Not the spec's: too many of the client's submissions wait to run (429, Retry-After). */
-  | 'QueueFullError'
-  | 'InvalidArgumentError'
-  | 'LanguageNotSupportedError'
-  | 'PayloadTooLargeError'
-  | 'NotFoundError'
-  | 'MethodNotAllowedError'
-  | 'InternalServerError'
+  | 'ArgumentMissing'
+  | 'UnknownClient'
+  | 'QuotaExceeded'
+  /** Too many of the client's submissions wait to run (429, Retry-After). */
+  | 'QueueFull'
+  | 'InvalidArgument'
+  | 'LanguageNotSupported'
+  | 'PayloadTooLarge'
+  | 'NotFound'
+  | 'MethodNotAllowed'
+  /** Something thrown that no one meant to throw: our own bug, caught at the edge. */
+  | 'Unexpected'
 
 /** Interview envelope ecodes (spec table B). */
 export type InterviewErrorCode =
@@ -73,7 +75,7 @@ export const coreAnswer = <T>(map: Record<CoreErrorCode, T>, code: ErrorCode): T
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
-    /** Human text for the message (after "<code>: " for evaluation errors). */
+    /** Human text for the message (after "<code>: "). */
     readonly detail: string = '',
     /** Extra data for the body, e.g. {quota, current_count} or the offending field. */
     readonly data: Record<string, unknown> = {}

@@ -18,7 +18,7 @@ function addSubmission(deps: TestDeps, clientId: number, completedAt: Date | nul
   deps.db
     .insert(submissions)
     .values({
-      heId: `he${n}`,
+      publicId: `he${n}`,
       codeId: `code${n}`,
       clientId,
       api: 'v4',
@@ -37,7 +37,7 @@ function addSubmission(deps: TestDeps, clientId: number, completedAt: Date | nul
     .run()
 }
 
-const subs = (deps: TestDeps) => deps.db.select({ heId: submissions.heId, stdout: submissions.stdout, verdict: submissions.verdict }).from(submissions).all()
+const subs = (deps: TestDeps) => deps.db.select({ publicId: submissions.publicId, stdout: submissions.stdout, verdict: submissions.verdict }).from(submissions).all()
 
 describe('retention sweep', () => {
   it('keeps everything with the defaults (0 = forever)', async () => {
@@ -63,14 +63,14 @@ describe('retention sweep', () => {
     deps.advance(1)
     expect(await retentionSweep(deps)).toMatchObject({ outputs: 1, submissions: 0 })
     expect(subs(deps)).toEqual([
-      { heId: 'he1', stdout: null, verdict: 'AC' },
-      { heId: 'he2', stdout: 'out', verdict: 'AC' },
-      { heId: 'he3', stdout: null, verdict: null },
+      { publicId: 'he1', stdout: null, verdict: 'AC' },
+      { publicId: 'he2', stdout: 'out', verdict: 'AC' },
+      { publicId: 'he3', stdout: null, verdict: null },
     ])
 
     deps.advance(30 * DAY)
     expect(await retentionSweep(deps)).toMatchObject({ submissions: 2 })
-    expect(subs(deps).map((s) => s.heId)).toEqual(['he3']) // still queued: kept whatever its age
+    expect(subs(deps).map((s) => s.publicId)).toEqual(['he3']) // still queued: kept whatever its age
   })
 
   it('removes a resume resumes_days after the interview ended, then the interview itself after interviews_days', async () => {

@@ -14,7 +14,7 @@ test('recent similarity reports are linked from the dashboard', () => {
   deps = createTestDeps({ start: false })
   expect(dashboardPage(dashboard(deps), 'root', 'csrf')).toContain('<p class="muted" id="similarity">None yet')
   const client = findClientBySecret(deps.db, addClient(deps, { name: 'teacher <1>' }))!
-  const ids = ['print(1)', 'print(2)'].map((source) => acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source }).heId)
+  const ids = ['print(1)', 'print(2)'].map((source) => acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source }).publicId)
   const row = requestReport(deps, client, { he_ids: ids })
   const html = dashboardPage(dashboard(deps), 'root', 'csrf')
   expect(html).toContain(`<a href="${webLinkOf(deps, row)}">${row.publicId.slice(0, 8)}</a>`)

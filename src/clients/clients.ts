@@ -16,9 +16,9 @@ const newSecret = () => randomBytes(20).toString('hex')
 
 export function createClient(db: Db, now: Date, input: { name: string; quota?: number }) {
   const name = input.name.trim()
-  if (!name) throw new AppError('ArgumentMissingError', 'name is needed!')
+  if (!name) throw new AppError('ArgumentMissing', 'name is needed!')
   if (input.quota !== undefined && (!Number.isInteger(input.quota) || input.quota < 0))
-    throw new AppError('InvalidArgumentError', 'quota must be a whole number >= 0 (0 = unlimited)')
+    throw new AppError('InvalidArgument', 'quota must be a whole number >= 0 (0 = unlimited)')
   const secret = newSecret()
   const row = db
     .insert(clients)
@@ -61,7 +61,7 @@ export function chargeQuota(db: Db, client: Client, defaultQuota: number, cost: 
     .get()
   if (!charged) {
     const current = db.select({ used: clients.used }).from(clients).where(eq(clients.id, client.id)).get()?.used ?? 0
-    throw new AppError('QuotaExceededError', 'API usage quota exceeded', { quota, current_count: current })
+    throw new AppError('QuotaExceeded', 'API usage quota exceeded', { quota, current_count: current })
   }
 }
 
@@ -74,7 +74,7 @@ export function revokeClient(db: Db, now: Date, idOrName: string): Client {
     .where(and(byId ? eq(clients.id, Number(idOrName)) : eq(clients.name, idOrName), isNull(clients.revokedAt), isNull(clients.roomOfCompany)))
     .returning()
     .get()
-  if (!row) throw new AppError('NotFoundError', `no active client ${idOrName}`)
+  if (!row) throw new AppError('NotFound', `no active client ${idOrName}`)
   return row
 }
 

@@ -76,12 +76,12 @@ test('backup under concurrent writes is consistent; restore is refused while the
   const db = new Database(join(fresh, 'arbiter.db'), { readonly: true })
   expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
   expect(db.pragma('foreign_key_check')).toEqual([])
-  const rows = db.prepare('select id, he_id heId, source from submissions order by id').all() as { id: number; heId: string; source: string }[]
+  const rows = db.prepare('select id, he_id publicId, source from submissions order by id').all() as { id: number; publicId: string; source: string }[]
   db.close()
   expect(rows.length).toBeGreaterThanOrEqual(countBefore)
   expect(rows.length).toBeLessThanOrEqual(countAfter)
   // a prefix of the live table, row for row (ids are dense: nothing in the middle is missing)
-  const live = server.query<{ id: number; heId: string; source: string }>('select id, he_id heId, source from submissions order by id limit ?', rows.length)
+  const live = server.query<{ id: number; publicId: string; source: string }>('select id, he_id publicId, source from submissions order by id limit ?', rows.length)
   expect(rows).toEqual(live)
   expect(readFileSync(join(fresh, 'resumes', `${'a'.repeat(32)}.pdf`), 'utf8')).toBe('%PDF-1.4 test')
   for (const f of ['arbiter.db', 'resumes', `resumes/${'a'.repeat(32)}.pdf`]) expect(statSync(join(fresh, f)).uid, f).toBe(61_000)
@@ -100,8 +100,8 @@ test('backup under concurrent writes is consistent; restore is refused while the
   rmSync(report.previous, { recursive: true, force: true })
   await server.restart()
   expect(server.query<{ n: number }>('select count(*) n from submissions')[0].n).toBe(rows.length)
-  const first = await json(await http.get(`${PATH}${rows[0].heId}/`, { 'client-secret': secret }))
-  expect(first.he_id).toBe(rows[0].heId)
+  const first = await json(await http.get(`${PATH}${rows[0].publicId}/`, { 'client-secret': secret }))
+  expect(first.he_id).toBe(rows[0].publicId)
 })
 
 test('restore refuses an archive with a link or a path outside the data directory', { timeout: 60_000 }, async () => {

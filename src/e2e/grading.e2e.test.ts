@@ -29,10 +29,10 @@ const submit = async (body: unknown) => {
   const r = await http.post(PATH, JSON.stringify(body), { 'client-secret': secret, 'content-type': 'application/json' })
   return { status: r.status, body: await json(r) }
 }
-const poll = async (heId: string) => json(await http.get(`${PATH}${heId}/`, { 'client-secret': secret }))
-const completed = async (heId: string, ms = 60_000) => {
+const poll = async (publicId: string) => json(await http.get(`${PATH}${publicId}/`, { 'client-secret': secret }))
+const completed = async (publicId: string, ms = 60_000) => {
   let last: { request_status: { code: string } } | undefined
-  await waitUntil(async () => (last = await poll(heId)).request_status.code === 'REQUEST_COMPLETED', ms, `${heId} to complete`)
+  await waitUntil(async () => (last = await poll(publicId)).request_status.code === 'REQUEST_COMPLETED', ms, `${publicId} to complete`)
   return last as V4Reply
 }
 

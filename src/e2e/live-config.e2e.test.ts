@@ -39,7 +39,7 @@ const submit = async (body: object) => {
   const r = await api(server.url).post(PATH, JSON.stringify(body), { 'client-secret': secret, 'content-type': 'application/json' })
   return { status: r.status, body: await json(r) }
 }
-const storedLimit = (heId: string) => server.query<{ t: number }>('select time_limit_sec t from submissions where he_id = ?', heId)[0].t
+const storedLimit = (publicId: string) => server.query<{ t: number }>('select time_limit_sec t from submissions where he_id = ?', publicId)[0].t
 
 test('SIGHUP applies live keys at once and reports the others', { timeout: 60_000 }, async () => {
   expect(await allowedOrigin('https://a.example')).toBe('https://a.example')

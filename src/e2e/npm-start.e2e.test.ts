@@ -65,7 +65,7 @@ test('a job runs through the jail daemon; SIGHUP to the started process applies 
   const http = api(url)
   const submit = async (time_limit: number) => (await json(await http.post(PATH, JSON.stringify({ lang: 'PYTHON3', source: 'print(input())', input: 'hi', time_limit }), { 'client-secret': secret, 'content-type': 'application/json' }))).he_id as string
   const db = new Database(join(dataDir, 'arbiter.db'), { readonly: true })
-  const limitOf = (heId: string) => (db.prepare('select time_limit_sec t from submissions where he_id = ?').get(heId) as { t: number }).t
+  const limitOf = (publicId: string) => (db.prepare('select time_limit_sec t from submissions where he_id = ?').get(publicId) as { t: number }).t
   const first = await submit(5)
   expect(limitOf(first)).toBe(5)
   let r: { request_status: { code: string }; result: { run_status: { status: string } } }

@@ -37,9 +37,9 @@ test('v3 synchronous: HTTP 500, JSON, the v3 body with InternalServerError and r
 test('v4: REQUEST_COMPLETED with request_OK "False" and the reason; every reply JSON', { timeout: 60_000 }, async () => {
   const q = await http.post(PATH, JSON.stringify({ lang: 'PYTHON3', source: 'print(1)' }), { 'client-secret': secret })
   expect(q.status).toBe(200)
-  const heId = (await json(q)).he_id
+  const publicId = (await json(q)).he_id
   let last: { request_status: { code: string }; result: { run_status: Record<string, string> } } | undefined
-  await waitUntil(async () => (last = await json(await http.get(`${PATH}${heId}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 30_000, 'completion')
+  await waitUntil(async () => (last = await json(await http.get(`${PATH}${publicId}/`, { 'client-secret': secret }))).request_status.code === 'REQUEST_COMPLETED', 30_000, 'completion')
   expect(last!.result.run_status.request_OK).toBe('False')
   expect(last!.result.run_status.request_NOT_OK_reason).toMatch(/^internal error: /)
   noStack(JSON.stringify(last))

@@ -37,11 +37,11 @@ const submit = async (lang: string, source: string, extra: Record<string, unknow
   expect(r.status).toBe(200)
   return (await json(r)).he_id as string
 }
-const status = async (heId: string) => json(await http().get(`${PATH}${heId}/`, { 'client-secret': secret }))
+const status = async (publicId: string) => json(await http().get(`${PATH}${publicId}/`, { 'client-secret': secret }))
 const health = async () => json(await http().get('/health'))
-const completedCallbacks = (heId: string) =>
-  receiver.received.filter((r) => r.headers['x-arbiter-he-id'] === heId && r.headers['x-arbiter-event'] === 'REQUEST_COMPLETED')
-const row = (heId: string) => server.query<{ state: string; attempt: number; verdict: string | null }>('select state, attempt, verdict from submissions where he_id = ?', heId)[0]!
+const completedCallbacks = (publicId: string) =>
+  receiver.received.filter((r) => r.headers['x-arbiter-he-id'] === publicId && r.headers['x-arbiter-event'] === 'REQUEST_COMPLETED')
+const row = (publicId: string) => server.query<{ state: string; attempt: number; verdict: string | null }>('select state, attempt, verdict from submissions where he_id = ?', publicId)[0]!
 const allCompleted = (ids: string[]) => ids.every((id) => row(id)?.state === 'completed')
 const sleeper = (sec: number, word = 'done') => `import time\ntime.sleep(${sec})\nprint("${word}")\n`
 

@@ -28,10 +28,10 @@ const submit = async (body: NonNullable<RequestInit['body']>, headers: Record<st
   const r = await http.post(PATH, body, headers)
   return { status: r.status, body: await json(r) }
 }
-const poll = async (heId: string, headers: Record<string, string> = { 'client-secret': secret }) => json(await http.get(`${PATH}${heId}/`, headers))
-const completed = async (heId: string) => {
+const poll = async (publicId: string, headers: Record<string, string> = { 'client-secret': secret }) => json(await http.get(`${PATH}${publicId}/`, headers))
+const completed = async (publicId: string) => {
   let last: { request_status: { code: string } } | undefined
-  await waitUntil(async () => (last = await poll(heId)).request_status.code === 'REQUEST_COMPLETED', 20_000, `${heId} to complete`)
+  await waitUntil(async () => (last = await poll(publicId)).request_status.code === 'REQUEST_COMPLETED', 20_000, `${publicId} to complete`)
   return last as V4Reply
 }
 

@@ -131,7 +131,7 @@ describe('the queue seam', () => {
   test('the dispatcher works through any JobQueue: recover, claim, compiled, complete, and fail on our fault', async () => {
     const base = createTestDeps({ start: false })
     deps = base
-    const rows = [1, 2, 3].map((id) => ({ id, heId: `h${id}`, api: 'v4', attempt: 1, language: 'C', source: 's', input: String(id), timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false }) as unknown as Submission)
+    const rows = [1, 2, 3].map((id) => ({ id, publicId: `h${id}`, api: 'v4', attempt: 1, language: 'C', source: 's', input: String(id), timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false }) as unknown as Submission)
     const calls: string[] = []
     const queue: JobQueue = {
       recover: () => (calls.push('recover'), 0),
@@ -160,7 +160,7 @@ describe('a result the disk cannot take yet', () => {
   test('is stored again until it can be (never left compiled); claims wait for storage too', async () => {
     const base = createTestDeps({ start: false })
     deps = base
-    const rows = [1, 2].map((id) => ({ id, heId: `h${id}`, api: 'v4', attempt: 1, language: 'C', source: 's', input: String(id), timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false }) as unknown as Submission)
+    const rows = [1, 2].map((id) => ({ id, publicId: `h${id}`, api: 'v4', attempt: 1, language: 'C', source: 's', input: String(id), timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false }) as unknown as Submission)
     let diskFull = true
     let claimFaults = 0
     const stored: string[] = []
@@ -200,7 +200,7 @@ describe('a result the disk cannot take yet', () => {
   test('a stop ends the waiting at once and stores nothing (the next start runs it again)', async () => {
     const base = createTestDeps({ start: false })
     deps = base
-    const rows = [{ id: 1, heId: 'h1', api: 'v4', attempt: 1, language: 'C', source: 's', input: '1', timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false } as unknown as Submission]
+    const rows = [{ id: 1, publicId: 'h1', api: 'v4', attempt: 1, language: 'C', source: 's', input: '1', timeLimitSec: 1, memoryLimitKb: 65536, compileOnly: false } as unknown as Submission]
     let attempts = 0
     const queue: JobQueue = {
       recover: () => 0,

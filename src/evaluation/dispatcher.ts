@@ -44,7 +44,7 @@ export function jobOf(row: Submission, tests: SubmissionTest[] | undefined, data
     cacheScope: `client:${row.clientId}`,
     ...(row.compileOnly ? { compileOnly: true } : {}),
     ...spec,
-    ...(stored?.length && { filesAt: payloadFilesAt(dataDir, row.heId, stored) }),
+    ...(stored?.length && { filesAt: payloadFilesAt(dataDir, row.publicId, stored) }),
     ...(tests ? { tests: jobTests(tests), checker: checkerOf(row), stopOnFirstFailure: row.stopOnFirstFailure } : {}),
     ...(tests && row.gradingJson && packageJob(jobTests(tests), JSON.parse(row.gradingJson) as PackageGrading)),
   }
@@ -67,7 +67,7 @@ export const STORE_RETRY_MAX_MS = 30_000
 const statements = preparedPerDb((db: Deps['db']) => ({
   stateById: db.select({ state: submissions.state }).from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare(),
   byId: db.select().from(submissions).where(eq(submissions.id, sql.placeholder('id'))).prepare(),
-  stateByHeId: db.select({ state: submissions.state }).from(submissions).where(eq(submissions.heId, sql.placeholder('heId'))).prepare(),
+  stateByHeId: db.select({ state: submissions.state }).from(submissions).where(eq(submissions.publicId, sql.placeholder('publicId'))).prepare(),
 }))
 const completedById = (db: Deps['db'], id: number): Submission | undefined =>
   statements(db).stateById.get({ id })?.state === 'completed' ? statements(db).byId.get({ id }) : undefined
@@ -105,7 +105,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
 
   const track = (row: Submission) => {
     const p: Promise<void> = execute(row)
-      .catch((err: unknown) => log.error('dispatch failed', { he_id: row.heId, err: String(err) }))
+      .catch((err: unknown) => log.error('dispatch failed', { he_id: row.publicId, err: String(err) }))
       .finally(() => {
         running.delete(p)
         pump()
@@ -114,7 +114,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
   }
 
   const execute = async (row: Submission) => {
-    const jlog = log.child({ he_id: row.heId, attempt: row.attempt })
+    const jlog = log.child({ he_id: row.publicId, attempt: row.attempt })
     let done: Submission | undefined
     try {
       // only a protocol that shows stages (v4 CODE_COMPILED) hears of them early; the others learn everything at completion
@@ -235,8 +235,8 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
       }
       // stored files (storage/payloads.ts) of submissions done or never committed: a stop or crash between
       // a completion and its cleanup, or between an accept's files and its row
-      const swept = sweepPayloads(deps.config.dataDir, (heId) => {
-        const state = statements(db).stateByHeId.get({ heId })?.state
+      const swept = sweepPayloads(deps.config.dataDir, (publicId) => {
+        const state = statements(db).stateByHeId.get({ publicId })?.state
         return state !== undefined && state !== 'completed'
       })
       if (swept) log.info('removed stored job files no submission waits for', { count: swept })

@@ -128,14 +128,14 @@ describe('the per-client cap on queued work', () => {
     const b = client('b')
     for (let i = 0; i < 3; i++) v4(a)
     const e = thrownAppError(() => v4(a))
-    expect(e.code).toBe('QueueFullError')
+    expect(e.code).toBe('QueueFull')
     expect(e.data).toEqual({ queued: 3, max_queued: 3, retry_after: QUEUE_FULL_RETRY_AFTER_SEC })
     expect(deps.db.select().from(clients).where(eq(clients.id, a.id)).get()!.used).toBe(3)
     v4(b)
     // a row of a's starts: one more may wait
     claimNext(deps.db, new Date())
     v4(a)
-    expect(() => v4(a)).toThrow(/QueueFullError/)
+    expect(() => v4(a)).toThrow(/QueueFull/)
   })
 
   test('0 = no cap', () => {
@@ -176,8 +176,8 @@ describe('room runs are queued submissions', () => {
     expect(owner.roomOfCompany).not.toBeNull()
     expect(listClients(deps.db).map((c) => c.id)).not.toContain(owner.id)
     const api = client('api')
-    expect(() => getSubmission(deps, api, runs[0]!.heId)).toThrow(/NotFoundError/)
-    expect(() => getByCodeId(deps, runs[0]!.codeId)).toThrow(/NotFoundError/)
+    expect(() => getSubmission(deps, api, runs[0]!.publicId)).toThrow(/NotFound/)
+    expect(() => getByCodeId(deps, runs[0]!.codeId)).toThrow(/NotFound/)
     // a second company's rooms have their own client, and take turns with the first's
     const other = await interview('Globex')
     roomRun(other, 'g')

@@ -43,7 +43,7 @@ const slotStatement = preparedPerDb(prepareSlot)
 export function fairRound(db: Deps['db'], clientId: number, priority: number, async: boolean, maxQueued: number): number {
   const { head, last, queued } = slotStatement(db).get({ clientId, priority, async: async ? 1 : 0 })!
   if (maxQueued > 0 && queued >= maxQueued)
-    throw new AppError('QueueFullError', `${queued} submissions of this client are already waiting to run; try again later`, {
+    throw new AppError('QueueFull', `${queued} submissions of this client are already waiting to run; try again later`, {
       queued,
       max_queued: maxQueued,
       retry_after: QUEUE_FULL_RETRY_AFTER_SEC,

@@ -30,7 +30,7 @@ const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
  */
 export function checkTestCount(config: Deps['config'], tests: unknown): void {
   const max = config.grading.max_tests
-  if (Array.isArray(tests) && tests.length > max) throw new AppError('PayloadTooLargeError', `more than ${max} test cases`, { max_tests: max, test_count: tests.length })
+  if (Array.isArray(tests) && tests.length > max) throw new AppError('PayloadTooLarge', `more than ${max} test cases`, { max_tests: max, test_count: tests.length })
 }
 
 /** Checks the tests against grading.* and clamps their time limits; the rows to insert (without the submission id). */
@@ -40,7 +40,7 @@ export function testRows(
   clampTime: (t: number | undefined) => number | null
 ): Omit<typeof submissionTests.$inferInsert, 'submissionId'>[] {
   const g = config.grading
-  if (tests.length === 0) throw new AppError('InvalidArgumentError', 'test_cases is empty', { test_cases: [] })
+  if (tests.length === 0) throw new AppError('InvalidArgument', 'test_cases is empty', { test_cases: [] })
   checkTestCount(config, tests)
   let total = 0
   return tests.map((t, position) => {
@@ -48,10 +48,10 @@ export function testRows(
       const n = bytes(t[field])
       total += n
       if (n > g.test_max_bytes)
-        throw new AppError('PayloadTooLargeError', `test ${position + 1}: ${field} is larger than ${g.test_max_bytes} bytes`, { test_max_bytes: g.test_max_bytes })
+        throw new AppError('PayloadTooLarge', `test ${position + 1}: ${field} is larger than ${g.test_max_bytes} bytes`, { test_max_bytes: g.test_max_bytes })
     }
     if (total > g.total_max_bytes)
-      throw new AppError('PayloadTooLargeError', `the test cases are larger than ${g.total_max_bytes} bytes in all`, { total_max_bytes: g.total_max_bytes })
+      throw new AppError('PayloadTooLarge', `the test cases are larger than ${g.total_max_bytes} bytes in all`, { total_max_bytes: g.total_max_bytes })
     return {
       position,
       name: t.name ?? String(position + 1),

@@ -24,12 +24,12 @@ describe('normaliseJobSpec', () => {
 
   test('refuses file names that are not plain, twice-given names, bad base64 and too many or too large files', () => {
     const code = (f: () => unknown) => thrownAppError(f).code
-    expect(code(() => normaliseJobSpec(config, { files: [{ name: '../etc', contentBase64: '' }] }))).toBe('InvalidArgumentError')
-    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: '' }, { name: 'a', contentBase64: '' }] }))).toBe('InvalidArgumentError')
-    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: '%%%%' }] }))).toBe('InvalidArgumentError')
-    expect(code(() => normaliseJobSpec(config, { files: [1, 2, 3].map((i) => ({ name: `f${i}`, contentBase64: '' })) }))).toBe('PayloadTooLargeError')
-    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYWFhYWFhYQ==' }] }))).toBe('PayloadTooLargeError')
-    expect(code(() => normaliseJobSpec(config, { sourceFileName: 'x', files: [{ name: 'x', contentBase64: '' }] }))).toBe('InvalidArgumentError')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: '../etc', contentBase64: '' }] }))).toBe('InvalidArgument')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: '' }, { name: 'a', contentBase64: '' }] }))).toBe('InvalidArgument')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: '%%%%' }] }))).toBe('InvalidArgument')
+    expect(code(() => normaliseJobSpec(config, { files: [1, 2, 3].map((i) => ({ name: `f${i}`, contentBase64: '' })) }))).toBe('PayloadTooLarge')
+    expect(code(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYWFhYWFhYQ==' }] }))).toBe('PayloadTooLarge')
+    expect(code(() => normaliseJobSpec(config, { sourceFileName: 'x', files: [{ name: 'x', contentBase64: '' }] }))).toBe('InvalidArgument')
     expect(normaliseJobSpec(config, { files: [{ name: 'data.txt', contentBase64: 'aGk=\n' }] })).toEqual({ files: [{ name: 'data.txt', contentBase64: 'aGk=' }] })
   })
 
@@ -39,18 +39,18 @@ describe('normaliseJobSpec', () => {
     // 4 + 4, unpadded
     expect(normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYQ' }, { name: 'b', contentBase64: 'YWFhYQ' }] }).files).toHaveLength(2)
     // 5 + 4
-    expect(thrownAppError(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYWE=' }, { name: 'b', contentBase64: 'YWFhYQ==' }] })).code).toBe('PayloadTooLargeError')
+    expect(thrownAppError(() => normaliseJobSpec(config, { files: [{ name: 'a', contentBase64: 'YWFhYWE=' }, { name: 'b', contentBase64: 'YWFhYQ==' }] })).code).toBe('PayloadTooLarge')
   })
 
   test('argv items must be strings', () => {
-    expect(thrownAppError(() => normaliseJobSpec(config, { compileArgv: ['gcc', 3 as unknown as string] })).code).toBe('InvalidArgumentError')
-    expect(thrownAppError(() => normaliseJobSpec(config, { runArgv: [] })).code).toBe('InvalidArgumentError')
+    expect(thrownAppError(() => normaliseJobSpec(config, { compileArgv: ['gcc', 3 as unknown as string] })).code).toBe('InvalidArgument')
+    expect(thrownAppError(() => normaliseJobSpec(config, { runArgv: [] })).code).toBe('InvalidArgument')
     expect(normaliseJobSpec(config, { compileArgv: [], runArgv: ['./a', 'x y; rm -rf /'] })).toEqual({ compileArgv: [], runArgv: ['./a', 'x y; rm -rf /'] })
   })
 
   test('a compile check marker is a word of 16 to 64 letters, digits, - or _ (a program cannot hit it by chance)', () => {
     expect(normaliseJobSpec(config, { compileCheckMarker: 'a'.repeat(16) })).toEqual({ compileCheckMarker: 'a'.repeat(16) })
     for (const bad of ['', 'short', 'a'.repeat(65), `${'a'.repeat(16)}\n`, `${'a'.repeat(16)} x`, 42 as unknown as string])
-      expect(thrownAppError(() => normaliseJobSpec(config, { compileCheckMarker: bad })).code).toBe('InvalidArgumentError')
+      expect(thrownAppError(() => normaliseJobSpec(config, { compileCheckMarker: bad })).code).toBe('InvalidArgument')
   })
 })

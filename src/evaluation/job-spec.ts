@@ -16,10 +16,10 @@ const MAX_ARGV_ITEMS = 256
 const MAX_ARGV_ITEM_CHARS = 4096
 
 function checkArgv(field: string, argv: unknown): string[] {
-  if (!Array.isArray(argv) || argv.length > MAX_ARGV_ITEMS) throw new AppError('InvalidArgumentError', `${field} must be a list of at most ${MAX_ARGV_ITEMS} strings`, { [field]: argv })
+  if (!Array.isArray(argv) || argv.length > MAX_ARGV_ITEMS) throw new AppError('InvalidArgument', `${field} must be a list of at most ${MAX_ARGV_ITEMS} strings`, { [field]: argv })
   for (const a of argv) {
     if (typeof a !== 'string' || a.length > MAX_ARGV_ITEM_CHARS || a.includes('\0'))
-      throw new AppError('InvalidArgumentError', `${field} items must be strings of at most ${MAX_ARGV_ITEM_CHARS} characters`, { [field]: a })
+      throw new AppError('InvalidArgument', `${field} items must be strings of at most ${MAX_ARGV_ITEM_CHARS} characters`, { [field]: a })
   }
   return argv as string[]
 }
@@ -33,27 +33,27 @@ export interface LinkedFile {
 
 function checkFiles(limits: Config['limits'], files: JobFile[], linked: LinkedFile[] = []): JobFile[] {
   if (files.length + linked.length > limits.files_max_count)
-    throw new AppError('PayloadTooLargeError', `more than ${limits.files_max_count} files`, { files_max_count: limits.files_max_count })
+    throw new AppError('PayloadTooLarge', `more than ${limits.files_max_count} files`, { files_max_count: limits.files_max_count })
   let total = 0
   const seen = new Set<string>()
   for (const f of files) {
-    if (!isPlainName(f.name)) throw new AppError('InvalidArgumentError', `file name '${String(f.name)}' is not a plain file name`, { name: f.name })
-    if (seen.has(f.name)) throw new AppError('InvalidArgumentError', `file name '${f.name}' is given twice`, { name: f.name })
+    if (!isPlainName(f.name)) throw new AppError('InvalidArgument', `file name '${String(f.name)}' is not a plain file name`, { name: f.name })
+    if (seen.has(f.name)) throw new AppError('InvalidArgument', `file name '${f.name}' is given twice`, { name: f.name })
     seen.add(f.name)
     const b64 = f.contentBase64.replace(/\s+/g, '')
-    if (b64.length % 4 === 1 || !BASE64.test(b64)) throw new AppError('InvalidArgumentError', `file '${f.name}' is not valid base64`, { name: f.name })
+    if (b64.length % 4 === 1 || !BASE64.test(b64)) throw new AppError('InvalidArgument', `file '${f.name}' is not valid base64`, { name: f.name })
     // the decoded size: padding is no byte (two files of exactly files_max_bytes / 2 fit)
     total += Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0)
     if (total > limits.files_max_bytes)
-      throw new AppError('PayloadTooLargeError', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
+      throw new AppError('PayloadTooLarge', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
   }
   for (const f of linked) {
-    if (!isPlainName(f.name)) throw new AppError('InvalidArgumentError', `file name '${String(f.name)}' is not a plain file name`, { name: f.name })
-    if (seen.has(f.name)) throw new AppError('InvalidArgumentError', `file name '${f.name}' is given twice`, { name: f.name })
+    if (!isPlainName(f.name)) throw new AppError('InvalidArgument', `file name '${String(f.name)}' is not a plain file name`, { name: f.name })
+    if (seen.has(f.name)) throw new AppError('InvalidArgument', `file name '${f.name}' is given twice`, { name: f.name })
     seen.add(f.name)
     total += f.bytes
     if (total > limits.files_max_bytes)
-      throw new AppError('PayloadTooLargeError', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
+      throw new AppError('PayloadTooLarge', `the files are larger than ${limits.files_max_bytes} bytes`, { files_max_bytes: limits.files_max_bytes })
   }
   return files.map((f) => ({ name: f.name, contentBase64: f.contentBase64.replace(/\s+/g, '') }))
 }
@@ -82,15 +82,15 @@ export function normaliseJobSpec(
     if (input.linkedFiles?.length) spec.linkedFiles = input.linkedFiles.map((f) => ({ name: f.name, linkFrom: f.linkFrom, bytes: f.bytes }))
   }
   if (input.sourceFileName !== undefined) {
-    if (!isPlainName(input.sourceFileName)) throw new AppError('InvalidArgumentError', `source file name '${input.sourceFileName}' is not a plain file name`, { name: input.sourceFileName })
+    if (!isPlainName(input.sourceFileName)) throw new AppError('InvalidArgument', `source file name '${input.sourceFileName}' is not a plain file name`, { name: input.sourceFileName })
     if (spec.files?.some((f) => f.name === input.sourceFileName) || spec.linkedFiles?.some((f) => f.name === input.sourceFileName))
-      throw new AppError('InvalidArgumentError', `a file is named as the source file '${input.sourceFileName}'`, { name: input.sourceFileName })
+      throw new AppError('InvalidArgument', `a file is named as the source file '${input.sourceFileName}'`, { name: input.sourceFileName })
     spec.sourceFileName = input.sourceFileName
   }
   if (input.compileArgv !== undefined) spec.compileArgv = checkArgv('compileArgv', input.compileArgv)
   if (input.runArgv !== undefined) {
     spec.runArgv = checkArgv('runArgv', input.runArgv)
-    if (!spec.runArgv.length) throw new AppError('InvalidArgumentError', 'runArgv is empty', {})
+    if (!spec.runArgv.length) throw new AppError('InvalidArgument', 'runArgv is empty', {})
   }
   const set = <K extends keyof JobSpec>(key: K, v: JobSpec[K] | undefined) => {
     if (v !== undefined) spec[key] = v
@@ -116,7 +116,7 @@ export function normaliseJobSpec(
   if (input.compileStderrFails) spec.compileStderrFails = true
   if (input.compileCheckMarker !== undefined) {
     if (typeof input.compileCheckMarker !== 'string' || !COMPILE_CHECK_MARKER.test(input.compileCheckMarker))
-      throw new AppError('InvalidArgumentError', 'compileCheckMarker must be 16 to 64 letters, digits, - or _', { compileCheckMarker: input.compileCheckMarker })
+      throw new AppError('InvalidArgument', 'compileCheckMarker must be 16 to 64 letters, digits, - or _', { compileCheckMarker: input.compileCheckMarker })
     spec.compileCheckMarker = input.compileCheckMarker
   }
   return spec

@@ -126,8 +126,8 @@ describe('the protocol registry', () => {
     deps = createTestDeps()
     const client = findClientBySecret(deps.db, addClient(deps))!
     for (const name of ['../x', 'a/b', '.hidden', '', 'a\nb']) {
-      expect(thrownAppError(() => acceptSubmission(deps, client, { api: 'v3', lang: 'C', source: 's', files: [{ name, contentBase64: '' }] })).code).toBe('InvalidArgumentError')
-      expect(thrownAppError(() => acceptSubmission(deps, client, { api: 'v3', lang: 'C', source: 's', sourceFileName: name })).code).toBe('InvalidArgumentError')
+      expect(thrownAppError(() => acceptSubmission(deps, client, { api: 'v3', lang: 'C', source: 's', files: [{ name, contentBase64: '' }] })).code).toBe('InvalidArgument')
+      expect(thrownAppError(() => acceptSubmission(deps, client, { api: 'v3', lang: 'C', source: 's', sourceFileName: name })).code).toBe('InvalidArgument')
     }
   })
 })

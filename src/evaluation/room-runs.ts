@@ -38,7 +38,7 @@ export function queueRoomRun(deps: Pick<Deps, 'db' | 'now' | 'dispatcher'>, run:
     return db
       .insert(submissions)
       .values({
-        heId: randomUUID(),
+        publicId: randomUUID(),
         codeId: randomBytes(16).toString('hex'),
         clientId: client.id,
         api: 'room',

@@ -82,7 +82,7 @@ describe('a submission\'s bytes on the main thread', () => {
     expect(bytes, `${bytes} bytes read for a job of ${once} bytes of source and stdin and 4 MiB of files`).toBeGreaterThanOrEqual(once)
     expect(bytes).toBeLessThan(once + 64 * 1024)
     // its stored files go with its completion
-    expect(existsSync(join(payloadsDir(deps.config.dataDir), done.heId))).toBe(false)
+    expect(existsSync(join(payloadsDir(deps.config.dataDir), done.publicId))).toBe(false)
   })
 
   test('an accepted job\'s files outlive a stop before it ran: the next start runs it with them, and sweeps only files no waiting row names', async () => {
@@ -100,7 +100,7 @@ describe('a submission\'s bytes on the main thread', () => {
     expect(done?.state).toBe('completed')
     expect(deps.pool.files[0]).toEqual(files.map((f) => ({ name: f.name, contentBase64: f.content.toString('base64') })))
     expect(existsSync(orphan)).toBe(false)
-    expect(readdirSync(payloadsDir(deps.config.dataDir)).filter((n) => n === row.heId)).toEqual([])
+    expect(readdirSync(payloadsDir(deps.config.dataDir)).filter((n) => n === row.publicId)).toEqual([])
   })
 
   test('a refused accept (quota) leaves no stored files', async () => {

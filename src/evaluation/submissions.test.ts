@@ -28,7 +28,7 @@ describe('acceptSubmission', () => {
     const { client } = setup()
     const row = acceptSubmission(deps, client, v4({ lang: ' c++ ' }))
     expect(row).toMatchObject({ state: 'queued', language: 'CPP', langRequested: ' c++ ', api: 'v4', async: true, priority: 1 })
-    expect(row.heId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(row.publicId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(row.codeId).toMatch(/^[0-9a-f]{32}$/)
   })
 
@@ -46,7 +46,7 @@ describe('acceptSubmission', () => {
   test('unknown code: LanguageNotSupportedError naming it, nothing stored', () => {
     const { client } = setup()
     const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'INTERCAL' })))
-    expect(e.code).toBe('LanguageNotSupportedError')
+    expect(e.code).toBe('LanguageNotSupported')
     expect(e.data).toEqual({ lang: 'INTERCAL' })
     expect(deps.db.select().from(submissions).all()).toHaveLength(0)
   })
@@ -54,7 +54,7 @@ describe('acceptSubmission', () => {
   test('a toolchain that is not provisioned: LanguageNotSupportedError saying so, nothing stored or counted', () => {
     const { client } = setup(testConfig({ paths: { toolchains: tempDir() } }))
     const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'py3' })))
-    expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupportedError', "lang 'py3' is not provisioned on this server", { lang: 'py3' }])
+    expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupported', "lang 'py3' is not provisioned on this server", { lang: 'py3' }])
     expect(deps.db.select().from(submissions).all()).toHaveLength(0)
     expect(deps.db.select().from(clients).get()?.used).toBe(0)
   })
@@ -79,7 +79,7 @@ describe('acceptSubmission', () => {
     expect(acceptSubmission(deps, client, v4({ lang: 'C' })).language).toBe('C')
     expect(acceptSubmission(deps, client, v4({ lang: 'python3' })).language).toBe('PYTHON3')
     const e = rejects(() => acceptSubmission(deps, client, v4({ lang: 'C++' })))
-    expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupportedError', "lang 'C++' is not enabled on this server", { lang: 'C++' }])
+    expect([e.code, e.detail, e.data]).toEqual(['LanguageNotSupported', "lang 'C++' is not enabled on this server", { lang: 'C++' }])
     expect(rejects(() => acceptSubmission(deps, client, v4({ lang: 'INTERCAL' }))).detail).toBe("lang 'INTERCAL' is not supported")
     expect(deps.db.select().from(submissions).all()).toHaveLength(2)
   })
@@ -100,9 +100,9 @@ describe('acceptSubmission', () => {
 
   test('source and input caps: PayloadTooLargeError, nothing stored, nothing counted', () => {
     const { client } = setup(testConfig({ limits: { source_max_bytes: 10, input_max_bytes: 4 } }))
-    expect(rejects(() => acceptSubmission(deps, client, v4({ source: 'x'.repeat(11) }))).message).toBe('PayloadTooLargeError: source is larger than 10 bytes')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ source: 'x'.repeat(11) }))).message).toBe('PayloadTooLarge: source is larger than 10 bytes')
     // bytes, not characters
-    expect(rejects(() => acceptSubmission(deps, client, v4({ input: 'ééé' }))).code).toBe('PayloadTooLargeError')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ input: 'ééé' }))).code).toBe('PayloadTooLarge')
     expect(deps.db.select().from(submissions).all()).toHaveLength(0)
     expect(deps.db.select().from(clients).get()!.used).toBe(0)
   })
@@ -114,17 +114,17 @@ describe('acceptSubmission', () => {
     const row = acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: bytes(Array(10).fill(0xff)), input: bytes([0x41, 0xff, 0xfe, 0x0a]) }))
     expect([...Buffer.from(row.input, 'latin1')]).toEqual([0x41, 0xff, 0xfe, 0x0a])
     expect(JSON.parse(row.jobSpecJson!)).toMatchObject({ inputEncoding: 'latin1' })
-    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: bytes(Array(11).fill(0xff)) }))).code).toBe('PayloadTooLargeError')
-    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: 'print("€")' }))).code).toBe('InvalidArgumentError')
-    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', input: '\ud800' }))).code).toBe('InvalidArgumentError')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: bytes(Array(11).fill(0xff)) }))).code).toBe('PayloadTooLarge')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', source: 'print("€")' }))).code).toBe('InvalidArgument')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ inputEncoding: 'latin1', input: '\ud800' }))).code).toBe('InvalidArgument')
   })
 
   test("a protocol's own caps (the Jobe API's knobs) replace the limits' only for its own submissions", () => {
     const { client } = setup(testConfig({ limits: { source_max_bytes: 10, input_max_bytes: 4, max_memory_kb: 65536, output_cap_bytes: 1000 } }))
     const big = { source: 'x'.repeat(11), input: 'abcde', memoryLimit: 10_000_000, outputBytes: 5000, outputKeptBytes: 3000 }
     // without the knobs: the limits' caps, as every other API has them
-    expect(rejects(() => acceptSubmission(deps, client, v4(big))).code).toBe('PayloadTooLargeError')
-    expect(rejects(() => acceptSubmission(deps, client, v4({ input: 'abcde' }))).code).toBe('PayloadTooLargeError')
+    expect(rejects(() => acceptSubmission(deps, client, v4(big))).code).toBe('PayloadTooLarge')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ input: 'abcde' }))).code).toBe('PayloadTooLarge')
     const plain = acceptSubmission(deps, client, v4({ memoryLimit: 10_000_000, outputBytes: 5000, outputKeptBytes: 3000 }))
     expect(plain.memoryLimitKb).toBe(65536)
     expect(jobSpecOf(plain)).toMatchObject({ outputBytes: 1000, outputKeptBytes: 1000 })
@@ -133,7 +133,7 @@ describe('acceptSubmission', () => {
     const row = acceptSubmission(deps, client, v4({ ...big, ...knobs }))
     expect(row.memoryLimitKb).toBe(1_000_000)
     expect(jobSpecOf(row)).toMatchObject({ outputBytes: 4000, outputKeptBytes: 3000 })
-    expect(rejects(() => acceptSubmission(deps, client, v4({ ...big, ...knobs, source: 'x'.repeat(21) }))).message).toBe('PayloadTooLargeError: source is larger than 20 bytes')
+    expect(rejects(() => acceptSubmission(deps, client, v4({ ...big, ...knobs, source: 'x'.repeat(21) }))).message).toBe('PayloadTooLarge: source is larger than 20 bytes')
   })
 
   test('callback: "" is none, a bare host gets http://, v3 sync ignores it', () => {
@@ -161,7 +161,7 @@ describe('acceptSubmission', () => {
     acceptSubmission(deps, client, v4())
     acceptSubmission(deps, client, v4())
     const e = rejects(() => acceptSubmission(deps, client, v4()))
-    expect(e.message).toBe('QuotaExceededError: API usage quota exceeded')
+    expect(e.message).toBe('QuotaExceeded: API usage quota exceeded')
     expect(e.data).toEqual({ quota: 2, current_count: 2 })
     expect(deps.db.select().from(submissions).where(eq(submissions.clientId, client.id)).all()).toHaveLength(2)
   })
@@ -180,9 +180,9 @@ describe('reading', () => {
     const { client } = setup()
     const other = findClientBySecret(deps.db, addClient(deps, { name: 'other' }))!
     const row = acceptSubmission(deps, client, v4())
-    expect(getSubmission(deps, client, row.heId).id).toBe(row.id)
-    expect(rejects(() => getSubmission(deps, other, row.heId)).code).toBe('NotFoundError')
-    expect(rejects(() => getSubmission(deps, client, 'nope')).code).toBe('NotFoundError')
+    expect(getSubmission(deps, client, row.publicId).id).toBe(row.id)
+    expect(rejects(() => getSubmission(deps, other, row.publicId)).code).toBe('NotFound')
+    expect(rejects(() => getSubmission(deps, client, 'nope')).code).toBe('NotFound')
     expect(getByCodeId(deps, row.codeId).id).toBe(row.id)
   })
 })

@@ -35,7 +35,7 @@ const p = sql.placeholder
 const COMPLETION = ['state', 'compileStatus', 'compileCached', 'verdict', 'statusDetail', 'signal', 'exitCode', 'timeUsedSec', 'memoryUsedKb', 'stdout', 'stderr', 'failure', 'rawResultJson', 'gradedJson', 'completedAt'] as const
 type Completion = Pick<Submission, (typeof COMPLETION)[number]>
 
-const INSERTED = ['heId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'fairRound', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'gradingJson', 'createdAt'] as const
+const INSERTED = ['publicId', 'codeId', 'clientId', 'api', 'compileOnly', 'async', 'priority', 'fairRound', 'language', 'langRequested', 'source', 'input', 'timeLimitSec', 'memoryLimitKb', 'requestIdJson', 'contextJson', 'callbackUrl', 'checkerJson', 'stopOnFirstFailure', 'protocolJson', 'jobSpecJson', 'problemId', 'gradingJson', 'createdAt'] as const
 
 /**
  * The columns that can be large (a source and stdin up to jobe.request_max_bytes, outputs up to
@@ -65,7 +65,7 @@ function prepare(db: Deps['db']) {
       .returning({ used: clients.used })
       .prepare(),
     insert: db.insert(submissions).values(placeholders(INSERTED)).returning(HEAD).prepare(),
-    byHeId: db.select().from(submissions).where(and(eq(submissions.heId, p('heId')), eq(submissions.clientId, p('clientId')))).prepare(),
+    byHeId: db.select().from(submissions).where(and(eq(submissions.publicId, p('publicId')), eq(submissions.clientId, p('clientId')))).prepare(),
     byCodeId: db.select().from(submissions).where(eq(submissions.codeId, p('codeId'))).prepare(),
     compiled: db
       .update(submissions)
@@ -134,12 +134,12 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   if (!protocol) throw new Error(`protocol ${input.api} is not registered`)
   // unknown, not in languages.enabled, or its toolchain not provisioned: refused before anything is stored
   const offer = offeredLanguage(deps.languages, config, input.lang)
-  if (!offer.ok) throw new AppError('LanguageNotSupportedError', offer.detail, { lang: input.lang })
+  if (!offer.ok) throw new AppError('LanguageNotSupported', offer.detail, { lang: input.lang })
   const language = offer.language
   // Judge0's Executable and multi-file program mean something through Judge0's attributes only
-  if (language.judge0Only && !protocol.judge0Forms) throw new AppError('LanguageNotSupportedError', `lang '${input.lang}' is not supported`, { lang: input.lang })
+  if (language.judge0Only && !protocol.judge0Forms) throw new AppError('LanguageNotSupported', `lang '${input.lang}' is not supported`, { lang: input.lang })
   if (input.problemId !== undefined) {
-    if (input.tests) throw new AppError('InvalidArgumentError', 'give either problem_id or test_cases, not both', { problem_id: input.problemId })
+    if (input.tests) throw new AppError('InvalidArgument', 'give either problem_id or test_cases, not both', { problem_id: input.problemId })
     // the problem's tests, checker and limits; what the request gives overrides them
     const problem = loadProblemForGrading(deps, client, input.problemId)
     input = {
@@ -155,14 +155,14 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   // a protocol that hands the core bytes (inputEncoding latin1) has them counted as bytes, one per character
   const latin1 = input.inputEncoding === 'latin1'
   if (latin1 && (NOT_A_BYTE.test(input.source) || NOT_A_BYTE.test(input.input ?? '')))
-    throw new AppError('InvalidArgumentError', 'a source or input given as bytes holds a character that is not one', {})
+    throw new AppError('InvalidArgument', 'a source or input given as bytes holds a character that is not one', {})
   const bytes = (s: string) => (latin1 ? s.length : utf8Bytes(s))
   // a program sent as it runs (an ELF binary) has a cap of its own: a static hello is ~700 KB
   const sourceMax = input.sourceMaxBytes ?? (language.sourceExecutable ? limits.executable_max_bytes : limits.source_max_bytes)
-  if (bytes(input.source) > sourceMax) throw new AppError('PayloadTooLargeError', `source is larger than ${sourceMax} bytes`, { source_max_bytes: sourceMax })
+  if (bytes(input.source) > sourceMax) throw new AppError('PayloadTooLarge', `source is larger than ${sourceMax} bytes`, { source_max_bytes: sourceMax })
   const stdin = input.input ?? ''
   const inputMax = input.inputMaxBytes ?? limits.input_max_bytes
-  if (bytes(stdin) > inputMax) throw new AppError('PayloadTooLargeError', `input is larger than ${inputMax} bytes`, { input_max_bytes: inputMax })
+  if (bytes(stdin) > inputMax) throw new AppError('PayloadTooLarge', `input is larger than ${inputMax} bytes`, { input_max_bytes: inputMax })
   const memoryLimitKb = Math.round(clampLimit(input.memoryLimit, limits.default_memory_kb, input.maxMemoryKb ?? limits.max_memory_kb, limits.min_memory_kb))
   const timeLimitSec = clampLimit(input.timeLimit, limits.default_time_sec, input.maxTimeSec ?? limits.max_time_sec, limits.min_time_sec)
   const callback = input.callback?.trim() ? normaliseCallbackUrl(input.callback) : null
@@ -173,18 +173,18 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   const tests = input.tests
     ? testRows(config, input.tests, (t) => (t === undefined || !(t > 0) ? null : clampLimit(t, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec)))
     : undefined
-  if (input.checker && !tests) throw new AppError('InvalidArgumentError', 'checker is given without test_cases', { checker: input.checker })
+  if (input.checker && !tests) throw new AppError('InvalidArgument', 'checker is given without test_cases', { checker: input.checker })
   const program = input.checker && checkerProgram(input.checker)
   if (program) {
     // a checker program is a program like any other: an offered language, a source within the cap
     const checkerLang = offeredLanguage(deps.languages, config, program.lang)
-    if (!checkerLang.ok) throw new AppError('LanguageNotSupportedError', `checker: ${checkerLang.detail}`, { lang: program.lang })
+    if (!checkerLang.ok) throw new AppError('LanguageNotSupported', `checker: ${checkerLang.detail}`, { lang: program.lang })
     if (checkerSourceBytes(program) > limits.source_max_bytes)
-      throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
+      throw new AppError('PayloadTooLarge', `the checker's source is larger than ${limits.source_max_bytes} bytes`, { source_max_bytes: limits.source_max_bytes })
   }
 
   const priority = PRIORITY.api
-  const heId = randomUUID()
+  const publicId = randomUUID()
   // the job's files go to the data directory, not the row (storage/payloads.ts): written before the
   // row is committed, so an accepted job never lacks them; the row names them
   const { files, linkedFiles, ...rest } = spec
@@ -192,16 +192,16 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   let stored: StoredJobSpec['stored']
   if (payload.length) {
     try {
-      stored = storePayloads(config.dataDir, heId, payload)
+      stored = storePayloads(config.dataDir, publicId, payload)
     } catch (err) {
       // a Jobe upload evicted since the run named it: as if never uploaded (the protocol says so its way)
-      if (err instanceof PayloadGone) throw new AppError('NotFoundError', `a file of the job is gone: ${err.message}`, {})
+      if (err instanceof PayloadGone) throw new AppError('NotFound', `a file of the job is gone: ${err.message}`, {})
       throw err
     }
   }
   const storedSpec: StoredJobSpec = { ...rest, ...(stored && { stored }) }
   const values = {
-    heId,
+    publicId,
     codeId: randomBytes(16).toString('hex'),
     clientId: client.id,
     api: input.api,
@@ -240,7 +240,7 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
       return { ...head, source: values.source, input: values.input, jobSpecJson: values.jobSpecJson, stdout: null, stderr: null, rawResultJson: null }
     })
   } catch (err) {
-    if (stored) removePayloads(config.dataDir, heId)
+    if (stored) removePayloads(config.dataDir, publicId)
     throw err
   }
   deps.dispatcher.wake()
@@ -302,8 +302,8 @@ export function withdrawQueued(deps: Pick<Deps, 'db' | 'now' | 'config'>, row: S
 }
 
 /** A completed submission's stored files are no longer needed. */
-function dropPayloads(deps: Pick<Deps, 'config'>, row: Pick<Submission, 'heId' | 'jobSpecJson'>): void {
-  if (row.jobSpecJson?.includes('"stored"') && jobSpecOf(row).stored?.length) removePayloads(deps.config.dataDir, row.heId)
+function dropPayloads(deps: Pick<Deps, 'config'>, row: Pick<Submission, 'publicId' | 'jobSpecJson'>): void {
+  if (row.jobSpecJson?.includes('"stored"') && jobSpecOf(row).stored?.length) removePayloads(deps.config.dataDir, row.publicId)
 }
 
 /** Gives one submission's count back (never below zero). */
@@ -316,14 +316,14 @@ function countAgainstQuota(db: Deps['db'], client: Client, defaultQuota: number)
   const counted = quota > 0 ? stmts(db).countCapped.get({ id: client.id, quota }) : stmts(db).countUnlimited.get({ id: client.id })
   if (!counted) {
     const current = db.select({ used: clients.used }).from(clients).where(eq(clients.id, client.id)).get()?.used ?? 0
-    throw new AppError('QuotaExceededError', 'API usage quota exceeded', { quota, current_count: current })
+    throw new AppError('QuotaExceeded', 'API usage quota exceeded', { quota, current_count: current })
   }
 }
 
 /** A client's own submission by he_id (another client's is answered as unknown). */
-export function getSubmission(deps: Pick<Deps, 'db'>, client: Client, heId: string): Submission {
-  const row = stmts(deps.db).byHeId.get({ heId, clientId: client.id })
-  if (!row) throw new AppError('NotFoundError', `no submission with he_id ${heId}`, { he_id: heId })
+export function getSubmission(deps: Pick<Deps, 'db'>, client: Client, publicId: string): Submission {
+  const row = stmts(deps.db).byHeId.get({ publicId, clientId: client.id })
+  if (!row) throw new AppError('NotFound', `no submission with he_id ${publicId}`, { he_id: publicId })
   return row
 }
 
@@ -331,7 +331,7 @@ export function getSubmission(deps: Pick<Deps, 'db'>, client: Client, heId: stri
 export function getByCodeId(deps: Pick<Deps, 'db'>, codeId: string): Submission {
   const row = stmts(deps.db).byCodeId.get({ codeId })
   // a room run is the room's alone: no link to it is ever given out, and none opens it
-  if (!row || row.api === 'room') throw new AppError('NotFoundError', `no code with id ${codeId}`)
+  if (!row || row.api === 'room') throw new AppError('NotFound', `no code with id ${codeId}`)
   return row
 }
 
@@ -445,7 +445,7 @@ export function markTested(deps: TransitionDeps, row: Submission, index: number,
  */
 export function failAttempt(deps: TransitionDeps, row: Submission, reason: string): Submission | undefined {
   const max = deps.config.evaluation.job_max_attempts
-  deps.log.error('job failed on our side', { he_id: row.heId, attempt: row.attempt, of: max, reason })
+  deps.log.error('job failed on our side', { he_id: row.publicId, attempt: row.attempt, of: max, reason })
   if (row.attempt < max) {
     // queued again: the dispatcher claims it when this job's slot comes free
     deps.db.update(submissions).set({ state: 'queued', compiledAt: null }).where(live(row)).run()

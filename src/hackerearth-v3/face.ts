@@ -14,7 +14,7 @@ export const hackerEarthV3Face: Face = {
     app.route('/', v3Routes(deps).onError(v3Error(deps.log)))
     app.route('/', outputRoutes(deps).onError(v3Error(deps.log)))
   },
-  notFound: () => v3ErrorBody(new AppError('NotFoundError', 'no such endpoint')),
+  notFound: () => v3ErrorBody(new AppError('NotFound', 'no such endpoint')),
   // the v3 body without the error's data (a storage fault's retry_after goes in the Retry-After header)
   unhandled: (e) => ({ status: v3ErrorBody(e).status, body: { message: message(e), errors: {} } }),
 }

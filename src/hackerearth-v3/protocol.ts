@@ -17,7 +17,7 @@ export const hackerEarthV3: Protocol = {
         target: row.callbackUrl,
         body: v3CallbackBody(row, linksFor(deps.config)),
         contentType: 'application/x-www-form-urlencoded',
-        headers: { 'x-arbiter-event': 'completed', 'x-arbiter-he-id': row.heId },
+        headers: { 'x-arbiter-event': 'completed', 'x-arbiter-he-id': row.publicId },
         groupKey: `submission:${row.id}`,
         owner: `client:${row.clientId}`,
         dedupeKey: `submission:${row.id}:completed`,

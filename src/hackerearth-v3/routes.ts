@@ -17,7 +17,7 @@ export const V3_COMPILE_PATHS = ['/code/compile', '/v3/code/compile']
 
 const notAllowed = (c: Context) => {
   c.header('Allow', 'POST')
-  throw new AppError('MethodNotAllowedError', `${c.req.method} is not allowed here; use POST`)
+  throw new AppError('MethodNotAllowed', `${c.req.method} is not allowed here; use POST`)
 }
 
 export function v3Routes(deps: Deps): Hono {

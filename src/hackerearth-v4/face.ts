@@ -34,5 +34,5 @@ export const hackerEarthV4Face: Face = {
     app.route('/', internalRoutes('the similarity report pages (HTML behind an unguessable link)', similarityPageRoutes(deps)))
   },
   // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
-  notFound: (path) => (/^\/v4(\/|$)/.test(path) ? v4ErrorBody(new AppError('NotFoundError', 'no such endpoint')) : undefined),
+  notFound: (path) => (/^\/v4(\/|$)/.test(path) ? v4ErrorBody(new AppError('NotFound', 'no such endpoint')) : undefined),
 }

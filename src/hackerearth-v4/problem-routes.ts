@@ -22,8 +22,8 @@ export const PROBLEMS_PATH = '/v4/partner/code-evaluation/problems'
 function invalid(error: z.ZodError, body: Record<string, unknown>): never {
   const issue = error.issues[0]
   const field = String(issue.path[0] ?? 'body')
-  if (body[field] === undefined || body[field] === '') throw new AppError('ArgumentMissingError', `${field} is needed!`)
-  throw new AppError('InvalidArgumentError', `${issue.path.join('.') || field} is not valid (${issue.message})`, {})
+  if (body[field] === undefined || body[field] === '') throw new AppError('ArgumentMissing', `${field} is needed!`)
+  throw new AppError('InvalidArgument', `${issue.path.join('.') || field} is not valid (${issue.message})`, {})
 }
 
 async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { report?: ImportReport }> {
@@ -42,7 +42,7 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
     try {
       form = await new Response(raw, { headers: { 'content-type': type } }).formData()
     } catch {
-      throw new AppError('InvalidArgumentError', 'the multipart body does not parse', {})
+      throw new AppError('InvalidArgument', 'the multipart body does not parse', {})
     }
     // a Kattis/ICPC package carries its own name, limits and validator
     const pkg = form.get('package')
@@ -52,12 +52,12 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
     const parsed = ProblemForm.safeParse(fields)
     if (!parsed.success) invalid(parsed.error, fields)
     const zip = form.get('tests')
-    if (!zip || typeof zip === 'string') throw new AppError('ArgumentMissingError', 'tests is needed! (a zip file)')
+    if (!zip || typeof zip === 'string') throw new AppError('ArgumentMissing', 'tests is needed! (a zip file)')
     let tests
     try {
       tests = await readTestZip(Buffer.from(await zip.arrayBuffer()), { maxTests: g.max_tests, fileBytes: g.test_max_bytes, totalBytes: g.total_max_bytes })
     } catch (err) {
-      if (err instanceof ZipRefused) throw new AppError('InvalidArgumentError', `tests: ${err.message}`, { tests: err.message })
+      if (err instanceof ZipRefused) throw new AppError('InvalidArgument', `tests: ${err.message}`, { tests: err.message })
       throw err
     }
     return { ...parsed.data, tests: tests.map((t) => ({ name: t.name, input: t.input, expected_output: t.output })) }
@@ -67,9 +67,9 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
     body = parseBoundedJson(new TextDecoder().decode(raw)) as Record<string, unknown>
   } catch (err) {
     if (err instanceof AppError) throw err
-    throw new AppError('InvalidArgumentError', 'the body must be JSON, or multipart/form-data with a tests zip', {})
+    throw new AppError('InvalidArgument', 'the body must be JSON, or multipart/form-data with a tests zip', {})
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('InvalidArgumentError', 'the body must be a JSON object', {})
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('InvalidArgument', 'the body must be a JSON object', {})
   const parsed = ProblemRequest.safeParse(body)
   if (!parsed.success) invalid(parsed.error, body)
   return { ...parsed.data, tests: parsed.data.test_cases }
@@ -89,7 +89,7 @@ async function readPackageUpload(deps: Deps, data: Buffer, fileName: string, cac
     await decideTimeLimit(imported, pkg.files, packageRunOptions(deps.config, deps.languages, imported, pkg.files.has('domjudge-problem.ini'), (job) => deps.pool.run({ ...job, cacheScope })))
     return { ...imported.problem, report: imported.report }
   } catch (err) {
-    if (err instanceof PackageRefused) throw new AppError(err.tooLarge ? 'PayloadTooLargeError' : 'InvalidArgumentError', `package: ${err.message}`, { file: err.file, rule: err.rule })
+    if (err instanceof PackageRefused) throw new AppError(err.tooLarge ? 'PayloadTooLarge' : 'InvalidArgument', `package: ${err.message}`, { file: err.file, rule: err.rule })
     throw err
   }
 }

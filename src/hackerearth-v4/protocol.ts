@@ -17,7 +17,7 @@ function enqueueV4Callback(deps: HookDeps, row: Submission, stage: 'compiled' | 
       target: row.callbackUrl,
       body: JSON.stringify(body),
       contentType: 'application/json',
-      headers: { 'x-arbiter-event': body.request_status.code, 'x-arbiter-he-id': row.heId },
+      headers: { 'x-arbiter-event': body.request_status.code, 'x-arbiter-he-id': row.publicId },
       groupKey: `submission:${row.id}`,
       owner: `client:${row.clientId}`,
       // once per submission even if the job is run again after a restart

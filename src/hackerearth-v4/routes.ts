@@ -21,15 +21,15 @@ import { planProgram, ProgramRefused } from '../packages/program-files.ts'
  */
 function programOf(deps: Deps, req: V4Request): { source: string; files?: { name: string; contentBase64: string }[]; compileArgv?: string[] } {
   if (!req.files) return { source: req.source }
-  if (req.source) throw new AppError('InvalidArgumentError', 'give either source or files, not both', { files: req.files.length })
-  if (!req.files.length) throw new AppError('ArgumentMissingError', 'files is empty: give at least one file', {})
+  if (req.source) throw new AppError('InvalidArgument', 'give either source or files, not both', { files: req.files.length })
+  if (!req.files.length) throw new AppError('ArgumentMissing', 'files is empty: give at least one file', {})
   const l = deps.config.limits
   if (req.files.length > l.files_max_count + 1)
-    throw new AppError('PayloadTooLargeError', `more than ${l.files_max_count + 1} files (limits.files_max_count + the entry point)`, { files_max_count: l.files_max_count })
+    throw new AppError('PayloadTooLarge', `more than ${l.files_max_count + 1} files (limits.files_max_count + the entry point)`, { files_max_count: l.files_max_count })
   const files = req.files.map((f) => ({ name: f.name, bytes: Buffer.from(f.content, 'utf8') }))
   const total = files.reduce((n, f) => n + f.bytes.length, 0)
   if (total > l.source_max_bytes + l.files_max_bytes)
-    throw new AppError('PayloadTooLargeError', `the files are larger than ${l.source_max_bytes + l.files_max_bytes} bytes in all`, { source_max_bytes: l.source_max_bytes, files_max_bytes: l.files_max_bytes })
+    throw new AppError('PayloadTooLarge', `the files are larger than ${l.source_max_bytes + l.files_max_bytes} bytes in all`, { source_max_bytes: l.source_max_bytes, files_max_bytes: l.files_max_bytes })
   const lang = resolveLanguage(deps.languages, req.lang)
   // an unknown language is refused by the accept, in its words
   if (!lang) return { source: files[0].bytes.toString('utf8') }
@@ -37,14 +37,14 @@ function programOf(deps: Deps, req: V4Request): { source: string; files?: { name
     const plan = planProgram(files, lang, { entryPoint: req.entry_point || undefined })
     return { source: plan.source, ...(plan.files && { files: plan.files }), ...(plan.compileArgv && { compileArgv: plan.compileArgv }) }
   } catch (err) {
-    if (err instanceof ProgramRefused) throw new AppError('InvalidArgumentError', `files: ${err.message}`, { files: req.files.map((f) => f.name) })
+    if (err instanceof ProgramRefused) throw new AppError('InvalidArgument', `files: ${err.message}`, { files: req.files.map((f) => f.name) })
     throw err
   }
 }
 
 const notAllowed = (allow: string) => (c: Context) => {
   c.header('Allow', allow)
-  throw new AppError('MethodNotAllowedError', `${c.req.method} is not allowed here; use ${allow}`)
+  throw new AppError('MethodNotAllowed', `${c.req.method} is not allowed here; use ${allow}`)
 }
 
 export function v4Routes(deps: Deps): Hono {

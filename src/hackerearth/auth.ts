@@ -23,13 +23,13 @@ export function clientSecret(deps: Pick<Deps, 'db'>, family: HackerEarthVersion)
         ? asSecret(body.client_secret) || header
         : header || asSecret(body.client_secret) || asSecret(c.req.query('client_secret'))
     if (!secret) {
-      if (family === 'v3') throw new AppError('ArgumentMissingError', 'client_secret is needed!')
-      throw new AppError('UnregisteredClientError', 'Client does not exist')
+      if (family === 'v3') throw new AppError('ArgumentMissing', 'client_secret is needed!')
+      throw new AppError('UnknownClient', 'Client does not exist')
     }
     const client = findClientBySecret(deps.db, secret)
     if (!client) {
       // v3 names the secret it was sent (spec table A), masked; v4 answers with an empty errors object.
-      throw new AppError('UnregisteredClientError', 'Client does not exist', family === 'v3' ? { client_secret: masked(secret) } : {})
+      throw new AppError('UnknownClient', 'Client does not exist', family === 'v3' ? { client_secret: masked(secret) } : {})
     }
     c.set('client', client)
     await next()

@@ -5,23 +5,43 @@ import { coreAnswer, type AppError, type CoreErrorCode } from '../errors.ts'
 import { setRetryAfter, toAppError } from '../http/error-bodies.ts'
 import type { Log } from '../log.ts'
 
+/** The core's codes by the names HackerEarth's spec gives them: the one place they are mapped back. */
+const HACKEREARTH_NAMES: Record<CoreErrorCode, string> = {
+  ArgumentMissing: 'ArgumentMissingError',
+  UnknownClient: 'UnregisteredClientError',
+  QuotaExceeded: 'QuotaExceededError',
+  QueueFull: 'QueueFullError',
+  InvalidArgument: 'InvalidArgumentError',
+  LanguageNotSupported: 'LanguageNotSupportedError',
+  PayloadTooLarge: 'PayloadTooLargeError',
+  NotFound: 'NotFoundError',
+  MethodNotAllowed: 'MethodNotAllowedError',
+  Unexpected: 'InternalServerError',
+  Internal: 'Internal',
+  SandboxUnavailable: 'SandboxUnavailable',
+  StorageUnavailable: 'StorageUnavailable',
+}
+
+/** An error's name as HackerEarth's spec has it (another area's code keeps its own). */
+export const hackerEarthName = (e: AppError) => coreAnswer(HACKEREARTH_NAMES, e.code) ?? e.code
+
 /** The spec's message: the error's name, then what went wrong ("ArgumentMissingError: source is needed!"). */
-export const message = (e: AppError) => (e.detail ? `${e.code}: ${e.detail}` : e.code)
+export const message = (e: AppError) => (e.detail ? `${hackerEarthName(e)}: ${e.detail}` : hackerEarthName(e))
 
 // ── code evaluation v3 ─────────────────────────────────────────────────────────────────────────────
 
 /** v3: the spec's table answers 400 for every client error; size, routing and our faults keep their own. */
 const v3Status: Record<CoreErrorCode, ContentfulStatusCode> = {
-  ArgumentMissingError: 400,
-  UnregisteredClientError: 400,
-  QuotaExceededError: 400,
-  InvalidArgumentError: 400,
-  LanguageNotSupportedError: 400,
-  PayloadTooLargeError: 413,
-  QueueFullError: 429,
-  NotFoundError: 404,
-  MethodNotAllowedError: 405,
-  InternalServerError: 500,
+  ArgumentMissing: 400,
+  UnknownClient: 400,
+  QuotaExceeded: 400,
+  InvalidArgument: 400,
+  LanguageNotSupported: 400,
+  PayloadTooLarge: 413,
+  QueueFull: 429,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  Unexpected: 500,
   Internal: 500,
   SandboxUnavailable: 503,
   StorageUnavailable: 503,
@@ -45,16 +65,16 @@ export const v3Error =
 
 /** v4 statuses (the spec leaves them open; docs/api/hackerearth.md's error table lists them). */
 const v4Status: Record<CoreErrorCode, ContentfulStatusCode> = {
-  ArgumentMissingError: 400,
-  InvalidArgumentError: 400,
-  LanguageNotSupportedError: 400,
-  UnregisteredClientError: 401,
-  QuotaExceededError: 403,
-  NotFoundError: 404,
-  QueueFullError: 429,
-  MethodNotAllowedError: 405,
-  PayloadTooLargeError: 413,
-  InternalServerError: 500,
+  ArgumentMissing: 400,
+  InvalidArgument: 400,
+  LanguageNotSupported: 400,
+  UnknownClient: 401,
+  QuotaExceeded: 403,
+  NotFound: 404,
+  QueueFull: 429,
+  MethodNotAllowed: 405,
+  PayloadTooLarge: 413,
+  Unexpected: 500,
   Internal: 500,
   SandboxUnavailable: 503,
   StorageUnavailable: 503,

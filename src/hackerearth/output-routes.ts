@@ -25,7 +25,7 @@ export function outputRoutes(deps: Deps): Hono {
   // GET /output/<code_id>
   app.get('/output/:codeId', documented(evaluationDocs.output, (c: Context) => {
     const row = getByCodeId(deps, c.req.param('codeId') ?? '')
-    if (row.state !== 'completed') throw new AppError('NotFoundError', 'the output is not ready yet')
+    if (row.state !== 'completed') throw new AppError('NotFound', 'the output is not ready yet')
     // whatever the GET asks for (Accept: application/json, a client-secret header…), the answer is the text
     return c.body(row.stdout ?? '', 200, {
       ...PRIVATE_HEADERS,
@@ -38,7 +38,7 @@ export function outputRoutes(deps: Deps): Hono {
   app.get('/output/:codeId/tests/:testId', documented(evaluationDocs.testOutput, (c: Context) => {
     const row = getByCodeId(deps, c.req.param('codeId') ?? '')
     const test = testsOf(deps.db, row.id).find((t) => t.name === c.req.param('testId'))
-    if (!test || test.status === null || test.status === 'SKIPPED') throw new AppError('NotFoundError', 'no output of that test')
+    if (!test || test.status === null || test.status === 'SKIPPED') throw new AppError('NotFound', 'no output of that test')
     return c.body(test.stdout ?? '', 200, {
       ...PRIVATE_HEADERS,
       'content-type': 'text/plain; charset=utf-8',

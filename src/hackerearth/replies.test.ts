@@ -8,7 +8,7 @@ const at = new Date('2025-01-01T00:00:00Z')
 
 const row = (over: Partial<Submission> = {}): Submission => ({
   id: 1,
-  heId: '0b6f1c1e-8a4e-4c55-9d5e-1f2a3b4c5d6e',
+  publicId: '0b6f1c1e-8a4e-4c55-9d5e-1f2a3b4c5d6e',
   codeId: 'c0de',
   clientId: 1,
   api: 'v4',

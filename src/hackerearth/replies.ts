@@ -24,7 +24,7 @@ export function linksFor(config: Pick<Config, 'server' | 'evaluation'>): Links {
 }
 
 export const SUBMISSIONS_PATH = '/v4/partner/code-evaluation/submissions'
-export const statusUpdateUrl = (links: Links, heId: string) => `${links.publicUrl}${SUBMISSIONS_PATH}/${heId}/`
+export const statusUpdateUrl = (links: Links, publicId: string) => `${links.publicUrl}${SUBMISSIONS_PATH}/${publicId}/`
 export const outputUrl = (links: Links, codeId: string) => `${links.publicUrl}/output/${codeId}`
 export const webLink = (links: Links, codeId: string) => `${links.codeViewUrl}/${codeId}`
 // a test's name comes from an upload (a zip's file names): encoded, so '#', '?', '/' or spaces stay in the path segment
@@ -107,9 +107,9 @@ export const stageOf = (row: Submission): V4Stage =>
  */
 export function v4Reply(row: Submission, links: Links, stage: V4Stage = stageOf(row), tests?: SubmissionTest[]): V4Reply {
   const head = {
-    he_id: row.heId,
+    he_id: row.publicId,
     request_status: { ...REQUEST_STATUS[stage] },
-    status_update_url: statusUpdateUrl(links, row.heId),
+    status_update_url: statusUpdateUrl(links, row.publicId),
     context: parseEcho(row.contextJson),
     errors: {},
   }

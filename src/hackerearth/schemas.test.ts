@@ -35,15 +35,15 @@ describe('V3Request', () => {
   })
 
   test('missing source comes before missing lang; "" counts as missing', () => {
-    expect(fails(() => parseRequest(V3Request, {})).message).toBe('ArgumentMissingError: source is needed!')
-    expect(fails(() => parseRequest(V3Request, { source: '', lang: 'C' })).message).toBe('ArgumentMissingError: source is needed!')
-    expect(fails(() => parseRequest(V3Request, { source: 'x' })).message).toBe('ArgumentMissingError: lang is needed!')
+    expect(fails(() => parseRequest(V3Request, {})).message).toBe('ArgumentMissing: source is needed!')
+    expect(fails(() => parseRequest(V3Request, { source: '', lang: 'C' })).message).toBe('ArgumentMissing: source is needed!')
+    expect(fails(() => parseRequest(V3Request, { source: 'x' })).message).toBe('ArgumentMissing: lang is needed!')
   })
 
   test('a value that is not a number names the field', () => {
     const e = fails(() => parseRequest(V3Request, { source: 'x', lang: 'C', time_limit: 'fast' }))
-    expect(e.code).toBe('InvalidArgumentError')
-    expect(e.message).toMatch(/^InvalidArgumentError: time_limit/)
+    expect(e.code).toBe('InvalidArgument')
+    expect(e.message).toMatch(/^InvalidArgument: time_limit/)
     expect(e.data).toEqual({ time_limit: 'fast' })
   })
 })

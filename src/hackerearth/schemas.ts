@@ -125,8 +125,8 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: Record<string
   const issue = parsed.error.issues[0]
   const field = String(issue.path[0] ?? 'body')
   const raw = body[field]
-  if (raw === undefined || raw === null || raw === '') throw new AppError('ArgumentMissingError', `${field} is needed!`)
-  throw new AppError('InvalidArgumentError', `${field} is not valid (${issue.message})`, { [field]: raw })
+  if (raw === undefined || raw === null || raw === '') throw new AppError('ArgumentMissing', `${field} is needed!`)
+  throw new AppError('InvalidArgument', `${field} is not valid (${issue.message})`, { [field]: raw })
 }
 
 // ── replies ────────────────────────────────────────────────────────────────────────────────────────

@@ -57,11 +57,11 @@ describe('readBody', () => {
 
   test('broken JSON is a clear error', async () => {
     const r = await post('{"a":', { 'content-type': 'application/json' })
-    expect(await json(r)).toMatchObject({ code: 'InvalidArgumentError' })
+    expect(await json(r)).toMatchObject({ code: 'InvalidArgument' })
   })
 
   test('over the cap by Content-Length or by counting: PayloadTooLargeError', async () => {
-    expect(await json(await post('a='.padEnd(2000, 'x'), {}, 100))).toMatchObject({ code: 'PayloadTooLargeError' })
+    expect(await json(await post('a='.padEnd(2000, 'x'), {}, 100))).toMatchObject({ code: 'PayloadTooLarge' })
     // a stream has no length: counted while read
     const stream = new ReadableStream({
       start(ctl) {
@@ -70,7 +70,7 @@ describe('readBody', () => {
       },
     })
     const req = new Request('http://x/', { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
-    expect(await json(await app(100).request(req))).toMatchObject({ code: 'PayloadTooLargeError' })
+    expect(await json(await app(100).request(req))).toMatchObject({ code: 'PayloadTooLarge' })
   })
 })
 

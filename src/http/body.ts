@@ -23,7 +23,7 @@ declare module 'hono' {
 export function readBody(limitBytes: number, opts: { strictUtf8?: boolean } = {}): MiddlewareHandler {
   return async (c, next) => {
     const raw = await rawBody(c.req.raw, limitBytes)
-    if (opts.strictUtf8 && !isUtf8(raw)) throw new AppError('InvalidArgumentError', 'the body is not valid UTF-8', {})
+    if (opts.strictUtf8 && !isUtf8(raw)) throw new AppError('InvalidArgument', 'the body is not valid UTF-8', {})
     c.set('body', await parseBody(raw, c.req.header('content-type') ?? ''))
     await next()
   }
@@ -72,7 +72,7 @@ export async function readUpTo(source: AsyncIterable<Uint8Array>, limit: number,
  * onChunk sees each chunk as it arrives and may throw to refuse the body before the rest is read.
  */
 export async function rawBody(req: Request, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
-  const tooLarge = () => new AppError('PayloadTooLargeError', `request body is larger than ${limit} bytes`, { limit })
+  const tooLarge = () => new AppError('PayloadTooLarge', `request body is larger than ${limit} bytes`, { limit })
   const declared = Number(req.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()
   if (!req.body) return new Uint8Array()
@@ -81,7 +81,7 @@ export async function rawBody(req: Request, limit: number, onChunk?: (chunk: Uin
   } catch (err) {
     if (err instanceof TooLarge) throw tooLarge()
     // the client went away mid-upload: its fault, nobody left to answer, nothing to log as ours
-    if (err instanceof CutOff) throw new AppError('InvalidArgumentError', 'the request body was cut off before its end', {})
+    if (err instanceof CutOff) throw new AppError('InvalidArgument', 'the request body was cut off before its end', {})
     throw err
   }
 }
@@ -99,7 +99,7 @@ export function parseBoundedJson(text: string): unknown {
   while (stack.length) {
     const [v, depth] = stack.pop()!
     if (typeof v !== 'object' || v === null) continue
-    if (depth > MAX_JSON_DEPTH) throw new AppError('InvalidArgumentError', `the body nests deeper than ${MAX_JSON_DEPTH} levels`, {})
+    if (depth > MAX_JSON_DEPTH) throw new AppError('InvalidArgument', `the body nests deeper than ${MAX_JSON_DEPTH} levels`, {})
     for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
   }
   return value
@@ -116,11 +116,11 @@ export async function parseBody(raw: Uint8Array, contentType: string): Promise<B
       value = parseBoundedJson(text)
     } catch (err) {
       if (err instanceof AppError) throw err
-      throw new AppError('InvalidArgumentError', 'the body looks like JSON but does not parse', {})
+      throw new AppError('InvalidArgument', 'the body looks like JSON but does not parse', {})
     }
     return value as Body
   }
-  if (trimmed.startsWith('[')) throw new AppError('InvalidArgumentError', 'the body must be a JSON object or form fields', {})
+  if (trimmed.startsWith('[')) throw new AppError('InvalidArgument', 'the body must be a JSON object or form fields', {})
   const form: Body = {}
   // The first value of a repeated field wins, as Django's QueryDict.get does.
   for (const [key, value] of new URLSearchParams(text)) if (!(key in form)) form[key] = value
@@ -132,7 +132,7 @@ async function parseMultipart(raw: Uint8Array, contentType: string): Promise<Bod
   try {
     data = await new Response(raw, { headers: { 'content-type': contentType } }).formData()
   } catch {
-    throw new AppError('InvalidArgumentError', 'the multipart body does not parse', {})
+    throw new AppError('InvalidArgument', 'the multipart body does not parse', {})
   }
   const form: Body = {}
   for (const [key, value] of data) {

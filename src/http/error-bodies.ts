@@ -16,15 +16,15 @@ export function toAppError(err: unknown, c: Context, log: Log): AppError {
   const fault = storageAppError(err, log, { method: c.req.method, path: c.req.path })
   if (fault) return fault
   if (err instanceof HTTPException) {
-    if (err.status === 413) return new AppError('PayloadTooLargeError', 'request body is too large')
-    if (err.status < 500) return new AppError('InvalidArgumentError', err.message || 'bad request')
+    if (err.status === 413) return new AppError('PayloadTooLarge', 'request body is too large')
+    if (err.status < 500) return new AppError('InvalidArgument', err.message || 'bad request')
   }
   log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })
-  return new AppError('InternalServerError', 'something went wrong on our side')
+  return new AppError('Unexpected', 'something went wrong on our side')
 }
 
 /** A refusal that passes with time (a full queue, a full disk) tells the client when to try again, as the body does. */
 export const setRetryAfter = (c: Context, e: AppError) => {
   const sec = e.data.retry_after
-  if ((e.code === 'QueueFullError' || e.code === 'StorageUnavailable') && typeof sec === 'number') c.header('Retry-After', String(sec))
+  if ((e.code === 'QueueFull' || e.code === 'StorageUnavailable') && typeof sec === 'number') c.header('Retry-After', String(sec))
 }

@@ -41,20 +41,20 @@ const CORS = {
 type JobeStatus = 400 | 401 | 403 | 404 | 413 | 500 | 503
 /** Each core code's Jobe status; 500 is our own fault, answered without detail. */
 const JOBE_STATUS: Record<CoreErrorCode, JobeStatus> = {
-  UnregisteredClientError: 403,
-  QuotaExceededError: 401,
-  PayloadTooLargeError: 413,
-  NotFoundError: 404,
-  InvalidArgumentError: 400,
-  ArgumentMissingError: 400,
-  LanguageNotSupportedError: 400,
-  MethodNotAllowedError: 400,
+  UnknownClient: 403,
+  QuotaExceeded: 401,
+  PayloadTooLarge: 413,
+  NotFound: 404,
+  InvalidArgument: 400,
+  ArgumentMissing: 400,
+  LanguageNotSupported: 400,
+  MethodNotAllowed: 400,
   // the run route answers a full queue with Jobe's overload outcome (21), a 200; nowhere else is it thrown
-  QueueFullError: 500,
+  QueueFull: 500,
   SandboxUnavailable: 500,
   // a full or unwritable data disk (a file PUT): try later, the cause named; a run answers outcome 21
   StorageUnavailable: 503,
-  InternalServerError: 500,
+  Unexpected: 500,
   Internal: 500,
 }
 
@@ -185,9 +185,9 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
       // this client's queue is full (evaluation.max_queued_per_client): Jobe's own word for it is
       // outcome 21, server overload, which CodeRunner shows as "try again later" (a 429 would read to it
       // as a broken server); Retry-After says when, as the other APIs' 429s do
-      if (err instanceof AppError && err.code === 'QueueFullError') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
+      if (err instanceof AppError && err.code === 'QueueFull') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
       // an upload evicted between file_list's check and the accept's link: as if never uploaded
-      if (err instanceof AppError && err.code === 'NotFoundError') throw new JobeError(404, MISSING_FILES)
+      if (err instanceof AppError && err.code === 'NotFound') throw new JobeError(404, MISSING_FILES)
       // the data disk full or unwritable: the same overload outcome, its cause in stderr
       const fault = storageAppError(err, deps.log, { path: c.req.path })
       if (fault) return c.json({ ...overloadResult(), stderr: fault.message }, 200, { ...CORS, 'Retry-After': String(fault.data.retry_after) })

@@ -65,13 +65,13 @@ const lengthsQueries = preparedPerDb((db: Deps['db']) => {
     let q = byFields.get(key)
     if (!q) {
       q = db
-        .select({ token: submissions.heId, ...Object.fromEntries(chosen.map((f) => [f, lengths[f]])) })
+        .select({ token: submissions.publicId, ...Object.fromEntries(chosen.map((f) => [f, lengths[f]])) })
         .from(submissions)
         .where(
           and(
             eq(submissions.clientId, sql.placeholder('clientId')),
             eq(submissions.api, JUDGE0),
-            sql`${submissions.heId} in (select value from json_each(${sql.placeholder('tokens')}))`
+            sql`${submissions.publicId} in (select value from json_each(${sql.placeholder('tokens')}))`
           )
         )
         .prepare() as unknown as LengthsQuery

@@ -24,18 +24,18 @@ export const badRequest = (error: string) => new Judge0Reply(400, { error })
 
 /** Every core code's status; a 500 is logged and says no more than "something went wrong on our side". */
 const HTTP_STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
-  UnregisteredClientError: 401,
-  NotFoundError: 404,
-  QuotaExceededError: 429,
-  QueueFullError: 429,
-  PayloadTooLargeError: 413,
-  InvalidArgumentError: 400,
-  ArgumentMissingError: 400,
-  LanguageNotSupportedError: 422,
-  MethodNotAllowedError: 405,
+  UnknownClient: 401,
+  NotFound: 404,
+  QuotaExceeded: 429,
+  QueueFull: 429,
+  PayloadTooLarge: 413,
+  InvalidArgument: 400,
+  ArgumentMissing: 400,
+  LanguageNotSupported: 422,
+  MethodNotAllowed: 405,
   SandboxUnavailable: 503,
   StorageUnavailable: 503,
-  InternalServerError: 500,
+  Unexpected: 500,
   Internal: 500,
 }
 
@@ -52,7 +52,7 @@ export function judge0ErrorReply(thrown: unknown, log: Log, c: Context): Respons
     if (status === 404) return c.json({ status: 404, error: 'Not Found' }, 404)
     if (status === 422) return c.json({ language_id: [err.detail] }, 422)
     // a full queue passes with time: say when to try again (docs/admin/scheduling.md)
-    if ((err.code === 'QueueFullError' || err.code === 'StorageUnavailable') && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
+    if ((err.code === 'QueueFull' || err.code === 'StorageUnavailable') && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
     if (status && status !== 500) return c.json({ error: err.detail || err.code }, status)
   }
   log.error('unhandled', { method: c.req.method, path: c.req.path, err: String(err), stack: (err as Error)?.stack })

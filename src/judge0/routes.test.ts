@@ -496,7 +496,7 @@ describe("Judge0's own forms: 44 Executable and 89 Multi-file program", { timeou
     // where the job is built: the core holds the same cap whatever a face let through
     const client = deps.db.select().from(clients).get()!
     const core = thrownAppError(() => acceptSubmission(deps, client as never, { api: 'judge0', lang: 'EXECUTABLE', source: 'x'.repeat(exeMax + 1), inputEncoding: 'latin1' }))
-    expect([core.code, core.message]).toEqual(['PayloadTooLargeError', `PayloadTooLargeError: source is larger than ${exeMax} bytes`])
+    expect([core.code, core.message]).toEqual(['PayloadTooLarge', `PayloadTooLarge: source is larger than ${exeMax} bytes`])
     expect(() => acceptSubmission(deps, client as never, { api: 'judge0', lang: 'EXECUTABLE', source: 'x'.repeat(sourceMax + 1), inputEncoding: 'latin1' })).not.toThrow()
   })
 

@@ -76,16 +76,16 @@ export function judge0Routes(deps: Deps): Hono {
     if (!checked.ok) return c.json(checked.errors, 422)
     const name = judge0Language(deps, checked.input.languageId)!.described.name
     const { row, done } = await createSubmission(deps, c.var.client, checked.input, name, wait)
-    if (!wait) return c.json({ token: row.heId }, 201)
+    if (!wait) return c.json({ token: row.publicId }, 201)
     try {
       // not done within judge0.wait_max_sec: whatever the fields, its token and status, so the client can tell and poll
       const shown: readonly Field[] = done ? fields : [...fields, 'token', 'status']
-      const [part] = (await boundedSubmissions(deps, c.var.client, [row.heId], shown, base64, deps.config.judge0.reply_max_bytes)).parts
+      const [part] = (await boundedSubmissions(deps, c.var.client, [row.publicId], shown, base64, deps.config.judge0.reply_max_bytes)).parts
       return jsonParts([part!], 201)
     } catch (err) {
       // the submission was made: its token goes back with why it cannot be shown, so the client can read it another way
-      if (err instanceof NotUtf8) return c.json({ error: NOT_UTF8_ERROR, token: row.heId }, 201)
-      if (err instanceof Judge0Reply && err.status === 413) return c.json({ ...(err.body as object), token: row.heId }, 201)
+      if (err instanceof NotUtf8) return c.json({ error: NOT_UTF8_ERROR, token: row.publicId }, 201)
+      if (err instanceof Judge0Reply && err.status === 413) return c.json({ ...(err.body as object), token: row.publicId }, 201)
       throw err
     }
   }))
@@ -118,13 +118,13 @@ export function judge0Routes(deps: Deps): Hono {
       const name = judge0Language(deps, checked.input.languageId)!.described.name
       try {
         const { row } = await createSubmission(deps, c.var.client, checked.input, name, false)
-        out.push({ token: row.heId })
+        out.push({ token: row.publicId })
         created = true
       } catch (err) {
         // the client's queue filled up or its quota ran out part-way: the items already stored keep their
         // tokens, the rest say so
-        if (!(isAppError(err) && (err.code === 'QueueFullError' || err.code === 'QuotaExceededError'))) throw err
-        if (err.code === 'QueueFullError') c.header('Retry-After', String(err.data.retry_after))
+        if (!(isAppError(err) && (err.code === 'QueueFull' || err.code === 'QuotaExceeded'))) throw err
+        if (err.code === 'QueueFull') c.header('Retry-After', String(err.data.retry_after))
         else overQuota = true
         out.push({ error: err.detail })
       }

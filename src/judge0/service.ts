@@ -212,7 +212,7 @@ export function judge0Record(row: Submission): Judge0Record {
     stdin: inputOf(d, d.stdin),
     expected_output: inputOf(d, d.expectedOutput),
     created_at: row.createdAt,
-    token: row.heId,
+    token: row.publicId,
     number_of_runs: d.numberOfRuns,
     cpu_time_limit: d.cpuTimeLimit,
     cpu_extra_time: d.cpuExtraTime,

@@ -26,12 +26,12 @@ export function pistonClient(deps: Pick<Deps, 'db' | 'config'>): MiddlewareHandl
     let client: Client | undefined
     if (secret) {
       client = findClientBySecret(deps.db, secret)
-      if (!client) throw new AppError('UnregisteredClientError', 'Invalid API key')
+      if (!client) throw new AppError('UnknownClient', 'Invalid API key')
     } else {
       const anonymous = deps.config.piston.anonymous_client
       client = anonymous ? clientByName(deps.db, anonymous) : undefined
       if (!client)
-        throw new AppError('UnregisteredClientError', 'An API key is required: send it as the Authorization header, or put it in the base URL (/piston/<key>/api/v2)')
+        throw new AppError('UnknownClient', 'An API key is required: send it as the Authorization header, or put it in the base URL (/piston/<key>/api/v2)')
     }
     c.set('client', client)
     await next()

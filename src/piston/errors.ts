@@ -7,20 +7,20 @@ import type { Log } from '../log.ts'
 import { storageAppError } from '../storage/faults.ts'
 
 const STATUS: Record<CoreErrorCode, ContentfulStatusCode> = {
-  ArgumentMissingError: 400,
-  InvalidArgumentError: 400,
-  LanguageNotSupportedError: 400,
-  UnregisteredClientError: 401,
+  ArgumentMissing: 400,
+  InvalidArgument: 400,
+  LanguageNotSupported: 400,
+  UnknownClient: 401,
   // aiopyston raises TooManyRequests on 429: the nearest Piston status to "quota used up"
-  QuotaExceededError: 429,
+  QuotaExceeded: 429,
   // evaluation.max_queued_per_client: passes with time (Retry-After)
-  QueueFullError: 429,
-  NotFoundError: 404,
-  MethodNotAllowedError: 405,
-  PayloadTooLargeError: 413,
+  QueueFull: 429,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  PayloadTooLarge: 413,
   SandboxUnavailable: 503,
   StorageUnavailable: 503,
-  InternalServerError: 500,
+  Unexpected: 500,
   Internal: 500,
 }
 
@@ -37,7 +37,7 @@ export const pistonError =
     if (err instanceof AppError) {
       const { status, body } = pistonErrorBody(err)
       if (status === 500) log.error('piston', { err: err.message })
-      if ((err.code === 'QueueFullError' || err.code === 'StorageUnavailable') && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
+      if ((err.code === 'QueueFull' || err.code === 'StorageUnavailable') && typeof err.data.retry_after === 'number') c.header('Retry-After', String(err.data.retry_after))
       return c.json(body, status)
     }
     log.error('piston: unhandled', { err: String(err), stack: err.stack })

@@ -28,7 +28,7 @@ export function stepsOf(row: Submission, compiled: boolean): { compile?: StepOut
 export async function executePiston(deps: ExecuteDeps, client: Client, body: unknown): Promise<PistonExecuteReply> {
   const req = parseExecuteRequest(body)
   const rt = matchRuntime(listRuntimes(deps.languages, deps.config), req.language, req.version)
-  if (!rt) throw new AppError('InvalidArgumentError', `${req.language}-${req.version} runtime is unknown`, { field: 'language' })
+  if (!rt) throw new AppError('InvalidArgument', `${req.language}-${req.version} runtime is unknown`, { field: 'language' })
   const plan = planExecution(deps.config, deps.languages, rt, req)
   // Piston itself waits for a free slot without end; here a run that has not started within
   // piston.wait_sec is withdrawn (never run) and the client told the server is busy

@@ -136,7 +136,7 @@ describe('files', () => {
 
   it('refuses more bytes than limits.source_max_bytes in all', () => {
     const big = 'x'.repeat(config.limits.source_max_bytes / 2 + 1)
-    expect(thrownAppError(() => plan({ files: [{ content: big }, { content: big }] })).code).toBe('PayloadTooLargeError')
+    expect(thrownAppError(() => plan({ files: [{ content: big }, { content: big }] })).code).toBe('PayloadTooLarge')
   })
 })
 

@@ -76,9 +76,9 @@ export function resolveLimits(req: PistonExecuteRequest, max: Record<LimitName, 
       const value = req[name]
       if (value === undefined) continue
       if (value === -1) out[name] = max[name]
-      else if (value > max[name]) throw new AppError('InvalidArgumentError', `${name} cannot exceed the configured limit of ${max[name]}`, { field: name })
-      else if (value < 0) throw new AppError('InvalidArgumentError', `${name} must be non-negative`, { field: name })
-      else if (value < min[name]) throw new AppError('InvalidArgumentError', `${name} cannot be less than the configured minimum of ${min[name]}`, { field: name })
+      else if (value > max[name]) throw new AppError('InvalidArgument', `${name} cannot exceed the configured limit of ${max[name]}`, { field: name })
+      else if (value < 0) throw new AppError('InvalidArgument', `${name} must be non-negative`, { field: name })
+      else if (value < min[name]) throw new AppError('InvalidArgument', `${name} cannot be less than the configured minimum of ${min[name]}`, { field: name })
       else out[name] = value
     }
   }
@@ -119,13 +119,13 @@ export function planExecution(config: Config, langs: Map<string, Language>, rt: 
     const bytes = decoders[encoding](f.content)
     if (!bytes) {
       const why = encoding === 'utf8' ? ' text (it holds a lone surrogate): send bytes with encoding base64 or hex' : ''
-      throw new AppError('InvalidArgumentError', `files[${i}].content is not valid ${encoding}${why}`, { field: `files.${i}.content` })
+      throw new AppError('InvalidArgument', `files[${i}].content is not valid ${encoding}${why}`, { field: `files.${i}.content` })
     }
     return { index: i, name: f.name, encoding, bytes }
   })
   // Piston: the code files are the utf8 ones; the first of them is the program, the others compile with it
   const code = files.filter((f) => f.encoding === 'utf8')
-  if (!code.length) throw new AppError('InvalidArgumentError', 'files must include at least one utf8 encoded file', { field: 'files' })
+  if (!code.length) throw new AppError('InvalidArgument', 'files must include at least one utf8 encoded file', { field: 'files' })
   const limits = resolveLimits(req, configuredLimits(config, langs, lang), configuredMinima(config))
 
   const program = code[0]
@@ -137,14 +137,14 @@ export function planExecution(config: Config, langs: Map<string, Language>, rt: 
   const seen = new Map<string, number>([[programName, program.index]])
   for (const f of others) {
     if (seen.has(f.name))
-      throw new AppError('InvalidArgumentError', `files[${f.index}].name repeats the name of files[${seen.get(f.name)}]`, { field: `files.${f.index}.name` })
+      throw new AppError('InvalidArgument', `files[${f.index}].name repeats the name of files[${seen.get(f.name)}]`, { field: `files.${f.index}.name` })
     seen.set(f.name, f.index)
   }
   if (req.stdin !== undefined && hasLoneSurrogate(req.stdin))
-    throw new AppError('InvalidArgumentError', 'stdin is not valid text (it holds a lone surrogate, which no bytes stand for)', { field: 'stdin' })
+    throw new AppError('InvalidArgument', 'stdin is not valid text (it holds a lone surrogate, which no bytes stand for)', { field: 'stdin' })
   const total = files.reduce((n, f) => n + f.bytes.length, 0)
   if (total > config.limits.source_max_bytes)
-    throw new AppError('PayloadTooLargeError', `files are larger than ${config.limits.source_max_bytes} bytes in all`, { source_max_bytes: config.limits.source_max_bytes })
+    throw new AppError('PayloadTooLarge', `files are larger than ${config.limits.source_max_bytes} bytes in all`, { source_max_bytes: config.limits.source_max_bytes })
 
   // every utf8 file of the program's kind is compiled with it, as Piston hands all code files to the compiler
   const companions = others.filter((f) => f.encoding === 'utf8' && extension(f.name) === extension(programName) && extension(programName)).map((f) => f.name)

@@ -18,13 +18,13 @@ export const PISTON_BASES = ['/piston/api/v2', '/piston/:secret/api/v2']
 async function jsonBody(req: Request, limit: number): Promise<unknown> {
   const raw = await rawBody(req, limit)
   // its strings reach the jail as their bytes: a body that is not UTF-8 is refused, never patched
-  if (!isUtf8(raw)) throw new AppError('InvalidArgumentError', 'the body is not valid UTF-8')
+  if (!isUtf8(raw)) throw new AppError('InvalidArgument', 'the body is not valid UTF-8')
   const text = new TextDecoder().decode(raw)
   try {
     return parseBoundedJson(text)
   } catch (err) {
     if (err instanceof AppError) throw err
-    throw new AppError('InvalidArgumentError', 'the body is not valid JSON')
+    throw new AppError('InvalidArgument', 'the body is not valid JSON')
   }
 }
 
@@ -45,7 +45,7 @@ export function pistonRoutes(deps: Deps): Hono {
   )
   const refused = documented(pistonDocs.packagesRefused, (c: Context) => {
     c.header('Allow', 'GET')
-    throw new AppError('MethodNotAllowedError', 'Packages are installed by the administrator (scripts/provision.ts); this server does not install or remove them over the API')
+    throw new AppError('MethodNotAllowed', 'Packages are installed by the administrator (scripts/provision.ts); this server does not install or remove them over the API')
   })
 
   for (const base of PISTON_BASES) {

@@ -74,11 +74,11 @@ const rank = (issue: z.core.$ZodIssue): number => {
 
 /** The request, or an InvalidArgumentError carrying Piston's message for the first problem. */
 export function parseExecuteRequest(body: unknown): PistonExecuteRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('InvalidArgumentError', 'the body must be a JSON object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('InvalidArgument', 'the body must be a JSON object')
   const parsed = PistonExecuteRequest.safeParse(body)
   if (parsed.success) return parsed.data
   const first = [...parsed.error.issues].sort((a, b) => rank(a) - rank(b))[0]
-  throw new AppError('InvalidArgumentError', issueMessage(first), { field: first.path.join('.') })
+  throw new AppError('InvalidArgument', issueMessage(first), { field: first.path.join('.') })
 }
 
 // ── replies ──

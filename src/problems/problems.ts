@@ -44,25 +44,25 @@ export function createProblem(deps: ServiceDeps, client: Client, input: ProblemI
   const g = config.grading
   const limits = config.limits
   const name = input.name.trim()
-  if (!name || name.length > 200) throw new AppError('InvalidArgumentError', 'name must be 1 to 200 characters', { name: input.name })
-  if (!input.tests.length) throw new AppError('InvalidArgumentError', 'a problem needs at least one test', {})
-  if (input.tests.length > g.max_tests) throw new AppError('PayloadTooLargeError', `more than ${g.max_tests} tests`, { max_tests: g.max_tests, test_count: input.tests.length })
+  if (!name || name.length > 200) throw new AppError('InvalidArgument', 'name must be 1 to 200 characters', { name: input.name })
+  if (!input.tests.length) throw new AppError('InvalidArgument', 'a problem needs at least one test', {})
+  if (input.tests.length > g.max_tests) throw new AppError('PayloadTooLarge', `more than ${g.max_tests} tests`, { max_tests: g.max_tests, test_count: input.tests.length })
   const checker = input.checker ?? 'lines'
   const program = checkerProgram(checker)
   if (program) {
     const offer = offeredLanguage(deps.languages, config, program.lang)
-    if (!offer.ok) throw new AppError('LanguageNotSupportedError', `checker: ${offer.detail}`, { lang: program.lang })
-    if (checkerSourceBytes(program) > limits.source_max_bytes) throw new AppError('PayloadTooLargeError', `the checker's source is larger than ${limits.source_max_bytes} bytes`, {})
+    if (!offer.ok) throw new AppError('LanguageNotSupported', `checker: ${offer.detail}`, { lang: program.lang })
+    if (checkerSourceBytes(program) > limits.source_max_bytes) throw new AppError('PayloadTooLarge', `the checker's source is larger than ${limits.source_max_bytes} bytes`, {})
   }
   const clampTime = (t: number | undefined) => (t === undefined || !(t > 0) ? null : clampLimit(t, limits.default_time_sec, limits.max_time_sec, limits.min_time_sec))
   let total = 0
   const data = input.tests.map((t, i) => {
     const files = [bytesOf(t.input), bytesOf(t.expected_output)]
     for (const f of files) {
-      if (f.length > g.test_max_bytes) throw new AppError('PayloadTooLargeError', `test ${t.name ?? i + 1}: a file larger than ${g.test_max_bytes} bytes`, { test_max_bytes: g.test_max_bytes })
+      if (f.length > g.test_max_bytes) throw new AppError('PayloadTooLarge', `test ${t.name ?? i + 1}: a file larger than ${g.test_max_bytes} bytes`, { test_max_bytes: g.test_max_bytes })
       total += f.length
     }
-    if (total > g.total_max_bytes) throw new AppError('PayloadTooLargeError', `the tests are larger than ${g.total_max_bytes} bytes in all`, { total_max_bytes: g.total_max_bytes })
+    if (total > g.total_max_bytes) throw new AppError('PayloadTooLarge', `the tests are larger than ${g.total_max_bytes} bytes in all`, { total_max_bytes: g.total_max_bytes })
     return { name: t.name ?? String(i + 1), files, points: t.points ?? 1, timeLimitSec: clampTime(t.time_limit) }
   })
   // the files first (each written whole, then renamed), the rows in one transaction; if that fails,
@@ -121,7 +121,7 @@ const stmts = preparedPerDb(prepare)
 
 export function getProblem(deps: Pick<Deps, 'db'>, client: Client, publicId: string): { problem: Problem; tests: ProblemTest[] } {
   const problem = stmts(deps.db).problem.get({ publicId, clientId: client.id })
-  if (!problem) throw new AppError('NotFoundError', `no problem with problem_id ${publicId}`, { problem_id: publicId })
+  if (!problem) throw new AppError('NotFound', `no problem with problem_id ${publicId}`, { problem_id: publicId })
   const tests = stmts(deps.db).tests.all({ problemId: problem.id })
   return { problem, tests }
 }

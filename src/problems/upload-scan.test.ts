@@ -69,7 +69,7 @@ describe('uploadScanner: the count of test_cases', () => {
   it('refuses over the count at the first test past it, however the key is spelt', () => {
     for (const key of ['test_cases', 'test\\u005fcases', '\\u0074est_cases']) {
       const { fed, error } = refusedAfter({ maxTests: 20 }, `{"name":"flood","${key}":[`, '{"input":"","expected_output":""},')
-      expect(error.code).toBe('PayloadTooLargeError')
+      expect(error.code).toBe('PayloadTooLarge')
       expect(error.detail).toBe('more than 20 tests')
       expect(fed).toBeLessThan(200_000) // the first 64 KiB piece holds 1985 tests
     }
@@ -81,7 +81,7 @@ describe('uploadScanner: the count of test_cases', () => {
       '{"test_cases": null, "name": "x", "test_cases": [{}]}',
     ]) {
       const e = refusal(() => scan(json))
-      expect(e.code).toBe('InvalidArgumentError')
+      expect(e.code).toBe('InvalidArgument')
       expect(e.detail).toMatch(/test_cases is given twice/)
     }
     const e = refusal(() => scan('{"test_cases": [{"input": "", "expected_output": ""}, {"input": "a", "inp\\u0075t": "b"}]}'))
@@ -137,7 +137,7 @@ describe('uploadScanner: sizes', () => {
   it('refuses a test file past testFileBytes within a chunk of the cap, in any spelling of its key', () => {
     for (const key of ['input', 'expected_output', 'inp\\u0075t']) {
       const { fed, error } = refusedAfter({ testFileBytes: 1 << 20 }, `{"name":"big","test_cases":[{"${key}":"`, 'a')
-      expect(error.code).toBe('PayloadTooLargeError')
+      expect(error.code).toBe('PayloadTooLarge')
       expect(error.detail).toBe(`test 1: ${JSON.parse(`"${key}"`)} is larger than 1048576 bytes`)
       expect(fed).toBeLessThan((1 << 20) + 70_000)
     }
@@ -172,7 +172,7 @@ describe('uploadScanner: sizes', () => {
     expect(refusedAfter({ maxValues: 1000 }, '{"junk":[', '0,').error.detail).toBe('the body holds more than 1000 JSON values')
     expect(refusedAfter({ maxValues: 1000 }, '{"junk":[', '{},').fed).toBeLessThan(70_000)
     const deep = refusedAfter({}, '', '[')
-    expect(deep.error.code).toBe('InvalidArgumentError')
+    expect(deep.error.code).toBe('InvalidArgument')
     expect(deep.error.detail).toBe('the body nests deeper than 32 levels')
     expect(scan('['.repeat(32) + ']'.repeat(32)).values).toBe(32)
   })

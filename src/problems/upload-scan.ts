@@ -102,8 +102,8 @@ function wantedKey(raw: Uint8Array, length: number): Wanted | null {
 }
 
 export function uploadScanner(limits: UploadScanLimits): UploadScanner {
-  const tooLarge = (message: string, details: Record<string, unknown>) => new AppError('PayloadTooLargeError', message, details)
-  const invalid = (message: string) => new AppError('InvalidArgumentError', message, {})
+  const tooLarge = (message: string, details: Record<string, unknown>) => new AppError('PayloadTooLarge', message, details)
+  const invalid = (message: string) => new AppError('InvalidArgument', message, {})
 
   let depth = 0
   /** isObject[d]: the container at depth d (1 = the top-level value) is an object. */

@@ -24,7 +24,7 @@ async function runCli(tty: boolean) {
   deps = createTestDeps({ config: testConfig({ similarity: { max_submissions: 50 } }), start: false })
   const client = findClientBySecret(deps.db, addClient(deps, { name: 'alice' }))!
   const { files } = generateSubmissions({ count: 6, seed: 11, copyShare: 0.2 })
-  const heIds = files.map((f) => acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source: f.source }).heId)
+  const heIds = files.map((f) => acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source: f.source }).publicId)
   const d = deps
   let opened = 0
   const ctx: CliContext = {

@@ -13,8 +13,8 @@ const nonce = () => randomBytes(16).toString('base64')
 
 export function similarityPageRoutes(deps: Deps): Hono {
   const app = new Hono()
-  const sourceOf = (clientId: number, heId: string) =>
-    deps.db.select({ source: submissions.source }).from(submissions).where(and(eq(submissions.heId, heId), eq(submissions.clientId, clientId))).get()?.source
+  const sourceOf = (clientId: number, publicId: string) =>
+    deps.db.select({ source: submissions.source }).from(submissions).where(and(eq(submissions.publicId, publicId), eq(submissions.clientId, clientId))).get()?.source
 
   // GET /similarity/<token>
   app.get(`${PAGE_PATH}/:token`, (c: Context) => {

@@ -21,7 +21,7 @@ test('several pairs: ranked most similar first, the histogram counts every pair,
   deps = createTestDeps({ start: false })
   const client = findClientBySecret(deps.db, addClient(deps))!
   const { files, planted } = generateSubmissions({ count: 12, seed: 3, copyShare: 0.25 })
-  const heOf = new Map(files.map((f) => [f.id, acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source: f.source }).heId]))
+  const heOf = new Map(files.map((f) => [f.id, acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source: f.source }).publicId]))
   requestReport(deps, client, { he_ids: [...heOf.values()], min_similarity: 0.5 })
   const row = claimNext(deps)!
   const result = await analyse({ language: 'python', files: files.map((f) => ({ id: heOf.get(f.id)!, source: f.source })), minSimilarity: 0.5, maxPairs: 100 })

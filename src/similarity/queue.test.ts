@@ -22,7 +22,7 @@ function setUp(similarity: Record<string, unknown> = {}) {
   const client = findClientBySecret(deps.db, addClient(deps))!
   const { files, planted } = generateSubmissions({ count: 6, seed: 7, copyShare: 0.2 })
   const ids = new Map<string, string>()
-  for (const f of files) ids.set(f.id, acceptSubmission(deps, client, { api: 'v4', lang: 'PYTHON3', source: f.source }).heId)
+  for (const f of files) ids.set(f.id, acceptSubmission(deps, client, { api: 'v4', lang: 'PYTHON3', source: f.source }).publicId)
   return { deps, client, ids, planted }
 }
 

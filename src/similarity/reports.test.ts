@@ -44,7 +44,7 @@ describe('requestReport by problem_id', () => {
     const client = findClientBySecret(deps.db, addClient(deps))!
     const problemId = problemWith(deps, client, 4)
     const err = refusal(() => requestReport(deps!, client, { problem_id: problemId, language: 'python' }))
-    expect(err.code).toBe('InvalidArgumentError')
+    expect(err.code).toBe('InvalidArgument')
     expect(err.detail).toBe('too many submissions: 4, at most 3 per report (similarity.max_submissions)')
     expect(err.data).toEqual({ submissions: 4, max_submissions: 3 })
     expect(deps.db.select().from(similarityReports).all()).toHaveLength(0)
@@ -65,9 +65,9 @@ describe('sourceBatches', () => {
     deps = createTestDeps({ start: false })
     const client = findClientBySecret(deps.db, addClient(deps))!
     const sizes = [300, 300, 300, 900, 100, 100, 2000, 50]
-    const heIds = sizes.map((n, k) => acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source: `# ${k}\n${'x'.repeat(n - `# ${k}\n`.length)}` }).heId)
+    const heIds = sizes.map((n, k) => acceptSubmission(deps!, client, { api: 'v4', lang: 'PYTHON3', source: `# ${k}\n${'x'.repeat(n - `# ${k}\n`.length)}` }).publicId)
     const row = requestReport(deps, client, { he_ids: heIds })
-    deps.db.delete(submissions).where(eq(submissions.heId, heIds[5]!)).run()
+    deps.db.delete(submissions).where(eq(submissions.publicId, heIds[5]!)).run()
     const stored = storedOf(deps, row)
     expect(stored.map((s) => s.id)).toEqual(heIds.filter((_, k) => k !== 5))
     expect(stored.map((s) => s.bytes)).toEqual(sizes.filter((_, k) => k !== 5))
@@ -75,7 +75,7 @@ describe('sourceBatches', () => {
     expect(batches.map((b) => b.map((f) => Number(/^# (\d+)/.exec(f.source)![1])))).toEqual([[0, 1, 2], [3, 4], [6], [7]])
     for (const b of batches) for (const f of b) expect(f.id).toBe(heIds[Number(/^# (\d+)/.exec(f.source)![1])])
     // a source removed after the sizes were read is left out of its batch
-    deps.db.delete(submissions).where(eq(submissions.heId, heIds[4]!)).run()
+    deps.db.delete(submissions).where(eq(submissions.publicId, heIds[4]!)).run()
     expect([...sourceBatches(deps, row, stored, 1000)].flat().map((f) => f.id)).toEqual(heIds.filter((_, k) => k !== 5 && k !== 4))
   })
 })

@@ -25,7 +25,7 @@ export const webLinkOf = (deps: Pick<Deps, 'config'>, row: Pick<ReportRow, 'view
 export const statusUrlOf = (deps: Pick<Deps, 'config'>, row: Pick<ReportRow, 'publicId'>) => `${publicUrl(deps)}${SIMILARITY_PATH}/${row.publicId}/`
 
 interface Chosen {
-  heId: string
+  publicId: string
   language: string
 }
 
@@ -33,17 +33,17 @@ interface Chosen {
 export function requestReport(deps: ServiceDeps, client: Client, req: SimilarityRequest, state: 'queued' | 'running' = 'queued'): ReportRow {
   const cfg = deps.config.similarity
   if (req.problem_id !== undefined && req.he_ids !== undefined)
-    throw new AppError('InvalidArgumentError', 'give either problem_id or he_ids, not both', { problem_id: req.problem_id })
-  if (req.problem_id === undefined && req.he_ids === undefined) throw new AppError('ArgumentMissingError', 'problem_id or he_ids is needed!')
+    throw new AppError('InvalidArgument', 'give either problem_id or he_ids, not both', { problem_id: req.problem_id })
+  if (req.problem_id === undefined && req.he_ids === undefined) throw new AppError('ArgumentMissing', 'problem_id or he_ids is needed!')
   const fam = similarityFamilies(deps.languages)
   let family: string | undefined
   if (req.language !== undefined) {
     family = fam.familyOfRequest(req.language)
     if (!family)
-      throw new AppError('LanguageNotSupportedError', `similarity reports compare ${fam.families.join(', ')}; not ${req.language}`, { language: req.language })
+      throw new AppError('LanguageNotSupported', `similarity reports compare ${fam.families.join(', ')}; not ${req.language}`, { language: req.language })
   }
   if (req.template !== undefined && Buffer.byteLength(req.template) > deps.config.limits.source_max_bytes)
-    throw new AppError('PayloadTooLargeError', `template is larger than ${deps.config.limits.source_max_bytes} bytes`, {
+    throw new AppError('PayloadTooLarge', `template is larger than ${deps.config.limits.source_max_bytes} bytes`, {
       source_max_bytes: deps.config.limits.source_max_bytes,
     })
   const callback = req.callback?.trim() ? normaliseCallbackUrl(req.callback) : null
@@ -51,9 +51,9 @@ export function requestReport(deps: ServiceDeps, client: Client, req: Similarity
   const chosen = req.problem_id !== undefined ? ofProblem(deps, fam, client, req.problem_id, family) : ofHeIds(deps, fam, client, req.he_ids!, family, cfg.max_submissions)
   family ??= fam.familyOfCode(chosen[0]!.language)!
   if (chosen.length < 2)
-    throw new AppError('InvalidArgumentError', `a similarity report needs at least two ${family} submissions; found ${chosen.length}`, { submissions: chosen.length })
+    throw new AppError('InvalidArgument', `a similarity report needs at least two ${family} submissions; found ${chosen.length}`, { submissions: chosen.length })
   if (chosen.length > cfg.max_submissions)
-    throw new AppError('InvalidArgumentError', `too many submissions: ${chosen.length}, at most ${cfg.max_submissions} per report (similarity.max_submissions)`, {
+    throw new AppError('InvalidArgument', `too many submissions: ${chosen.length}, at most ${cfg.max_submissions} per report (similarity.max_submissions)`, {
       submissions: chosen.length,
       max_submissions: cfg.max_submissions,
     })
@@ -78,7 +78,7 @@ export function requestReport(deps: ServiceDeps, client: Client, req: Similarity
         minSimilarity: req.min_similarity ?? cfg.default_min_similarity,
         template: req.template?.trim() ? req.template : null,
         callbackUrl: callback,
-        submissionsJson: JSON.stringify(chosen.map((c) => ({ he_id: c.heId, language: c.language }))),
+        submissionsJson: JSON.stringify(chosen.map((c) => ({ he_id: c.publicId, language: c.language }))),
         submissionCount: chosen.length,
         state,
         attempt: state === 'running' ? 1 : 0,
@@ -105,7 +105,7 @@ function refuseWhenFull(deps: Pick<Deps, 'config' | 'db'>, client: Client): void
     .where(and(eq(similarityReports.clientId, client.id), eq(similarityReports.state, 'queued')))
     .get()!.n
   if (queued >= max)
-    throw new AppError('QueueFullError', `${queued} similarity reports of this client are already waiting; try again later`, {
+    throw new AppError('QueueFull', `${queued} similarity reports of this client are already waiting; try again later`, {
       queued,
       max_queued: max,
       retry_after: REPORTS_FULL_RETRY_AFTER_SEC,
@@ -125,7 +125,7 @@ function describeMix({ familyOfCode }: Families, rows: Chosen[]): string {
 function ofProblem(deps: ServiceDeps, fam: Families, client: Client, problemId: string, family: string | undefined): Chosen[] {
   const { familyOfCode } = fam
   const rows = deps.db
-    .select({ heId: submissions.heId, language: submissions.language })
+    .select({ publicId: submissions.publicId, language: submissions.language })
     .from(submissions)
     .where(and(eq(submissions.clientId, client.id), eq(submissions.problemId, problemId)))
     .orderBy(asc(submissions.id))
@@ -133,13 +133,13 @@ function ofProblem(deps: ServiceDeps, fam: Families, client: Client, problemId: 
   if (!rows.length) {
     // the client's own problem with no submissions yet is "too few", anything else is unknown (another client's included)
     const own = deps.db.select({ id: problems.id }).from(problems).where(and(eq(problems.publicId, problemId), eq(problems.clientId, client.id))).get()
-    if (!own) throw new AppError('NotFoundError', `no problem with problem_id ${problemId}`, { problem_id: problemId })
+    if (!own) throw new AppError('NotFound', `no problem with problem_id ${problemId}`, { problem_id: problemId })
     return []
   }
   if (family) return rows.filter((r) => familyOfCode(r.language) === family)
   const families = new Set(rows.map((r) => familyOfCode(r.language) ?? r.language))
   if (families.size > 1)
-    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(fam, rows)}; give language to compare one of them`, { languages: describeMix(fam, rows) })
+    throw new AppError('InvalidArgument', `mixed languages: ${describeMix(fam, rows)}; give language to compare one of them`, { languages: describeMix(fam, rows) })
   if (!familyOfCode(rows[0]!.language)) throw notComparable(fam, rows[0]!.language)
   return rows
 }
@@ -148,7 +148,7 @@ function ofHeIds(deps: ServiceDeps, fam: Families, client: Client, heIds: string
   const { familyOfCode } = fam
   const wanted = [...new Set(heIds)]
   if (wanted.length > max)
-    throw new AppError('InvalidArgumentError', `too many submissions: ${wanted.length}, at most ${max} per report (similarity.max_submissions)`, {
+    throw new AppError('InvalidArgument', `too many submissions: ${wanted.length}, at most ${max} per report (similarity.max_submissions)`, {
       submissions: wanted.length,
       max_submissions: max,
     })
@@ -157,24 +157,24 @@ function ofHeIds(deps: ServiceDeps, fam: Families, client: Client, heIds: string
   for (let i = 0; i < wanted.length; i += 500) {
     const slice = wanted.slice(i, i + 500)
     for (const r of deps.db
-      .select({ heId: submissions.heId, language: submissions.language })
+      .select({ publicId: submissions.publicId, language: submissions.language })
       .from(submissions)
-      .where(and(eq(submissions.clientId, client.id), inArray(submissions.heId, slice)))
+      .where(and(eq(submissions.clientId, client.id), inArray(submissions.publicId, slice)))
       .all())
-      found.set(r.heId, r)
+      found.set(r.publicId, r)
   }
   const unknown = wanted.filter((h) => !found.has(h))
-  if (unknown.length) throw new AppError('NotFoundError', `no submission with he_id ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}`, { he_ids: unknown })
+  if (unknown.length) throw new AppError('NotFound', `no submission with he_id ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}`, { he_ids: unknown })
   const rows = wanted.map((h) => found.get(h)!)
   const families = new Set(rows.map((r) => familyOfCode(r.language) ?? r.language))
   if (families.size > 1 || (family && !families.has(family)))
-    throw new AppError('InvalidArgumentError', `mixed languages: ${describeMix(fam, rows)}; a report compares one language family`, { languages: describeMix(fam, rows) })
+    throw new AppError('InvalidArgument', `mixed languages: ${describeMix(fam, rows)}; a report compares one language family`, { languages: describeMix(fam, rows) })
   if (!familyOfCode(rows[0]!.language)) throw notComparable(fam, rows[0]!.language)
   return rows
 }
 
 const notComparable = ({ families, codesOf }: Families, code: string) =>
-  new AppError('LanguageNotSupportedError', `${code} submissions cannot be compared; similarity reports compare ${families.map((f) => `${f} (${codesOf(f).join(', ')})`).join('; ')}`, {
+  new AppError('LanguageNotSupported', `${code} submissions cannot be compared; similarity reports compare ${families.map((f) => `${f} (${codesOf(f).join(', ')})`).join('; ')}`, {
     language: code,
   })
 
@@ -183,7 +183,7 @@ const notComparable = ({ families, codesOf }: Families, code: string) =>
 /** A client's own report by report_id (another client's is answered as unknown). */
 export function getReport(deps: Pick<Deps, 'db'>, client: Client, publicId: string): ReportRow {
   const row = deps.db.select().from(similarityReports).where(and(eq(similarityReports.publicId, publicId), eq(similarityReports.clientId, client.id))).get()
-  if (!row) throw new AppError('NotFoundError', `no similarity report with report_id ${publicId}`, { report_id: publicId })
+  if (!row) throw new AppError('NotFound', `no similarity report with report_id ${publicId}`, { report_id: publicId })
   return row
 }
 
@@ -249,11 +249,11 @@ export function storedOf(deps: Pick<Deps, 'db'>, row: ReportRow): { id: string; 
   const bytes = new Map<string, number>()
   for (let i = 0; i < ids.length; i += 500) {
     for (const r of deps.db
-      .select({ heId: submissions.heId, bytes: sql<number>`length(cast(${submissions.source} as blob))` })
+      .select({ publicId: submissions.publicId, bytes: sql<number>`length(cast(${submissions.source} as blob))` })
       .from(submissions)
-      .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.heId, ids.slice(i, i + 500))))
+      .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.publicId, ids.slice(i, i + 500))))
       .all())
-      bytes.set(r.heId, r.bytes)
+      bytes.set(r.publicId, r.bytes)
   }
   return ids.filter((id) => bytes.has(id)).map((id) => ({ id, bytes: bytes.get(id)! }))
 }
@@ -271,11 +271,11 @@ export function* sourceBatches(deps: Pick<Deps, 'db'>, row: Pick<ReportRow, 'cli
     const ids = stored.slice(start, end).map((s) => s.id)
     const byId = new Map(
       deps.db
-        .select({ heId: submissions.heId, source: submissions.source })
+        .select({ publicId: submissions.publicId, source: submissions.source })
         .from(submissions)
-        .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.heId, ids)))
+        .where(and(eq(submissions.clientId, row.clientId), inArray(submissions.publicId, ids)))
         .all()
-        .map((r) => [r.heId, r.source])
+        .map((r) => [r.publicId, r.source])
     )
     // one removed between the two reads is left out, as one removed before
     yield ids.filter((id) => byId.has(id)).map((id) => ({ id, source: byId.get(id)! }))

@@ -76,9 +76,9 @@ export async function backupDataDir(dataDir: string, to: string): Promise<Backup
     // then the snapshot's waiting jobs' again where they are still there (one being written at the
     // first pass is whole now), and none of a job the snapshot has as done
     const waiting = snapshotWaiting(join(staging, DB))
-    linkPayloads(dataDir, staging, (heId) => waiting.has(heId), true)
-    for (const heId of existsSync(join(staging, PAYLOADS)) ? readdirSync(join(staging, PAYLOADS)) : []) {
-      if (!waiting.has(heId)) rmSync(join(staging, PAYLOADS, heId), { recursive: true, force: true })
+    linkPayloads(dataDir, staging, (publicId) => waiting.has(publicId), true)
+    for (const publicId of existsSync(join(staging, PAYLOADS)) ? readdirSync(join(staging, PAYLOADS)) : []) {
+      if (!waiting.has(publicId)) rmSync(join(staging, PAYLOADS, publicId), { recursive: true, force: true })
     }
     writeFileSync(join(staging, MANIFEST), JSON.stringify({ format: 1, created_at: new Date().toISOString(), data_dir: dataDir }, null, 2) + '\n')
     const partial = `${target}.partial`
@@ -115,17 +115,17 @@ function snapshotWaiting(dbFile: string): Set<string> {
  * into staging/payloads/ (`again`: replacing what an earlier pass took), leaving alone folders that go
  * while it reads (their job completed: an earlier pass's copy, if any, stays).
  */
-function linkPayloads(dataDir: string, staging: string, wanted: (heId: string) => boolean, again: boolean): void {
+function linkPayloads(dataDir: string, staging: string, wanted: (publicId: string) => boolean, again: boolean): void {
   let folders: string[]
   try {
     folders = readdirSync(join(dataDir, PAYLOADS))
   } catch {
     return // no job ever had files
   }
-  for (const heId of folders) {
-    if (!wanted(heId)) continue
-    const from = join(dataDir, PAYLOADS, heId)
-    const to = join(staging, PAYLOADS, heId)
+  for (const publicId of folders) {
+    if (!wanted(publicId)) continue
+    const from = join(dataDir, PAYLOADS, publicId)
+    const to = join(staging, PAYLOADS, publicId)
     const taking = `${to}.taking`
     try {
       rmSync(taking, { recursive: true, force: true })

@@ -25,11 +25,11 @@ export interface StoredFile {
 export class PayloadGone extends Error {}
 
 export const payloadsDir = (dataDir: string) => join(dataDir, 'payloads')
-const folderOf = (dataDir: string, heId: string) => join(payloadsDir(dataDir), heId)
+const folderOf = (dataDir: string, publicId: string) => join(payloadsDir(dataDir), publicId)
 
-/** Writes the files of submission heId; on any failure nothing of them is left. */
-export function storePayloads(dataDir: string, heId: string, files: readonly PayloadFile[]): StoredFile[] {
-  const dir = folderOf(dataDir, heId)
+/** Writes the files of submission publicId; on any failure nothing of them is left. */
+export function storePayloads(dataDir: string, publicId: string, files: readonly PayloadFile[]): StoredFile[] {
+  const dir = folderOf(dataDir, publicId)
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     return files.map((f, i) => {
@@ -51,21 +51,21 @@ export function storePayloads(dataDir: string, heId: string, files: readonly Pay
       return { name: f.name, bytes: f.bytes }
     })
   } catch (err) {
-    removePayloads(dataDir, heId)
+    removePayloads(dataDir, publicId)
     throw err
   }
 }
 
 /** The job's files as the worker reads them. */
-export const payloadFilesAt = (dataDir: string, heId: string, stored: readonly StoredFile[]): JobFileAt[] =>
-  stored.map((f, i) => ({ name: f.name, path: join(folderOf(dataDir, heId), String(i)), bytes: f.bytes }))
+export const payloadFilesAt = (dataDir: string, publicId: string, stored: readonly StoredFile[]): JobFileAt[] =>
+  stored.map((f, i) => ({ name: f.name, path: join(folderOf(dataDir, publicId), String(i)), bytes: f.bytes }))
 
-export function removePayloads(dataDir: string, heId: string): void {
-  rmSync(folderOf(dataDir, heId), { recursive: true, force: true })
+export function removePayloads(dataDir: string, publicId: string): void {
+  rmSync(folderOf(dataDir, publicId), { recursive: true, force: true })
 }
 
 /** Removes every folder whose submission is not waiting or running any more (or was never committed); how many. */
-export function sweepPayloads(dataDir: string, pending: (heId: string) => boolean): number {
+export function sweepPayloads(dataDir: string, pending: (publicId: string) => boolean): number {
   let names: string[]
   try {
     names = readdirSync(payloadsDir(dataDir))
@@ -73,9 +73,9 @@ export function sweepPayloads(dataDir: string, pending: (heId: string) => boolea
     return 0
   }
   let removed = 0
-  for (const heId of names) {
-    if (pending(heId)) continue
-    removePayloads(dataDir, heId)
+  for (const publicId of names) {
+    if (pending(publicId)) continue
+    removePayloads(dataDir, publicId)
     removed++
   }
   return removed

@@ -46,8 +46,8 @@ export const submissions = sqliteTable(
   'submissions',
   {
     id: integer().primaryKey({ autoIncrement: true }),
-    /** v4 he_id (UUID). */
-    heId: text().notNull().unique(),
+    /** The public id of a submission (a UUID); the column keeps HackerEarth v4's name for it, he_id. */
+    publicId: text('he_id').notNull().unique('submissions_heId_unique'),
     /** v3 code_id, the key of web_link and of the output URL: 128 random bits, so the link is the secret. */
     codeId: text().notNull().unique(),
     /** The API client it belongs to; a room run's is its company's room client (clients.roomOfCompany). */
