@@ -8,13 +8,15 @@
 // same source package made in the cache (pip builds its C++ default validator and interactive runner
 // with the host's g++). Its languages.yaml runs Python 3 as `pypy3` and JavaScript as `nodejs`: where
 // the host lacks them, a folder of links to python3 and node goes first on its PATH (said in the output).
+// ARBITER_TEST_SANDBOX_BIN=<prefix>/bin runs Arbiter with a supervisor built into a private prefix.
 // Usage: npx tsx scripts/bench-packages.ts [--rounds 1] [--packages hello,different,oddecho,guess] [--json]
 import { execa } from 'execa'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { testSandboxToml } from '../src/testing/sandbox-bin.ts'
 
 const VERSION = '1.20260907'
 const SHA256 = '55f19b6a72ef5cb07daf0a4e612be963a15e7972891a3afb0fff89244b6228c6'
@@ -86,6 +88,8 @@ interface Side {
 
 async function arbiter(dir: string): Promise<Side> {
   const data = mkdtempSync(join(tmpdir(), 'arbiter-bench-data-'))
+  // a sandbox built into a private prefix, not installed yet (ARBITER_TEST_SANDBOX_BIN, as the tests take it)
+  writeFileSync(join(data, 'config.toml'), testSandboxToml())
   const t0 = performance.now()
   const r = await execa(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'problems', 'verify', dir, '--json'], { cwd: ROOT, env: { ARBITER_DATA: data }, reject: false })
   const wallSec = (performance.now() - t0) / 1000
