@@ -1,6 +1,6 @@
 // What main.ts builds and tests fake: everything a service needs, passed explicitly.
 import type { Config } from './config.ts'
-import type { Dispatcher } from './evaluation/dispatcher.ts'
+import type { Dispatcher } from './evaluation/dispatcher-types.ts'
 import type { Protocols } from './evaluation/protocols.ts'
 import type { Outbox } from './jobs/outbox.ts'
 import type { Pool } from './jobs/pool-types.ts'
@@ -9,7 +9,7 @@ import type { Log } from './log.ts'
 import type { Metrics } from './metrics/metrics.ts'
 import type { Db } from './storage/db.ts'
 import type { RemoteStatus } from './sandbox-hosts/remote-pool.ts'
-import type { SimilarityQueue } from './similarity/queue.ts'
+import type { SimilarityQueue } from './similarity/queue-types.ts'
 
 export interface Deps {
   config: Config

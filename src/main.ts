@@ -89,7 +89,7 @@ async function main() {
   // SIGHUP: re-read config.toml; live keys apply now, the others are logged as needing a restart
   onReload(log, () => {
     const report = applyLiveConfig(config, loadConfig())
-    if (report.applied.some((k) => k.startsWith('limits.') || k === 'pool.size')) pool.reconfigure?.(config)
+    if (report.applied.some((k) => k.startsWith('limits.') || k === 'pool.size')) pool.reconfigure(config)
     log.info('config reloaded', { applied: report.applied, needs_restart: report.needsRestart })
     if (report.needsRestart.length) log.warn('config keys changed that apply only after a restart', { keys: report.needsRestart })
   })

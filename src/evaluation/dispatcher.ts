@@ -5,31 +5,21 @@
 // Piscina's own queue stays empty, so 10,000 queued submissions cost rows on disk, not memory.
 import { eq, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
-import { jobKey, type RunHooks } from '../jobs/pool-types.ts'
+import type { RunHooks } from '../jobs/pool-types.ts'
+import { jobKey } from '../jobs/progress.ts'
 import type { CompileOutcome, Job, JobTest, TestOutcome } from '../jobs/types.ts'
 import type { PackageGrading } from '../packages/stored-grading.ts'
 import { checkerOf, jobTests, testsOf, type SubmissionTest } from './graded.ts'
 import { submissions } from '../storage/schema.ts'
 import { localQueue, type JobQueue } from './queue.ts'
+import type { Dispatcher } from './dispatcher-types.ts'
 import { jobSpecOf, type Submission } from './model.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
 import { noteStorageFault, storageFaultOf } from '../storage/faults.ts'
 import { payloadFilesAt, sweepPayloads } from '../storage/payloads.ts'
 import { notePhase } from './phases.ts'
 
-export interface Dispatcher {
-  /** Re-queues what a crash left running, then starts claiming. */
-  start(): void
-  /** A submission was queued: claim while slots are free. */
-  wake(): void
-  /** Resolves once the submission is completed (synchronous requests wait on this; no polling). */
-  waitFor(id: number): Promise<Submission>
-  /** The same with a deadline: undefined when the submission is not completed within timeoutMs. */
-  waitFor(id: number, timeoutMs: number): Promise<Submission | undefined>
-  /** Stops claiming and waits (up to graceMs) for the jobs in flight; the rest are re-run after restart. */
-  stop(graceMs?: number): Promise<void>
-  readonly inFlight: number
-}
+export type { Dispatcher } from './dispatcher-types.ts'
 
 /** The job of a claimed row; a graded row's tests (read from submission_tests) go with it; its stored files by path (read by the worker). */
 export function jobOf(row: Submission, tests: SubmissionTest[] | undefined, dataDir: string): Job {
@@ -203,7 +193,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
     try {
       while (running.size < deps.pool.size) {
         const t0 = performance.now()
-        const row = queue.claim(deps.now(), deps.pool.available?.())
+        const row = queue.claim(deps.now(), deps.pool.available())
         if (!row) break
         notePhase('claim', performance.now() - t0)
         // (a queue seam's row may come without its creation time)
@@ -240,7 +230,7 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         return state !== undefined && state !== 'completed'
       })
       if (swept) log.info('removed stored job files no submission waits for', { count: swept })
-      deps.pool.onCapacity?.(() => api.wake())
+      deps.pool.onCapacity(() => api.wake())
       started = true
       pump()
     },

@@ -15,7 +15,8 @@ import { execFileSync } from 'node:child_process'
 import type { Config } from '../config.ts'
 import type { Log } from '../log.ts'
 import { frame, jobRequestSchema, requestCap, type DaemonMessage } from './jail-protocol.ts'
-import { sendProgress, type Pool } from './pool-types.ts'
+import type { Pool } from './pool-types.ts'
+import { sendProgress } from './progress.ts'
 import { claimSocketPath, recordSocketOwner, releaseSocket } from './jail-socket-owner.ts'
 
 /** How much a connection may cost before its request is in (defaults from the config: requestLimits). */
@@ -195,7 +196,7 @@ export async function startJailDaemon(initial: Config, pool: Pool, log: Log, lim
     reconfigure(next) {
       config = next
       schema = jobRequestSchema(next)
-      pool.reconfigure?.(next)
+      pool.reconfigure(next)
     },
     async close() {
       // jobs in flight are cut off: the server sees a closed connection and its dispatcher retries them

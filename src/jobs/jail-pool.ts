@@ -4,7 +4,8 @@ import { connect } from 'node:net'
 import type { Config } from '../config.ts'
 import { frame, readLines, type DaemonMessage } from './jail-protocol.ts'
 import { inlineFilesAt } from './job-files.ts'
-import { relayProgress, type Pool, type RunHooks } from './pool-types.ts'
+import type { Pool, RunHooks } from './pool-types.ts'
+import { relayProgress } from './progress.ts'
 import type { Job, JobResult } from './types.ts'
 
 /** The result line carries stdout and stderr, each capped by the daemon; leave ample room. */
@@ -88,6 +89,10 @@ export function createJailPool(config: Config): Pool {
     reconfigure(next) {
       size = next.pool.size
     },
+    // a fixed number of jobs handed to the daemon: any language while a slot is free, none resumed after a restart
+    resumesInFlight: false,
+    available: () => undefined,
+    onCapacity() {},
     async close() {},
   }
 }

@@ -4,7 +4,8 @@ import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import { removeEndedSlots } from '../sandbox/leftovers.ts'
 import { jobCeilings, type Config } from '../config.ts'
-import { relayProgress, type Pool, type Progress, type RunHooks } from './pool-types.ts'
+import type { Pool, Progress, RunHooks } from './pool-types.ts'
+import { relayProgress } from './progress.ts'
 import type { Job, JobResult } from './types.ts'
 import type { WorkerSettings, WorkerTask } from './worker.ts'
 
@@ -88,6 +89,10 @@ export function createPool(config: Config): Pool {
         .finally(() => retiring.delete(closing))
       retiring.add(closing)
     },
+    // a fixed set of threads on this machine: any language while a slot is free, none resumed after a restart
+    resumesInFlight: false,
+    available: () => undefined,
+    onCapacity() {},
     async close() {
       await Promise.allSettled([...retiring])
       const slots = slotsOf(piscina)

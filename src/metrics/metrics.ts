@@ -150,10 +150,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
         get size() {
           return pool.size
         },
-        ...(pool.reconfigure && { reconfigure: (config: Config) => pool.reconfigure!(config) }),
-        ...(pool.available && { available: () => pool.available!() }),
-        ...(pool.onCapacity && { onCapacity: (fn: () => void) => pool.onCapacity!(fn) }),
-        resumesInFlight: !!pool.resumesInFlight,
+        reconfigure: (config: Config) => pool.reconfigure(config),
+        available: () => pool.available(),
+        onCapacity: (fn: () => void) => pool.onCapacity(fn),
+        resumesInFlight: pool.resumesInFlight,
         close: () => pool.close(),
         async run(job, hooks) {
           const result = await pool.run(job, hooks)

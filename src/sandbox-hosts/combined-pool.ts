@@ -24,7 +24,7 @@ export function combinePools(local: Pool, remote: RemotePool, runsHere: (languag
       return localFree() && runsHere(job.language) ? local.run(job, hooks) : remote.run(job, hooks)
     },
     reconfigure(next: Config) {
-      local.reconfigure?.(next)
+      local.reconfigure(next)
     },
     start: () => remote.start(),
     status: () => remote.status(),

@@ -269,6 +269,8 @@ export function createRemotePool(config: Config, log: Log): RemotePool {
       return pending.size
     },
     resumesInFlight: true,
+    // each sandbox host reads its own config; nothing here depends on the limits
+    reconfigure() {},
     available() {
       const langs = new Set<string>()
       if (!reachable) return langs

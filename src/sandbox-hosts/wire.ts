@@ -15,7 +15,7 @@ export const RESULTS_QUEUE = 'results'
 export const jobsQueueName = (hash: string) => `jobs-${hash}`
 
 /** BullMQ job id of a claimed submission: its row id and claim token (BullMQ ids may not hold ':'); the core's own, in jobs. */
-export { jobKey, parseJobKey } from '../jobs/pool-types.ts'
+export { jobKey, parseJobKey } from '../jobs/progress.ts'
 
 export interface JobMessage {
   key: string

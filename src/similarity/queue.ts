@@ -3,16 +3,11 @@
 // back to the queue and run again from the start; a report whose analysis keeps killing its process is
 // failed after MAX_ATTEMPTS instead of being retried for ever.
 import type { Deps } from '../deps.ts'
+import type { SimilarityQueue } from './queue-types.ts'
 import { AnalysisFailed, runAnalysis, SOURCE_BATCH_BYTES } from './runner.ts'
 import { claimNext, completeReport, recordProgress, requeueRunning, sourceBatches, storedOf, type ReportRow } from './reports.ts'
 
-export interface SimilarityQueue {
-  start(): void
-  /** A report was queued: look now. */
-  wake(): void
-  /** Stops the running analysis (its report goes back to the queue) and waits for the loop. */
-  stop(): Promise<void>
-}
+export type { SimilarityQueue } from './queue-types.ts'
 
 type QueueDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'> & {
   /** True while this machine's own jails have work: the analysis then waits (runner.ts yieldTo). */

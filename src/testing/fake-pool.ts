@@ -73,6 +73,10 @@ export function createFakePool(opts: { size?: number; behave?: Behaviour } = {})
         busy--
       }
     },
+    reconfigure() {},
+    resumesInFlight: false,
+    available: () => undefined,
+    onCapacity() {},
     async close() {},
   }
 }
