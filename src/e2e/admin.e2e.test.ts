@@ -95,7 +95,7 @@ test('sign in, see every panel, create and revoke a client, retry a failed deliv
   await page.locator('#clients tr', { hasText: 'grader-2' }).locator('button.revoke').click()
   expect(await text(page, '#flash')).toContain('grader-2 revoked')
   const gone = await s.call('POST', '/code/compile/', `client_secret=${created}&lang=PYTHON3&source=print(1)`, { 'content-type': 'application/x-www-form-urlencoded' })
-  expect(gone.json.message).toContain('UnknownClient')
+  expect(gone.json.message).toContain('UnregisteredClientError')
 
   // retry a failed delivery
   const row = page.locator('#outbox tr', { hasText: '127.0.0.1:9' }).first()

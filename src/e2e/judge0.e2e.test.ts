@@ -256,7 +256,7 @@ describe('limits Judge0 applies beyond CPU and memory', () => {
 })
 
 describe('refusals and auth', () => {
-  test('422 bodies for out-of-range limits, enable_network, language 89 and unknown ids', async () => {
+  test('422 bodies for out-of-range limits, enable_network, language 89 without its zip and unknown ids', async () => {
     const r = await call('POST', '/submissions', { source_code: 'print(1)', language_id: 71, memory_limit: 1, enable_network: true, wall_time_limit: 1000 })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
@@ -265,7 +265,9 @@ describe('refusals and auth', () => {
       memory_limit: ['must be greater than or equal to 16384'],
       enable_network: ['enabling network is not allowed'],
     })
-    expect((await call('POST', '/submissions', { source_code: 'x', language_id: 89 })).body).toEqual({ language_id: ["language with id 89 doesn't exist"] })
+    // 89 (a multi-file program) takes its zip and no source, as Judge0 has it; 47 is an id Judge0 CE 1.13.1 lists that is not offered
+    expect((await call('POST', '/submissions', { source_code: 'x', language_id: 89 })).body).toEqual({ source_code: ['must be blank'], additional_files: ["can't be blank"] })
+    expect((await call('POST', '/submissions', { source_code: 'x', language_id: 47 })).body).toEqual({ language_id: ["language with id 47 doesn't exist"] })
     expect((await call('POST', '/submissions', { source_code: 'x' })).body).toEqual({ language_id: ["can't be blank", "language with id  doesn't exist"] })
     expect((await call('POST', '/submissions', { source_code: 'x', language_id: 71, compiler_options: '-O2' })).body).toEqual({ compiler_options: ['setting compiler options is only allowed for compiled languages'] })
     expect((await call('POST', '/submissions', { source_code: 'x', language_id: 50, compiler_options: '"-O2', command_line_arguments: 'x'.repeat(513) })).body).toEqual({

@@ -311,22 +311,22 @@ describe('similarity reports', () => {
       return r.body
     }
     // another client's problem and another client's submissions are unknown
-    await refused(alice, { problem_id: bobProblem }, 404, 'NotFound', /no problem/)
-    await refused(alice, { he_ids: [he.ORIGINAL, he.BOB] }, 404, 'NotFound', new RegExp(he.BOB!))
-    await refused(alice, { he_ids: [he.ORIGINAL, 'no-such-id'] }, 404, 'NotFound', /no-such-id/)
+    await refused(alice, { problem_id: bobProblem }, 404, 'NotFoundError', /no problem/)
+    await refused(alice, { he_ids: [he.ORIGINAL, he.BOB] }, 404, 'NotFoundError', new RegExp(he.BOB!))
+    await refused(alice, { he_ids: [he.ORIGINAL, 'no-such-id'] }, 404, 'NotFoundError', /no-such-id/)
     // mixed languages: the problem has python and java submissions
-    const mixed = await refused(alice, { problem_id: problemId }, 400, 'InvalidArgument', /mixed languages: python \(5\), java \(1\)/)
+    const mixed = await refused(alice, { problem_id: problemId }, 400, 'InvalidArgumentError', /mixed languages: python \(5\), java \(1\)/)
     expect(mixed.errors).toMatchObject({ languages: 'python (5), java (1)' })
-    await refused(alice, { he_ids: [he.ORIGINAL, he.JAVA] }, 400, 'InvalidArgument', /mixed languages/)
+    await refused(alice, { he_ids: [he.ORIGINAL, he.JAVA] }, 400, 'InvalidArgumentError', /mixed languages/)
     // too many (max_submissions = 8 on this server), too few, both, neither, a language Dolos cannot parse
     const ids = [he.ORIGINAL, he.DISGUISED, he.SIEVE, he.FUNCTIONAL, he.RECURSIVE, he.TEMPLATE_A, he.TEMPLATE_B, he.JAVA, 'x']
-    await refused(alice, { he_ids: ids }, 400, 'InvalidArgument', /too many submissions: 9, at most 8/)
-    await refused(alice, { he_ids: [he.ORIGINAL] }, 400, 'InvalidArgument', /at least two/)
-    await refused(alice, { problem_id: problemId, language: 'java' }, 400, 'InvalidArgument', /at least two java submissions; found 1/)
-    await refused(alice, { problem_id: problemId, he_ids: [he.ORIGINAL] }, 400, 'InvalidArgument', /either problem_id or he_ids/)
-    await refused(alice, {}, 400, 'ArgumentMissing', /problem_id or he_ids is needed/)
-    await refused(alice, { problem_id: problemId, language: 'haskell' }, 400, 'LanguageNotSupported', /python/)
-    await refused(alice, { problem_id: problemId, min_similarity: 2 }, 400, 'InvalidArgument', /min_similarity/)
+    await refused(alice, { he_ids: ids }, 400, 'InvalidArgumentError', /too many submissions: 9, at most 8/)
+    await refused(alice, { he_ids: [he.ORIGINAL] }, 400, 'InvalidArgumentError', /at least two/)
+    await refused(alice, { problem_id: problemId, language: 'java' }, 400, 'InvalidArgumentError', /at least two java submissions; found 1/)
+    await refused(alice, { problem_id: problemId, he_ids: [he.ORIGINAL] }, 400, 'InvalidArgumentError', /either problem_id or he_ids/)
+    await refused(alice, {}, 400, 'ArgumentMissingError', /problem_id or he_ids is needed/)
+    await refused(alice, { problem_id: problemId, language: 'haskell' }, 400, 'LanguageNotSupportedError', /python/)
+    await refused(alice, { problem_id: problemId, min_similarity: 2 }, 400, 'InvalidArgumentError', /min_similarity/)
     // without credentials, and another client's report
     expect((await http.post(SIMILARITY, JSON.stringify({ problem_id: problemId }), { 'content-type': 'application/json' })).status).toBe(401)
     const other = await http.get(`${SIMILARITY}${reportId}/`, { 'client-secret': bob })
