@@ -47,6 +47,8 @@ export function resultMessageSchema(maxText: number, maxTests: number) {
       stderr: text,
       textCut: z.boolean().optional(),
       message: z.string().max(4096).optional(),
+      // when the step ended (an interactive problem's two wired steps are ordered by it)
+      endUs: z.number().min(0).optional(),
     })
     .strict()
   const CompileOutcome = z.object({ ok: z.boolean(), message: text, step: RunResult.optional(), cached: z.boolean().optional() }).strict()
