@@ -11,17 +11,16 @@
 // ARBITER_TEST_SANDBOX_BIN=<prefix>/bin runs Arbiter with a supervisor built into a private prefix.
 // Usage: npx tsx scripts/bench-packages.ts [--rounds 1] [--packages hello,different,oddecho,guess] [--json]
 import { execa } from 'execa'
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { testSandboxToml } from '../src/testing/sandbox-bin.ts'
+import { PROBLEMTOOLS_VERSION, problemtoolsCache, problemtoolsSdist } from '../src/testing/problemtools.ts'
 
-const VERSION = '1.20260907'
-const SHA256 = '55f19b6a72ef5cb07daf0a4e612be963a15e7972891a3afb0fff89244b6228c6'
+const VERSION = PROBLEMTOOLS_VERSION
 const ROOT = join(import.meta.dirname, '..')
-const cache = join(tmpdir(), `arbiter-problemtools-${VERSION}`)
+const cache = problemtoolsCache
 
 const { values } = parseArgs({
   options: {
@@ -33,16 +32,7 @@ const { values } = parseArgs({
 const ROUNDS = Math.max(1, Number(values.rounds))
 const say = (s: string) => process.stderr.write(`${s}\n`)
 
-async function sdistFile(): Promise<string> {
-  const tarball = process.env.PROBLEMTOOLS_SDIST ?? join(cache, `problemtools-${VERSION}.tar.gz`)
-  if (!existsSync(tarball)) {
-    mkdirSync(cache, { recursive: true })
-    await execa('pip', ['download', '--no-deps', '--no-binary', ':all:', `problemtools==${VERSION}`, '-d', cache], { timeout: 300_000 })
-  }
-  const hash = createHash('sha256').update(readFileSync(tarball)).digest('hex')
-  if (hash !== SHA256) throw new Error(`${tarball}: sha256 ${hash}, not the pinned ${SHA256}`)
-  return tarball
-}
+const sdistFile = problemtoolsSdist
 
 /** verifyproblem's command: VERIFYPROBLEM, else a venv of the pinned source package. */
 async function verifyproblem(tarball: string): Promise<string> {

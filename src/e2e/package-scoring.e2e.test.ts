@@ -3,33 +3,22 @@
 // our own whose validator writes score.txt with per-group flags are uploaded through the v4 API; their
 // submissions graded by problem_id get problemtools' verdicts and scores with each group's.
 import { execa } from 'execa'
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { V4Reply } from '../hackerearth/schemas.ts'
 import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 import { makeZip } from '../testing/zips.ts'
+import { unpackProblemtools } from '../testing/problemtools.ts'
 
-const VERSION = '1.20260907'
-const SHA256 = '55f19b6a72ef5cb07daf0a4e612be963a15e7972891a3afb0fff89244b6228c6'
-const cache = join(tmpdir(), `arbiter-problemtools-${VERSION}`)
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-scoring-'))
 let sdist = ''
 let server: RunningServer
 let secret = ''
 
 beforeAll(async () => {
-  const tarball = process.env.PROBLEMTOOLS_SDIST ?? join(cache, `problemtools-${VERSION}.tar.gz`)
-  if (!existsSync(tarball)) {
-    mkdirSync(cache, { recursive: true })
-    await execa('pip', ['download', '--no-deps', '--no-binary', ':all:', `problemtools==${VERSION}`, '-d', cache], { timeout: 240_000 })
-  }
-  const hash = createHash('sha256').update(readFileSync(tarball)).digest('hex')
-  if (hash !== SHA256) throw new Error(`${tarball}: sha256 ${hash}, not the pinned ${SHA256}`)
-  await execa('tar', ['xzf', tarball, '-C', tmp])
-  sdist = join(tmp, `problemtools-${VERSION}`)
+  sdist = await unpackProblemtools(tmp)
   server = await startServer({})
   secret = await server.createClient('teacher')
 }, 300_000)

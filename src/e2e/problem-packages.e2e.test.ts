@@ -5,7 +5,6 @@
 // problemtools' default validator (its C++ source in the same package) is compiled on the host and
 // run on random files beside Arbiter's: the answers must agree.
 import { execa } from 'execa'
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,25 +15,15 @@ import type { V4Reply } from '../hackerearth/schemas.ts'
 import { api, json, startServer, waitUntil } from '../testing/harness.ts'
 import { makeZip } from '../testing/zips.ts'
 import { testSandboxToml } from '../testing/sandbox-bin.ts'
+import { unpackProblemtools } from '../testing/problemtools.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const VERSION = '1.20260907'
-const SHA256 = '55f19b6a72ef5cb07daf0a4e612be963a15e7972891a3afb0fff89244b6228c6'
-const cache = join(tmpdir(), `arbiter-problemtools-${VERSION}`)
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-packages-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 let sdist = ''
 
 beforeAll(async () => {
-  const tarball = process.env.PROBLEMTOOLS_SDIST ?? join(cache, `problemtools-${VERSION}.tar.gz`)
-  if (!existsSync(tarball)) {
-    mkdirSync(cache, { recursive: true })
-    await execa('pip', ['download', '--no-deps', '--no-binary', ':all:', `problemtools==${VERSION}`, '-d', cache], { timeout: 240_000 })
-  }
-  const hash = createHash('sha256').update(readFileSync(tarball)).digest('hex')
-  if (hash !== SHA256) throw new Error(`${tarball}: sha256 ${hash}, not the pinned ${SHA256}`)
-  await execa('tar', ['xzf', tarball, '-C', tmp])
-  sdist = join(tmp, `problemtools-${VERSION}`)
+  sdist = await unpackProblemtools(tmp)
 }, 300_000)
 
 const cli = async (...args: string[]) => {
