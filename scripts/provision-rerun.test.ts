@@ -148,7 +148,7 @@ describe('re-running scripts/install-nsjail.sh', () => {
   const deps = /^BUILD_DEPS=\(([^)]*)\)/m.exec(text)?.[1].trim().split(/\s+/) ?? []
   const sandboxDir = join(HERE, 'sandbox')
   const built = {
-    'arbiter-supervisor': [join(sandboxDir, 'supervisor.c'), join(sandboxDir, 'prepared-jails.c')],
+    'arbiter-supervisor': [join(sandboxDir, 'supervisor.c'), join(sandboxDir, 'prepared-jails.c'), join(sandboxDir, 'wire.c')],
     'arbiter-jail-init': [join(sandboxDir, 'jail-init.c'), join(sandboxDir, 'jail-prepared.c')],
   }
   /** The headers every build reads (the script hashes them, in its glob's order, after the sources). */
