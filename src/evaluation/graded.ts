@@ -85,6 +85,7 @@ function prepare(db: Deps['db']) {
         earnedPoints: p('earnedPoints'),
         checkerMessage: p('checkerMessage'),
         stdout: p('stdout'),
+        score: p('score'),
         attempt: p('attempt'),
       } as never)
       .where(and(ofSubmission, eq(submissionTests.position, p('position'))))
@@ -124,6 +125,7 @@ export function recordTest(db: Deps['db'], row: Submission, position: number, ou
     earnedPoints: outcome.earned * points,
     checkerMessage: outcome.checkerMessage ?? null,
     stdout: outcome.stdout ?? null,
+    score: outcome.score ?? null,
     attempt: row.attempt,
   })
 }

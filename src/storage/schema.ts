@@ -152,8 +152,11 @@ export const problems = sqliteTable(
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
     /** An imported package's grading (its groups, scores, per-group validator flags); null: the first failure decides. */
     gradingJson: text(),
+    /** An API-imported package's zip, kept for its verify (a blob of <data>/problems/blobs), and its size (counted against grading.package_store_max_bytes). */
+    packageHash: text(),
+    packageBytes: integer(),
   },
-  (t) => [index('problems_client').on(t.clientId)]
+  (t) => [index('problems_client').on(t.clientId), index('problems_package').on(t.packageHash)]
 )
 
 export const problemTests = sqliteTable(
@@ -173,6 +176,43 @@ export const problemTests = sqliteTable(
     timeLimitSec: real(),
   },
   (t) => [primaryKey({ columns: [t.problemId, t.position] }), index('problem_tests_input').on(t.inputHash), index('problem_tests_output').on(t.outputHash)]
+)
+
+/**
+ * A verify of a stored package (POST …/problems/<id>/verify): every submission of the package's
+ * submissions/ run through the queue as the client's submissions, one at a time; `runs` names the
+ * submission of each run in order, so a verify the server stopped in resumes where it was.
+ */
+export const packageVerifies = sqliteTable(
+  'package_verifies',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** The verify_id clients use: random, like a problem_id. */
+    publicId: text().notNull().unique(),
+    clientId: integer()
+      .notNull()
+      .references(() => clients.id),
+    problemId: integer()
+      .notNull()
+      .references(() => problems.id, { onDelete: 'cascade' }),
+    /** queued | running | done | failed */
+    state: text().notNull(),
+    /** Runs finished and runs to do (submissions in an offered language; known once the package is read). */
+    done: integer().notNull().default(0),
+    total: integer(),
+    /** What it is doing now (reading the package, the accepted submissions for the time limit, the others). */
+    stage: text().notNull(),
+    /** The submission id of each run, in the order verify asks for them. */
+    runsJson: text().notNull().default('[]'),
+    /** The table so far, then the whole report (packages/verify.ts VerifyReport). */
+    reportJson: text(),
+    /** Why it failed (state failed). */
+    failure: text(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    startedAt: integer({ mode: 'timestamp_ms' }),
+    completedAt: integer({ mode: 'timestamp_ms' }),
+  },
+  (t) => [index('package_verifies_client_state').on(t.clientId, t.state), index('package_verifies_problem').on(t.problemId)]
 )
 
 /**
@@ -202,6 +242,8 @@ export const submissionTests = sqliteTable(
     earnedPoints: real(),
     checkerMessage: text(),
     stdout: text(),
+    /** What an output validator's score.txt said (a scoring package), when it wrote one. */
+    score: real(),
     /** The attempt (claim token) that wrote the outcome: a newer attempt overwrites it. */
     attempt: integer(),
   },
