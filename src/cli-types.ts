@@ -1,7 +1,7 @@
 // The shape of a command of `cli` (src/cli.ts), apart from the dispatcher so areas can import it.
 import type { parseArgs } from 'node:util'
 import type { Config } from './config.ts'
-import type { Db } from './storage/db.ts'
+import type { Db } from './storage/db-types.ts'
 
 /** What every command gets from cli.ts: the one way to read the config and to open the database. */
 export interface CliContext {

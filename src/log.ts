@@ -1,14 +1,7 @@
 // One structured JSON logger (one line per event on stderr); child() adds fixed fields.
-export type Fields = Record<string, unknown>
-export type Level = 'debug' | 'info' | 'warn' | 'error'
+import type { Fields, Level, Log } from './log-types.ts'
 
-export interface Log {
-  debug(msg: string, fields?: Fields): void
-  info(msg: string, fields?: Fields): void
-  warn(msg: string, fields?: Fields): void
-  error(msg: string, fields?: Fields): void
-  child(fields: Fields): Log
-}
+export type { Fields, Level, Log }
 
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 

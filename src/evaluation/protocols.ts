@@ -2,36 +2,9 @@
 // (its `api` column) and calls that protocol's hooks inside its own transactions, so a protocol can
 // enqueue its callbacks through the outbox atomically with the state change. The core never branches
 // on which protocol asked and imports none of them: the composition root builds the registry.
-import type { Config } from '../config.ts'
-import type { Db } from '../storage/db.ts'
-import type { Submission } from './model.ts'
+import type { HookDeps, Protocol, Protocols } from './protocol-types.ts'
 
-/**
- * What a hook may use: it runs inside the core's transaction (db is that connection). Spelt out, not
- * picked from Deps, which names this module's Protocols: no type loop through src/deps.ts.
- */
-export interface HookDeps {
-  config: Config
-  db: Db
-  now: () => Date
-}
-
-export interface Protocol {
-  /** Stored in submissions.api; unique. */
-  name: string
-  /** Whether the protocol shows the compile stage and tests as they end (the worker then reports them early). */
-  stagesShown: boolean
-  /** Every request is answered before it runs (a callback or a poll gives the result): queued behind synchronous ones. */
-  asynchronous?: boolean
-  /** It accepts Judge0's own forms (manifest judge0_only: its Executable, its multi-file program); no other protocol may. */
-  judge0Forms?: boolean
-  /** The compile step is over (only called when stagesShown). */
-  onCompiled?(deps: HookDeps, row: Submission): void
-  /** The submission is completed (also after our own failure). */
-  onCompleted?(deps: HookDeps, row: Submission): void
-}
-
-export type Protocols = ReadonlyMap<string, Protocol>
+export type { HookDeps, Protocol, Protocols }
 
 export function protocolRegistry(list: Protocol[]): Protocols {
   const map = new Map<string, Protocol>()

@@ -12,6 +12,7 @@ import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { PermanentFailure, postCallback } from './callback.ts'
 import type { OutboxKind } from '../storage/outbox-kinds.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
+import type { Outbox } from './outbox-types.ts'
 import { destinationHealth, destinationOf, EMAIL_SHARE, isTimeout, shareOf, slotCaps } from './outbox-shares.ts'
 
 export type OutboxRow = typeof outbox.$inferSelect
@@ -89,14 +90,7 @@ export function retryFailed(db: Pick<Db, 'update'>, now: Date, id?: number): num
 /** Sends one row; throws to fail the attempt (PermanentFailure: no retry). */
 export type Sender = (row: OutboxRow) => Promise<void>
 
-export interface Outbox {
-  start(): void
-  /** Something was enqueued: look for due rows now instead of at the next timer. */
-  wake(): void
-  /** Stops taking rows and waits for the deliveries in flight. */
-  stop(): Promise<void>
-  readonly inFlight: number
-}
+export type { Outbox }
 
 export interface OutboxDeps {
   db: Db

@@ -2,6 +2,7 @@
 import type { CheckerSpec } from '../grading/checkers.ts'
 import type { TestOutcome, TestStatus } from '../grading/types.ts'
 import type { RunResult } from '../sandbox/types.ts'
+import type { JobFileAt } from '../storage/payloads.ts'
 
 export interface Job extends JobSpec {
   /** Language code as resolved by languages.ts (canonical code). */
@@ -93,17 +94,8 @@ export interface JobFile {
   contentBase64: string
 }
 
-/**
- * An extra file the core stored in its data directory when it accepted the job (storage/payloads.ts):
- * read where the job runs (the pool's worker thread), so its bytes never cross the main thread.
- */
-export interface JobFileAt {
-  /** A plain name, as JobFile's. */
-  name: string
-  /** Absolute path of the stored copy (written by the core, never named by a client). */
-  path: string
-  bytes: number
-}
+// an extra file the core stored when it accepted the job: the store's own type
+export type { JobFileAt }
 
 /**
  * What a protocol may set on a job besides language, source, input and the cpu/memory limits. Every

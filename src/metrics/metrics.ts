@@ -2,12 +2,12 @@
 // (submissions by state, verdict and language; queue depth and age; outbox backlog; interviews by status)
 // are read from it at scrape time, so they survive restarts and never drift; what only passes through
 // (step durations, HTTP requests) is counted as it happens.
-import type { MiddlewareHandler } from 'hono'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Config } from '../config.ts'
 import type { Db } from '../storage/db.ts'
 import type { Pool } from '../jobs/pool-types.ts'
-import type { RemoteStatus } from '../sandbox-hosts/remote-pool.ts'
+import type { RemoteStatus } from '../sandbox-hosts/status-types.ts'
+import type { Metrics } from './metrics-types.ts'
 import { statusAt } from '../interviews/status.ts'
 import { interviews, outbox, submissions } from '../storage/schema.ts'
 import { count, eq, isNull, min } from 'drizzle-orm'
@@ -23,13 +23,7 @@ export interface MetricsDeps {
   now: () => Date
 }
 
-export interface Metrics {
-  registry: Registry
-  /** Counts every HTTP request by its route pattern (not the raw path) and status. */
-  http: MiddlewareHandler
-  /** Wraps a pool so that each job's compile and run steps are timed. */
-  instrument(pool: Pool): Pool
-}
+export type { Metrics }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 

@@ -3,7 +3,7 @@
 import { and, count, eq, notInArray } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import { submissions } from '../storage/schema.ts'
-import type { RemoteStatus } from './remote-pool.ts'
+import type { RemoteStatus } from './status-types.ts'
 
 export function queueHealth(db: Deps['db'], status: RemoteStatus) {
   const rows = db

@@ -16,6 +16,7 @@ import { producerOptions, redact, redisOptions } from './connection.ts'
 import { byReference } from './blobs.ts'
 // a host has no access to this disk: a job's stored files travel as bytes
 import { inlineFilesAt } from '../jobs/job-files.ts'
+import type { RemoteStatus } from './status-types.ts'
 import { MISSING_TEST_DATA, RESULTS_QUEUE, resultMessageSchema, type JobMessage, type ResultMessage } from './wire.ts'
 
 interface Pending {
@@ -41,17 +42,7 @@ interface HostSet {
   hosts: string[]
 }
 
-export interface RemoteStatus {
-  redis: 'ok' | 'unreachable'
-  url: string
-  hosts: { id: string; languages: number; slots: number }[]
-  slots: number
-  /** Every language some live host has. */
-  languages: string[]
-  out: number
-  /** Jobs out for a language no live host has (they wait, and go as soon as one advertises it). */
-  waiting_for_a_host: Record<string, number>
-}
+export type { RemoteStatus }
 
 export interface RemotePool extends Pool {
   available(): ReadonlySet<string> | undefined

@@ -2,12 +2,9 @@
 // similarity_reports table (the queue of record). At start, reports left running by a crash or a stop go
 // back to the queue and run again from the start; a report whose analysis keeps killing its process is
 // failed after MAX_ATTEMPTS instead of being retried for ever.
-import type { Deps } from '../deps.ts'
-import type { SimilarityQueue } from './queue-types.ts'
+import type { BackgroundQueue, Deps } from '../deps.ts'
 import { AnalysisFailed, runAnalysis, SOURCE_BATCH_BYTES } from './runner.ts'
 import { claimNext, completeReport, recordProgress, requeueRunning, sourceBatches, storedOf, type ReportRow } from './reports.ts'
-
-export type { SimilarityQueue } from './queue-types.ts'
 
 type QueueDeps = Pick<Deps, 'config' | 'db' | 'log' | 'now' | 'outbox'> & {
   /** True while this machine's own jails have work: the analysis then waits (runner.ts yieldTo). */
@@ -66,7 +63,7 @@ export async function runReport(deps: QueueDeps, row: ReportRow, signal?: AbortS
   }
 }
 
-export function createSimilarityQueue(deps: QueueDeps): SimilarityQueue {
+export function createSimilarityQueue(deps: QueueDeps): BackgroundQueue {
   let running: Promise<void> | undefined
   let stopped = false
   let again = false

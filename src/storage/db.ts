@@ -1,11 +1,13 @@
 // openDb(path): better-sqlite3 (WAL, foreign keys) + drizzle, migrated at open. openMemoryDb() for tests.
 import Database from 'better-sqlite3'
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
+import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { join } from 'node:path'
 import * as schema from './schema.ts'
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
+import type { Db } from './db-types.ts'
+
+export type { Db }
 
 const migrationsFolder = join(import.meta.dirname, 'migrations')
 

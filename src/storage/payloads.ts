@@ -10,7 +10,6 @@
 // in place) is hard-linked, not copied: accepting it reads none of its bytes.
 import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { JobFileAt } from '../jobs/types.ts'
 
 /** A file as the core stores it: its bytes, or a file on this disk that is never changed in place. */
 export type PayloadFile = { name: string; content: Buffer } | { name: string; linkFrom: string; bytes: number }
@@ -54,6 +53,18 @@ export function storePayloads(dataDir: string, publicId: string, files: readonly
     removePayloads(dataDir, publicId)
     throw err
   }
+}
+
+/**
+ * An extra file of a job, stored here when the core accepted it and read where the job runs (the pool's
+ * worker thread), so its bytes never cross the main thread.
+ */
+export interface JobFileAt {
+  /** A plain name, as a job's file. */
+  name: string
+  /** Absolute path of the stored copy (written by the core, never named by a client). */
+  path: string
+  bytes: number
 }
 
 /** The job's files as the worker reads them. */
