@@ -390,6 +390,12 @@ export const ConfigSchema = z
           .max(600)
           .default(10)
           .describe("How long judging one test's output with a built-in checker may take (they are linear in the output; this bounds what is left): past it the test is IE."),
+        package_store_max_bytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(1_073_741_824)
+          .describe("Most bytes of package zips one client's problems keep for verifying them through the API (POST …/problems/<id>/verify). A package past it is still imported, its zip not kept (the reply's package.kept says so); 0 keeps none."),
       },
       'Graded submissions (v4 test_cases): compile once, run every test in a fresh jail, judge with a checker.'
     ),

@@ -6,6 +6,7 @@ import { dataDirFromEnv, loadConfig, requireDataDir } from './config.ts'
 import { applyLiveConfig } from './config-reload.ts'
 import type { Deps } from './deps.ts'
 import { createDispatcher } from './evaluation/dispatcher.ts'
+import { resumeVerifies } from './evaluation/package-verifies.ts'
 import { createProtocols } from './protocols.ts'
 import { createApp } from './app.ts'
 import { reportSecret } from './interviews/report.ts'
@@ -73,6 +74,9 @@ async function main() {
   const similarity = createSimilarityQueue({ ...base, outbox, sandboxBusy: () => (local?.busy ?? 0) > 0 })
   const deps: Deps = { ...base, dispatcher, outbox, similarity, ...(remote && { sandboxHosts: remote }) }
   dispatcher.start()
+  // package verifies a stop left running resume (their runs are in the queue), those waiting start
+  const verifies = resumeVerifies(deps)
+  if (verifies) log.info('package verifies resumed', { clients: verifies })
   similarity.start()
   // results are read once what was out has been resumed (a result with no claim waiting is dropped as stale)
   remote?.start()

@@ -3,6 +3,7 @@
 // line here. The order is the order they are mounted and asked for a 404's body: HackerEarth v3 answers
 // any path no other face claims, so it comes last.
 import { protocolRegistry, type Protocols } from './evaluation/protocols.ts'
+import { packageVerifyProtocol } from './evaluation/package-verifies.ts'
 import type { Face } from './http/face.ts'
 import { hackerEarthV3Face } from './hackerearth-v3/face.ts'
 import { hackerEarthV4Face } from './hackerearth-v4/face.ts'
@@ -21,5 +22,6 @@ export const FACES: readonly Face[] = [
 ]
 
 export function createProtocols(faces: readonly Face[] = FACES): Protocols {
-  return protocolRegistry(faces.flatMap((f) => f.protocols))
+  // the core's own: a package verify's runs (asked for through a face, run as the core's submissions)
+  return protocolRegistry([...faces.flatMap((f) => f.protocols), packageVerifyProtocol])
 }

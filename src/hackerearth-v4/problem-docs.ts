@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ErrorReply } from '../hackerearth/schemas.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { ProblemList, ProblemReply, ProblemRequest } from '../problems/schemas.ts'
+import { VerifyReply } from './verify-replies.ts'
 
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } })
 const errors = (codes: Record<number, string>) =>
@@ -47,5 +48,23 @@ export const problemDocs = {
     trailingSlash: true,
     request: { headers, params },
     responses: { 200: { description: 'Deleted', content: json(z.object({ problem_id: z.string(), deleted: z.literal(true) })) }, ...errors({ 401: 'UnregisteredClientError', 404: 'NotFoundError' }) },
+  },
+  verify: {
+    tags: ['problems'],
+    summary:
+      "Verify a problem imported as a package: every submission of its submissions/<verdict>/ folders runs (as this client's asynchronous submissions, one at a time, in the fair queue) and gets a row: file, expected, got, time, pass/fail. Submissions in a language not offered here are listed as such. One verify of a client runs at a time; up to 4 more wait (docs/api/problem-packages.md).",
+    trailingSlash: true,
+    request: { headers, params },
+    responses: {
+      202: { description: 'Accepted: queued or running; GET status_url for its progress', content: json(VerifyReply) },
+      ...errors({ 400: 'InvalidArgumentError (the problem keeps no package)', 401: 'UnregisteredClientError', 404: "NotFoundError (also for another client's problem)", 429: 'QueueFullError (4 verifies of this client already wait; errors: queued, max_queued, retry_after; header Retry-After)' }),
+    },
+  },
+  verifyStatus: {
+    tags: ['problems'],
+    summary: "A verify's progress (state, stage, done of total, the rows so far) and, once done, the whole table and whether every submission passed.",
+    trailingSlash: true,
+    request: { headers, params: z.object({ problemId: z.string(), verifyId: z.string() }) },
+    responses: { 200: { description: 'The verify', content: json(VerifyReply) }, ...errors({ 401: 'UnregisteredClientError', 404: "NotFoundError (also another client's verify, or one of another problem)" }) },
   },
 } satisfies Record<string, RouteDoc>

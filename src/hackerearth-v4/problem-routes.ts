@@ -1,5 +1,5 @@
-// /v4/partner/code-evaluation/problems/: POST (JSON, or multipart with a `tests` zip), GET list, GET one,
-// DELETE. The client-secret header (or client_secret in the query) is checked before a byte of the
+// /v4/partner/code-evaluation/problems/: POST (JSON, or multipart with a `tests` zip or a `package`),
+// GET list, GET one, DELETE; and a package's verify: POST …/<id>/verify (202), GET …/<id>/verify/<verify_id>. The client-secret header (or client_secret in the query) is checked before a byte of the
 // upload is read, and the upload is capped by grading.* while it streams in.
 import { Hono, type Context } from 'hono'
 import type { Deps } from '../deps.ts'
@@ -8,7 +8,10 @@ import { clientSecret } from '../hackerearth/auth.ts'
 import { parseBoundedJson, rawBody } from '../http/body.ts'
 import { documented } from '../http/route-docs.ts'
 import { problemDocs } from './problem-docs.ts'
-import { createProblem, deleteProblem, getProblem, listProblems, problemReply, type ProblemInput } from '../problems/problems.ts'
+import { createProblem, deleteProblem, getProblem, keepPackage, listProblems, problemReply, type ProblemInput } from '../problems/problems.ts'
+import { linksFor } from '../hackerearth/replies.ts'
+import { getVerify, requestVerify } from '../evaluation/package-verifies.ts'
+import { verifyReply } from './verify-replies.ts'
 import { ProblemForm, ProblemRequest } from '../problems/schemas.ts'
 import { readTestZip, ZipRefused } from '../problems/zip.ts'
 import { jsonUploadCaps, uploadScanner } from '../problems/upload-scan.ts'
@@ -26,7 +29,7 @@ function invalid(error: z.ZodError, body: Record<string, unknown>): never {
   throw new AppError('InvalidArgument', `${issue.path.join('.') || field} is not valid (${issue.message})`, {})
 }
 
-async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { report?: ImportReport }> {
+async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { report?: ImportReport; zip?: Buffer }> {
   const g = deps.config.grading
   const type = c.req.header('content-type') ?? ''
   const multipart = /^multipart\/form-data/i.test(type)
@@ -76,7 +79,7 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
 }
 
 /** A Kattis/ICPC problem package (a zip of the problem's folder, or of its contents): its problem and the import's report. */
-async function readPackageUpload(deps: Deps, data: Buffer, fileName: string, cacheScope: string): Promise<ProblemInput & { report: ImportReport }> {
+async function readPackageUpload(deps: Deps, data: Buffer, fileName: string, cacheScope: string): Promise<ProblemInput & { report: ImportReport; zip: Buffer }> {
   const g = deps.config.grading
   try {
     // every file read counts against the problems' caps; a package may hold sources and yaml besides its tests
@@ -87,7 +90,7 @@ async function readPackageUpload(deps: Deps, data: Buffer, fileName: string, cac
     // no time limit given: the accepted submissions run now (in the pool, as the validator's compile)
     // and the limit problemtools would compute is kept with the problem
     await decideTimeLimit(imported, pkg.files, packageRunOptions(deps.config, deps.languages, imported, pkg.files.has('domjudge-problem.ini'), (job) => deps.pool.run({ ...job, cacheScope })))
-    return { ...imported.problem, report: imported.report }
+    return { ...imported.problem, report: imported.report, zip: data }
   } catch (err) {
     if (err instanceof PackageRefused) throw new AppError(err.tooLarge ? 'PayloadTooLarge' : 'InvalidArgument', `package: ${err.message}`, { file: err.file, rule: err.rule })
     throw err
@@ -100,13 +103,28 @@ export function problemRoutes(deps: Deps): Hono {
   const one = `${PROBLEMS_PATH}/:problemId`
   // (a trailing slash is the same route: the app is not strict about it)
   app.post(PROBLEMS_PATH, auth, documented(problemDocs.create, async (c: Context) => {
-    const { report, ...input } = await readUpload(deps, c)
-    return c.json({ ...problemReply(createProblem(deps, c.var.client, input).problem), ...(report && { package: report }) })
+    const { report, zip, ...input } = await readUpload(deps, c)
+    const { problem } = createProblem(deps, c.var.client, input)
+    // the zip is kept for verifying it later (POST …/<id>/verify), within the client's share
+    const kept = zip && keepPackage(deps, c.var.client, problem, zip)
+    return c.json({ ...problemReply(problem), ...(report && kept && { package: { ...report, kept: kept.kept, ...(kept.note && { kept_note: kept.note }) } }) })
   }))
   app.get(PROBLEMS_PATH, auth, documented(problemDocs.list, (c: Context) => c.json({ problems: listProblems(deps, c.var.client).map((p) => problemReply(p)) })))
   app.get(one, auth, documented(problemDocs.get, (c: Context) => {
     const { problem, tests } = getProblem(deps, c.var.client, c.req.param('problemId') ?? '')
     return c.json(problemReply(problem, tests))
+  }))
+  const links = linksFor(deps.config)
+  const statusUrl = (problemId: string, verifyId: string) => `${links.publicUrl}${PROBLEMS_PATH}/${problemId}/verify/${verifyId}/`
+  app.post(`${one}/verify`, auth, documented(problemDocs.verify, (c: Context) => {
+    const problemId = c.req.param('problemId') ?? ''
+    const row = requestVerify(deps, c.var.client, problemId)
+    return c.json(verifyReply(row, { publicId: problemId }, statusUrl(problemId, row.publicId)), 202)
+  }))
+  app.get(`${one}/verify/:verifyId`, auth, documented(problemDocs.verifyStatus, (c: Context) => {
+    const problemId = c.req.param('problemId') ?? ''
+    const row = getVerify(deps, c.var.client, problemId, c.req.param('verifyId') ?? '')
+    return c.json(verifyReply(row, { publicId: problemId }, statusUrl(problemId, row.publicId)))
   }))
   app.delete(one, auth, documented(problemDocs.delete, (c: Context) => c.json({ problem_id: deleteProblem(deps, c.var.client, c.req.param('problemId') ?? '').publicId, deleted: true as const })))
   return app

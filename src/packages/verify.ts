@@ -94,6 +94,9 @@ export interface VerifyReport {
   ok: boolean
 }
 
+/** What a verify is doing: its accepted submissions first when the package gives no time limit, then the rest. */
+export type VerifyStage = 'accepted submissions, for the time limit' | 'submissions'
+
 export interface VerifyOptions {
   /** Whether Arbiter can run this language code here (offered and provisioned). */
   canRun(code: string): boolean
@@ -111,6 +114,8 @@ export interface VerifyOptions {
   /** A compile command other than the language's, for a package's submissions (see the CLI). */
   compileArgv?(code: string): string[] | undefined
   onRow?: (row: SubmissionRow, done: number, total: number) => void
+  /** A stage starts: every row (filled in as runs end) and how many runs there are in all. */
+  onStage?: (stage: VerifyStage, rows: SubmissionRow[], total: number) => void
   /** Only the accepted submissions run, for the time limit (an import's), when the package gives none. */
   timeLimitOnly?: boolean
 }
@@ -220,6 +225,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   let timeLimitFrom = spec.timeLimitFrom ?? ''
   const accepted = runnable.filter((r) => r.row.folder === 'accepted')
   const first = timeLimitSec === undefined ? accepted : []
+  if (first.length) opts.onStage?.('accepted submissions, for the time limit', rows, opts.timeLimitOnly ? first.length : total)
   for (const r of first) await judge(r, opts.maxTimeSec, 0)
   if (timeLimitSec === undefined) {
     const slowest = Math.max(0, ...first.filter((r) => r.row.got === 'AC').map((r) => r.row.time ?? 0))
@@ -228,6 +234,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
     timeLimitFrom = `computed: slowest accepted ${slowest.toFixed(2)} s CPU × ${spec.acToTimeLimit}, rounded up to ${res} s, at least 1 s${timeLimitSec === opts.maxTimeSec ? ` (capped at limits.max_time_sec ${opts.maxTimeSec})` : ''}`
   }
   if (opts.timeLimitOnly) return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
+  opts.onStage?.('submissions', rows, total)
   for (const r of runnable) if (!first.includes(r)) await judge(r, timeLimitSec, timeLimitSec * (spec.timeLimitToTle - 1))
   return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
 }

@@ -23,8 +23,13 @@ export function putBlob(dataDir: string, data: Uint8Array): { hash: string; crea
 }
 
 export function readBlob(dataDir: string, hash: string): string {
+  return readBlobBytes(dataDir, hash).toString('utf8')
+}
+
+/** A blob's bytes as stored (a kept package's zip). */
+export function readBlobBytes(dataDir: string, hash: string): Buffer {
   if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error('bad blob hash')
-  return readFileSync(pathOf(dataDir, hash), 'utf8')
+  return readFileSync(pathOf(dataDir, hash))
 }
 
 /** Removes the files of these hashes that isUsed says nothing refers to. */

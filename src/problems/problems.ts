@@ -104,7 +104,35 @@ export function createProblem(deps: ServiceDeps, client: Client, input: ProblemI
 }
 
 function isBlobUsed(db: Deps['db'], hash: string): boolean {
-  return !!db.select({ p: problemTests.problemId }).from(problemTests).where(or(eq(problemTests.inputHash, hash), eq(problemTests.outputHash, hash))).limit(1).get()
+  return (
+    !!db.select({ p: problemTests.problemId }).from(problemTests).where(or(eq(problemTests.inputHash, hash), eq(problemTests.outputHash, hash))).limit(1).get() ||
+    !!db.select({ p: problems.id }).from(problems).where(eq(problems.packageHash, hash)).limit(1).get()
+  )
+}
+
+/**
+ * Keeps an imported package's zip with its problem, for verifying it later through the API, while the
+ * client's kept zips stay within grading.package_store_max_bytes; past it the zip is not kept (the
+ * problem is, and the answer says why).
+ */
+export function keepPackage(deps: Pick<Deps, 'config' | 'db'>, client: Client, problem: Problem, zip: Uint8Array): { kept: boolean; note?: string } {
+  const { config, db } = deps
+  const cap = config.grading.package_store_max_bytes
+  const over = (used: number) => used + zip.length > cap
+  const usedBy = () => db.select({ n: sql<number>`coalesce(sum(${problems.packageBytes}), 0)` }).from(problems).where(eq(problems.clientId, client.id)).get()!.n
+  const refused = (used: number) => ({ kept: false, note: `not kept: this client's problems keep ${used} bytes of packages and this one has ${zip.length}, past grading.package_store_max_bytes (${cap}); delete problems to verify this one through the API` })
+  // checked before the file is written, and again with the row (two imports at once)
+  if (over(usedBy())) return refused(usedBy())
+  const blob = putBlob(config.dataDir, zip)
+  const used = db.transaction(() => {
+    const n = usedBy()
+    if (over(n)) return n
+    db.update(problems).set({ packageHash: blob.hash, packageBytes: zip.length }).where(eq(problems.id, problem.id)).run()
+    return undefined
+  })
+  if (used === undefined) return { kept: true }
+  if (blob.created) removeUnused(config.dataDir, [blob.hash], (h) => isBlobUsed(db, h))
+  return refused(used)
 }
 
 /** A client's own problem by its problem_id; another client's is answered as unknown. */
@@ -134,7 +162,7 @@ export function listProblems(deps: Pick<Deps, 'db'>, client: Client): Problem[] 
 export function deleteProblem(deps: Pick<Deps, 'db' | 'config'>, client: Client, publicId: string): Problem {
   const { problem, tests } = getProblem(deps, client, publicId)
   deps.db.delete(problems).where(eq(problems.id, problem.id)).run()
-  removeUnused(deps.config.dataDir, tests.flatMap((t) => [t.inputHash, t.outputHash]), (h) => isBlobUsed(deps.db, h))
+  removeUnused(deps.config.dataDir, [...tests.flatMap((t) => [t.inputHash, t.outputHash]), ...(problem.packageHash ? [problem.packageHash] : [])], (h) => isBlobUsed(deps.db, h))
   return problem
 }
 

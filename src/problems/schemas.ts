@@ -65,6 +65,8 @@ export const ProblemReply = z
         memory_limit_kb: z.number().nullable(),
         submissions: z.array(z.object({ folder: z.string(), files: z.array(z.string()) })),
         ignored: z.array(z.string()),
+        kept: z.boolean().optional().meta({ description: 'Whether the zip is kept for verifying it (POST …/problems/<id>/verify); within grading.package_store_max_bytes per client.' }),
+        kept_note: z.string().optional().meta({ description: 'Why it was not kept.' }),
       })
       .optional()
       .meta({ description: 'A package import (POST with `package`): what was imported and every part left out.' }),
