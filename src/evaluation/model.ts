@@ -21,7 +21,7 @@ export interface RawStep {
 }
 
 export interface RawResult {
-  /** null for a language without a compile step, or a program from the compile cache. */
+  /** null for a language without a compile step (and for a program from the compile cache in rows stored before its output was kept). A cached compile: its kept output, zero time and memory. */
   compile: (RawStep & { stdout: string; stderr: string }) | null
   run: RawStep | null
   /** A repeated run (JobSpec.repeat): each run's figures in order; run is the last. */

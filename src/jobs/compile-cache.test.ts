@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { measureTree } from '../sandbox/copy-tree.ts'
-import { compileCacheKey, evict, lookupCompiled, storeCompiled as store } from './compile-cache.ts'
+import { compileCacheKey, evict, lookupCompiled as lookup, storeCompiled as storeWith, type CompiledOutput } from './compile-cache.ts'
 
-const storeCompiled = (dir: string, key: string, box: string, maxBytes: number) => store(dir, key, box, maxBytes, measureTree(box))
+const CAP = 1 << 16
+const NO_OUTPUT: CompiledOutput = { stdout: '', stderr: '' }
+const store = (dir: string, key: string, box: string, maxBytes: number, measured: ReturnType<typeof measureTree>) => storeWith(dir, key, box, maxBytes, measured, NO_OUTPUT)
+const storeCompiled = (dir: string, key: string, box: string, maxBytes: number, output = NO_OUTPUT) => storeWith(dir, key, box, maxBytes, measureTree(box), output)
+const lookupCompiled = (dir: string, key: string) => lookup(dir, key, CAP)
 
 describe('the compile cache', () => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-ccache-'))
@@ -54,6 +58,61 @@ describe('the compile cache', () => {
     expect(lookupCompiled(dir, keys[2])).toBeDefined()
   })
 
+  it("the compile's output is kept with the program and given back on every hit, as it was printed", () => {
+    const dir = join(root, 'cache-out')
+    const warned = { stdout: 'note: from stdout\n', stderr: "main.c:1:5: warning: unused variable 'x' [-Wunused-variable]\n \u0001 é\n", textCut: true }
+    storeCompiled(dir, 'e'.repeat(64), box('warned', 1000), 1 << 20, warned)
+    expect(lookupCompiled(dir, 'e'.repeat(64))?.output).toEqual(warned)
+    expect(lookupCompiled(dir, 'e'.repeat(64))?.output, 'the second hit too').toEqual(warned)
+    storeCompiled(dir, 'f'.repeat(64), box('quiet', 1000), 1 << 20)
+    expect(lookupCompiled(dir, 'f'.repeat(64))?.output).toEqual({ stdout: '', stderr: '' })
+  })
+
+  it('an entry kept before the output was (a tree and size.json only) is never found: its key is not made any more, and under a key that is made it is a miss, replaced by the next store', () => {
+    // the key as it was made before the layout was part of it: a lookup never asks for it
+    const before = createHash('sha256')
+      .update(JSON.stringify([base.scope, base.version, base.language, base.argv, base.limits, createHash('sha256').update(base.source).digest('hex')]))
+      .digest('hex')
+    expect(compileCacheKey(base)).not.toBe(before)
+    const dir = join(root, 'cache-old')
+    const key = compileCacheKey(base)
+    storeCompiled(dir, key, box('old', 1000), 1 << 20)
+    rmSync(join(dir, key, 'output.json')) // as the old layout wrote it
+    const used = new Date(Date.now() - 60_000)
+    utimesSync(join(dir, key), used, used)
+    expect(lookupCompiled(dir, key), 'no output kept: compiled again, never an empty output').toBeUndefined()
+    expect(statSync(join(dir, key)).mtimeMs, 'a miss is not a use').toBeLessThan(Date.now() - 30_000)
+    const warned = { stdout: '', stderr: 'warning: again\n' }
+    storeCompiled(dir, key, box('new', 1000), 1 << 20, warned)
+    const hit = lookupCompiled(dir, key)
+    expect(hit?.output).toEqual(warned)
+    expect(readFileSync(join(hit!.tree, 'main.c'), 'utf8')).toBe('new')
+    expect(readdirSync(dir), 'the old entry went, nothing left beside').toEqual([key])
+  })
+
+  it('an output.json larger than texts read back up to the output cap could make, or not of its shape, is a miss', () => {
+    const dir = join(root, 'cache-bad')
+    const bad = (name: string, text: string | Buffer) => {
+      const key = createHash('sha256').update(name).digest('hex')
+      storeCompiled(dir, key, box(name, 1000), 1 << 20)
+      writeFileSync(join(dir, key, 'output.json'), text)
+      return key
+    }
+    expect(lookupCompiled(dir, bad('huge', JSON.stringify({ stdout: 'x'.repeat(13 * CAP), stderr: '' })))).toBeUndefined()
+    expect(lookupCompiled(dir, bad('shape', JSON.stringify({ stdout: 1, stderr: '' })))).toBeUndefined()
+    expect(lookupCompiled(dir, bad('cut', JSON.stringify({ stdout: '', stderr: '', textCut: 'yes' })))).toBeUndefined()
+    expect(lookupCompiled(dir, bad('json', '{'))).toBeUndefined()
+    // a link in its place is not followed
+    const key = bad('link', '')
+    rmSync(join(dir, key, 'output.json'))
+    writeFileSync(join(root, 'elsewhere.json'), JSON.stringify({ stdout: 'not kept here', stderr: '' }))
+    symlinkSync(join(root, 'elsewhere.json'), join(dir, key, 'output.json'))
+    expect(lookupCompiled(dir, key)).toBeUndefined()
+    // at the bound: every byte of both streams a control character, as JSON writes them
+    const worst = bad('worst', JSON.stringify({ stdout: '\u0001'.repeat(CAP), stderr: '\u0001'.repeat(CAP), textCut: true }))
+    expect(lookupCompiled(dir, worst)?.output.stdout).toHaveLength(CAP)
+  })
+
   it('a program larger than the whole cache is not kept', () => {
     const dir = join(root, 'cache3')
     storeCompiled(dir, 'c'.repeat(64), box('big', 100_000), 50_000)
@@ -85,9 +144,10 @@ describe('the compile cache', () => {
 
 describe('the compile cache, kept by many', () => {
   const root = mkdtempSync(join(tmpdir(), 'arbiter-ccache-many-'))
-  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  // 2,000 folders to remove: seconds on a loaded disk
+  afterAll(() => rmSync(root, { recursive: true, force: true }), 120_000)
 
-  it('a store does not read every entry: with 2,000 kept, a scan comes once the total passes max_bytes, not with every store', () => {
+  it('a store does not read every entry: with 2,000 kept, a scan comes once the total passes max_bytes, not with every store', { timeout: 120_000 }, () => {
     const dir = join(root, 'cache')
     mkdirSync(dir)
     const entry = 2 * 4096

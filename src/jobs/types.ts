@@ -58,9 +58,12 @@ export interface CompileOutcome {
   ok: boolean
   /** The compiler's message (stdout+stderr) when it failed; '' otherwise. */
   message: string
-  /** The raw compile step, absent for interpreted languages and for a program from the compile cache. */
+  /**
+   * The raw compile step, absent for interpreted languages. For a program from the compile cache, the
+   * compile that was kept: its output as it printed it, status ok, zero time and memory.
+   */
   step?: RunResult
-  /** The compiled program came from the compile cache: no compile step ran. */
+  /** The compiled program came from the compile cache: no compile step ran (step is the kept one's replay). */
   cached?: boolean
 }
 

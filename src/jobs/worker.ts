@@ -13,7 +13,7 @@ import { rootImagePath } from '../sandbox/root-image.ts'
 import type { Limits, RunResult } from '../sandbox/types.ts'
 import { copyMeasured, copyTree, DEFAULT_TREE_BOUNDS, measureTree, TreeRefused, type TreeBounds, type TreeSize } from '../sandbox/copy-tree.ts'
 import { readRegularFile } from '../sandbox/host-files.ts'
-import { compileCacheKey, lookupCompiled, storeCompiled } from './compile-cache.ts'
+import { compileCacheKey, lookupCompiled, storeCompiled, type CompiledOutput } from './compile-cache.ts'
 import { isOutputValidator, isProgramChecker, type BuiltinChecker, type CheckerSpec, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, interactiveOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
 import type { RunHooks } from './pool-types.ts'
@@ -117,6 +117,13 @@ function compileFailureMessage(r: RunResult, limits: Limits, capBytes: number): 
   return [text, why[r.status]].filter(Boolean).join('\n') || `compiler exited with code ${r.exitCode}`
 }
 
+/**
+ * A compile served from the cache, as the clients see it: what the compile printed when it ran (a
+ * compiler prints its warnings every time), its status (only a compile that exited 0 is kept), and
+ * zero time and memory: no compile step ran for this job.
+ */
+const replayedCompile = (output: CompiledOutput): RunResult => ({ status: 'ok', exitCode: 0, signal: null, cpuSec: 0, wallSec: 0, memoryKb: 0, ...output })
+
 /** versions.json of the toolchains, re-read when provisioning rewrites it: a new compiler is a new cache key. */
 let versions: { mtimeMs: number; languages: Record<string, { version?: string }> } | undefined
 function toolchainVersion(toolchains: string, code: string): string {
@@ -184,7 +191,9 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         : ''
     // the same characters are other bytes when they are bytes (inputEncoding): another program
     const bytes = spec.inputEncoding ? `\0${spec.inputEncoding}` : ''
-    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits, source: source + extra + bytes })
+    // the output cap too: the compile's messages kept with the program were read back up to it
+    const kept = { ...limits, readBackBytes: settings.limits.outputCapBytes }
+    return compileCacheKey({ scope, version: toolchainVersion(settings.toolchains, lang.code), language: lang.code, argv, limits: kept, source: source + extra + bytes })
   }
 
   /**
@@ -221,13 +230,13 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     const cache = settings.compileCache
     const cacheKey = cache && compileArgv ? compiledKey(lang, compileArgv, compileLimits, source, spec, scope) : undefined
-    const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey) : undefined
+    const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey, caps.outputCapBytes) : undefined
     if (cached) {
       // the program (and its source) as a compile of this same source left them; room to run already
       await sb.box('mount', caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
       try {
         copyTree(cached.tree, box, keptBounds())
-        return { compile: { ok: true, message: '', cached: true }, roomy: true }
+        return { compile: { ok: true, message: '', cached: true, step: replayedCompile(cached.output) }, roomy: true }
       } catch {
         // an entry that is not what was stored (a partial copy, a changed bound): compiled again below
       }
@@ -258,7 +267,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       if (!(err instanceof TreeRefused)) throw err
       return { compile: { ok: false, message: `the compile step left what cannot be kept: ${err.message}`, step }, roomy: false }
     }
-    if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes, measured)
+    if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes, measured, { stdout: step.stdout, stderr: step.stderr, ...(step.textCut && { textCut: true }) })
     return { compile: { ok: true, message: '', step }, roomy: false, measured }
   }
 

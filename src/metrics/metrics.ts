@@ -151,8 +151,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
         close: () => pool.close(),
         async run(job, hooks) {
           const result = await pool.run(job, hooks)
-          if (result.compile.step) steps.observe({ step: 'compile', language: job.language }, result.compile.step.wallSec)
-          if (result.run) steps.observe({ step: 'run', language: job.language }, result.run.wallSec)
+          // a compile from the cache ran no step (its step is the kept compile's replay)
+          if (result.compile.step && !result.compile.cached) steps.observe({ step: 'compile', language: job.language }, result.compile.step.wallSec)
+          // a repeated run (Judge0's number_of_runs) is that many jailed steps
+          if (result.run) for (const r of result.repeats ?? [result.run]) steps.observe({ step: 'run', language: job.language }, r.wallSec)
           return result
         },
       }

@@ -13,7 +13,7 @@ import { parseExecuteRequest, type PistonExecuteReply } from './schemas.ts'
 
 type ExecuteDeps = Pick<Deps, 'config' | 'db' | 'log' | 'languages' | 'now' | 'dispatcher' | 'outbox' | 'protocols'>
 
-/** A compile served from the compile cache ran nothing now: an empty, successful step. */
+/** A compile served from the compile cache in a row stored before the cache kept the compile's output: an empty, successful step. */
 const CACHED_COMPILE: StepOutcome = { status: 'ok', exitCode: 0, signal: null, cpuSec: 0, wallSec: 0, memoryKb: 0, stdout: '', stderr: '' }
 
 /** The compile and run steps of a completed row, as the core stored them. */
