@@ -17,7 +17,7 @@ let secret: string
 beforeAll(async () => {
   server = await startServer({ configToml: `[paths]\ncompile_cache = "${cacheDir}"` })
   secret = await server.createClient('cache-output-e2e')
-}, 60_000)
+}, 180_000)
 afterAll(async () => {
   await server?.stop()
   server?.cleanup()

@@ -88,6 +88,20 @@ describe('GET /metrics', () => {
     expect(timed.size).toBe(pool.size)
   })
 
+  test('a compile from the compile cache is no compile step; a repeated run (number_of_runs) is one run step per run', async () => {
+    const figures = [0.1, 0.2, 0.3].map((wallSec) => ({ cpuSec: wallSec, wallSec, memoryKb: 1000 }))
+    const pool = createFakePool({
+      behave: () => ({ compile: { ok: true, message: '', cached: true, step: okRun({ wallSec: 0 }) }, run: okRun({ wallSec: 0.3 }), repeats: figures }),
+    })
+    deps = createTestDeps({ pool })
+    const metrics = createMetrics({ ...deps, pool })
+    await metrics.instrument(pool).run({ language: 'C', source: '', input: '', timeLimitSec: 1, memoryLimitKb: 65536, repeat: 3 })
+    const text = await metrics.registry.metrics()
+    expect(value(text, 'arbiter_step_duration_seconds_count{step="compile",language="C"}') ?? 0).toBe(0)
+    expect(value(text, 'arbiter_step_duration_seconds_count{step="run",language="C"}')).toBe(3)
+    expect(value(text, 'arbiter_step_duration_seconds_sum{step="run",language="C"}')).toBeCloseTo(0.6)
+  })
+
   test('closed by default: 401 without the token made for this installation, 200 with it; metrics.open opens it', async () => {
     deps = createTestDeps()
     const app = createApp(deps)
