@@ -140,9 +140,15 @@ async function runVerify(deps: VerifyDeps, verify: PackageVerify): Promise<void>
       // a run made before a stop is waited for (or read back), never made twice
       let id = runs[seq]
       if (id === undefined || !db.select({ id: submissions.id }).from(submissions).where(eq(submissions.id, id)).get()) {
-        id = (await acceptRun(deps, client, submissionOf(job, grading))).id
+        // the submission and its place in runs in one transaction: a kill between them cannot leave a run unrecorded
+        id = await acceptRun(() =>
+          db.transaction(() => {
+            const made = acceptSubmission(deps, client, submissionOf(job, grading)).id
+            update({ runsJson: JSON.stringify([...runs.slice(0, seq), made]) })
+            return made
+          })
+        )
         runs[seq] = id
-        update({ runsJson: JSON.stringify(runs) })
       }
       return resultOf(deps, await deps.dispatcher.waitFor(id))
     }
@@ -169,10 +175,10 @@ async function runVerify(deps: VerifyDeps, verify: PackageVerify): Promise<void>
 }
 
 /** Accepts one run as the client's submission; while the client's queued submissions are at their cap, it waits its turn. */
-async function acceptRun(deps: VerifyDeps, client: Client, input: SubmissionInput): Promise<Submission> {
+async function acceptRun(accept: () => number): Promise<number> {
   for (;;) {
     try {
-      return acceptSubmission(deps, client, input)
+      return accept()
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'QueueFull')) throw err
       await new Promise((r) => setTimeout(r, QUEUE_FULL_RETRY_AFTER_SEC * 1000))
