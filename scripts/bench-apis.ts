@@ -67,7 +67,7 @@ const C1_WINDOW = Math.max(1, Math.min(REQUESTS, Number(values['c1-window'])))
 export interface BenchProgram {
   /** Arbiter's code (v3 lang). */
   code: string
-  /** Judge0 CE language id. */
+  /** The Judge0 id that runs `code` (Judge0's 50 is gcc 9: C, gcc 14, is Arbiter's own 1007). */
   judge0: number
   /** Jobe's language_id. */
   jobe: string
@@ -79,11 +79,11 @@ export interface BenchProgram {
 
 export const PROGRAMS: Record<string, BenchProgram> = {
   'python3 hello': { code: 'PYTHON3', judge0: 71, jobe: 'python3', comment: '#', source: 'print("hello")\n', expect: 'hello\n' },
-  'C hello': { code: 'C', judge0: 50, jobe: 'c', comment: '//', source: '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n', expect: 'hello\n' },
+  'C hello': { code: 'C', judge0: 1007, jobe: 'c', comment: '//', source: '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n', expect: 'hello\n' },
   // spins until it has used 0.3 s of CPU, whatever the machine's speed
   'C 0.3 s CPU': {
     code: 'C',
-    judge0: 50,
+    judge0: 1007,
     jobe: 'c',
     comment: '//',
     source: '#include <stdio.h>\n#include <time.h>\nint main(void){while(clock() < 3 * CLOCKS_PER_SEC / 10);puts("spun");return 0;}\n',

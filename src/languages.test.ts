@@ -26,7 +26,7 @@ const V4 =
 const V3 = 'C CPP CPP11 CLOJURE CSHARP JAVA JAVASCRIPT HASKELL PERL PHP PYTHON RUBY'.split(' ')
 /** The languages Judge0, Piston and the contest judges offer beyond the spec's. */
 const BEYOND_THE_SPEC =
-  'ADA ASSEMBLY AWK BASH COBOL C_CLANG C_GCC9 C_GCC10 CPP_CLANG D ELIXIR ERLANG FORTRAN GROOVY LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
+  'ADA ASSEMBLY AWK BASH COBOL C_CLANG C_GCC9 C_GCC9_GNU17 C_GCC10 CPP_CLANG CPP_GCC9 CPP_GCC10 D ELIXIR ERLANG FORTRAN GROOVY LISP LUA OCAML OCTAVE PROLOG PROLOG_SWI SQL TEXT'.split(' ')
 /** The modern versions beside the spec's codes (issue 34 point 3). */
 const MODERN = 'CPP20 CPP23 JAVA21 KOTLIN2 SCALA3 TYPESCRIPT5'.split(' ')
 /** Judge0's own forms, offered through Judge0 only (judge0_only): its Executable (44) and multi-file program (89). */

@@ -95,10 +95,14 @@ println "${a} + ${b} = ${a + b}"
 """
 # which GCC compiled it, and its default C dialect's __STDC_VERSION__ under the entry's -std
 GCC_VERSION = '#include <stdio.h>\nint main(void){ int n; if (scanf("%d", &n) != 1) return 1; printf("%d %d.%d %ld\\n", n * 2, __GNUC__, __GNUC_MINOR__, __STDC_VERSION__); return 0; }'
+GXX_VERSION = '#include <cstdio>\nint main(){ int n; if (std::scanf("%d", &n) != 1) return 1; std::printf("%d %d.%d %ld\\n", n * 2, __GNUC__, __GNUC_MINOR__, __cplusplus); }'
+# std::optional is declared from C++17 on: a compile error in g++'s default gnu++14
+CPP17_ONLY = '#include <cstdio>\n#include <optional>\nint main(){ std::optional<int> o = 42; std::printf("%d\\n", *o); }'
 
 
 def official_new_languages():
-    """Groovy by the SDK's own alias (88 in its 1.13.1 table); the older GCCs by Judge0's ids 48 and 49 (no alias names them)."""
+    """Groovy by the SDK's own alias (88 in its 1.13.1 table); the older GCCs by Judge0's ids: 48, 49, 53 and
+    54 (no alias names them), 50 and 52 by the SDK's C and CPP aliases."""
     import judge0
 
     client = sdk_client()
@@ -108,9 +112,21 @@ def official_new_languages():
     gcc48 = judge0.run(client=client, source_code=GCC_VERSION, stdin="21\n", language=48)
     gcc49 = judge0.run(client=client, source_code=GCC_VERSION, stdin="4\n", language=49)
     gcc49_ce = judge0.run(client=client, source_code="int main(void) { return 0 }", language=49)
+    gcc50 = judge0.run(client=client, source_code=GCC_VERSION, stdin="5\n", language=judge0.C)
+    cpp52 = judge0.run(client=client, source_code=GXX_VERSION, stdin="26\n", language=judge0.CPP)
+    cpp53 = judge0.run(client=client, source_code=GXX_VERSION, stdin="1\n", language=53)
+    cpp54 = judge0.run(client=client, source_code=GXX_VERSION, stdin="27\n", language=54)
+    cpp52_17 = judge0.run(client=client, submissions=judge0.Submission(source_code=CPP17_ONLY, language=52))
+    cpp52_17_asked = judge0.run(client=client, submissions=judge0.Submission(source_code=CPP17_ONLY, language=52, compiler_options="-std=gnu++17"))
     return {
-        "supported": {n: client.is_language_supported(getattr(judge0, n)) for n in ["GROOVY"]} | {str(i): client.is_language_supported(i) for i in [48, 49]},
-        "names": {str(l.id): l.name for l in client.languages if l.id in (48, 49, 88)},
+        "supported": {n: client.is_language_supported(getattr(judge0, n)) for n in ["GROOVY"]} | {str(i): client.is_language_supported(i) for i in [48, 49, 50, 52, 53, 54]},
+        "names": {str(l.id): l.name for l in client.languages if l.id in (48, 49, 50, 52, 53, 54, 88)},
+        "gcc50": sub(gcc50),
+        "cpp52": sub(cpp52),
+        "cpp53": sub(cpp53),
+        "cpp54": sub(cpp54),
+        "cpp52_17": sub(cpp52_17),
+        "cpp52_17_asked": sub(cpp52_17_asked),
         "groovy": sub(groovy),
         "groovy_ce": sub(groovy_ce),
         "groovy_re": sub(groovy_re),
@@ -231,7 +247,8 @@ def official_limits():
 
     client = sdk_client()
     submissions = [
-        judge0.Submission(source_code=BURN_C % "1.2", language=judge0.C, cpu_time_limit=1, cpu_extra_time=0.5),
+        # a roomy wall clock: at a load average of 18 its 1.2 s of CPU took 5.0 s of wall time, the default limit
+        judge0.Submission(source_code=BURN_C % "1.2", language=judge0.C, cpu_time_limit=1, cpu_extra_time=0.5, wall_time_limit=20),
         judge0.Submission(source_code=DEEP_C, language=judge0.C, stack_limit=128000),
         judge0.Submission(source_code=DEEP_C, language=judge0.C, stack_limit=8000),
         judge0.Submission(source_code=BURN_C % "0.2", language=judge0.C, number_of_runs=3),

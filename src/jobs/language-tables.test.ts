@@ -44,6 +44,13 @@ const C_PROGRAMS: Programs = {
   hostile: (cmd) => cMain(`fflush(stdout);return system("${cmd}")==0?0:1;`),
 }
 const cpp = (s: string) => s.replace('#include <stdio.h>', '#include <cstdio>').replace('#include <stdlib.h>', '#include <cstdlib>').replace('=malloc(n)', '=(char*)malloc(n)')
+const CPP_PROGRAMS: Programs = {
+  hello: cpp(C_PROGRAMS.hello),
+  exit3: cpp(C_PROGRAMS.exit3!),
+  thrown: '#include <stdexcept>\nint main(){throw std::runtime_error("boom");}\n',
+  alloc: (n) => cpp(C_PROGRAMS.alloc!(n)),
+  hostile: (cmd) => cpp(C_PROGRAMS.hostile(cmd)),
+}
 
 const asmExit = (status: number) => `    mov eax, 60\n    mov edi, ${status}\n    syscall\n`
 const PROGRAMS: Record<string, Programs> = {
@@ -90,14 +97,11 @@ const PROGRAMS: Record<string, Programs> = {
   },
   C_CLANG: C_PROGRAMS,
   C_GCC9: C_PROGRAMS,
+  C_GCC9_GNU17: C_PROGRAMS,
   C_GCC10: C_PROGRAMS,
-  CPP_CLANG: {
-    hello: cpp(C_PROGRAMS.hello),
-    exit3: cpp(C_PROGRAMS.exit3!),
-    thrown: '#include <stdexcept>\nint main(){throw std::runtime_error("boom");}\n',
-    alloc: (n) => cpp(C_PROGRAMS.alloc!(n)),
-    hostile: (cmd) => cpp(C_PROGRAMS.hostile(cmd)),
-  },
+  CPP_CLANG: CPP_PROGRAMS,
+  CPP_GCC9: CPP_PROGRAMS,
+  CPP_GCC10: CPP_PROGRAMS,
   ASSEMBLY: {
     hello: `section .data\nmsg: db "hello, world", 10\nsection .text\nglobal _start\n_start:\n    mov eax, 1\n    mov edi, 1\n    lea rsi, [rel msg]\n    mov edx, 13\n    syscall\n${asmExit(0)}`,
     exit3: `section .text\nglobal _start\n_start:\n${asmExit(3)}`,

@@ -129,14 +129,14 @@ describe('Judge0 submissions', () => {
 
   test('compile errors are status 6 with the compiler\'s text; run failures map to Judge0 statuses', async () => {
     const { app, secret } = setup()
-    const ce = await json(await post(app, '/submissions?wait=true&fields=*', secret, { source_code: 'COMPILE_ERROR', language_id: 50 }))
+    const ce = await json(await post(app, '/submissions?wait=true&fields=*', secret, { source_code: 'COMPILE_ERROR', language_id: 1007 }))
     expect(ce).toMatchObject({ status: { id: 6, description: 'Compilation Error' }, time: null, memory: null, stdout: null, exit_code: null })
     expect(ce.compile_output).toContain("error: expected ';'")
   })
 
   test('options and arguments reach the job as argv items; files from the zip; limits as the job\'s', async () => {
     const { app, secret } = setup()
-    await post(app, '/submissions?wait=true', secret, { source_code: 'int main(){}', language_id: 50, compiler_options: '-DX="a b"', command_line_arguments: "1 '2 3' ;id", cpu_time_limit: 2, wall_time_limit: 4, max_processes_and_or_threads: 10, max_file_size: 64, redirect_stderr_to_stdout: true })
+    await post(app, '/submissions?wait=true', secret, { source_code: 'int main(){}', language_id: 1007, compiler_options: '-DX="a b"', command_line_arguments: "1 '2 3' ;id", cpu_time_limit: 2, wall_time_limit: 4, max_processes_and_or_threads: 10, max_file_size: 64, redirect_stderr_to_stdout: true })
     const job = deps.pool.jobs[0]!
     expect(job.compileArgv).toEqual(['cc', '-DX=a b', 'main'])
     expect(job.runArgv).toEqual(['./main', '1', '2 3', ';id'])
@@ -390,7 +390,7 @@ describe('Judge0 information routes', () => {
   test('languages: Judge0 ids for offered codes, sorted by name; 89 and unknown ids are 404', async () => {
     const { app, secret } = setup()
     const list = await json(await get(app, '/languages', secret))
-    expect(list.map((l: { id: number }) => l.id).sort((a: number, b: number) => a - b)).toEqual([50, 51, 52, 54, 63, 70, 71, 1001, 1002])
+    expect(list.map((l: { id: number }) => l.id).sort((a: number, b: number) => a - b)).toEqual([51, 63, 70, 71, 1001, 1002, 1007, 1008])
     expect(Object.keys(list[0])).toEqual(['id', 'name'])
     const all = await json(await get(app, '/languages/all', secret))
     expect(all.every((l: { is_archived: boolean }) => l.is_archived === false)).toBe(true)
