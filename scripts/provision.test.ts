@@ -2,13 +2,16 @@
 // into a root, grouping languages into toolchain plans, what a run installs into a provisioned
 // root, version extraction and language selection (scripts/provision-rerun.test.ts re-runs the real
 // provisioner on the provisioned machine).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadLanguages, type Language, type Stamp } from '../src/languages.ts'
 import {
   extractVersion,
+  installMarker,
+  interruptedByRestart,
   formatElapsed,
   mirrorFromEntries,
   missingPackages,
@@ -300,5 +303,29 @@ describe('formatElapsed', () => {
     [754_000, '12m34s'],
   ])('%i ms → %s', (ms, want) => {
     expect(formatElapsed(ms)).toBe(want)
+  })
+})
+
+describe('an install cut short', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'provision-marker-'))
+  const marker = installMarker(dir, 'trixie')
+  const thisBoot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+  const mark = (bootId: string) => {
+    mkdirSync(dirname(marker), { recursive: true })
+    writeFileSync(marker, JSON.stringify({ bootId, packages: ['gcc'] }))
+  }
+  it('by a restart of the machine rebuilds the root (dpkg synced nothing it unpacked)', () => {
+    mark('00000000-0000-0000-0000-000000000000')
+    expect(interruptedByRestart(dir, 'trixie')).toBe(true)
+  })
+  it('in this boot is finished by dpkg --configure -a, as before (the page cache has the files)', () => {
+    mark(thisBoot)
+    expect(interruptedByRestart(dir, 'trixie')).toBe(false)
+  })
+  it('never began, or ended: nothing to redo', () => {
+    rmSync(marker)
+    expect(interruptedByRestart(dir, 'trixie')).toBe(false)
+    expect(interruptedByRestart(dir, 'bullseye')).toBe(false)
+    rmSync(dir, { recursive: true, force: true })
   })
 })

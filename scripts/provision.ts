@@ -51,6 +51,31 @@ const APT_OPTS = [
   '-o', 'Dpkg::Options::=--force-confold',
 ]
 
+/**
+ * Inside a root, dpkg skips its fsync before each unpacked file's rename (most of an install's time
+ * on this kind of disk): the root is synced once when the install ends (syncfs), and an install the
+ * machine's restart interrupted rebuilds the root (installMarker), so no stamp ever stands for files
+ * that were only in the page cache.
+ */
+const ROOT_APT_OPTS = [...APT_OPTS, '-o', 'Dpkg::Options::=--force-unsafe-io']
+
+/** Written (and synced) before a root's install, removed after the root is synced: the boot it began in. */
+export const installMarker = (dir: string, suite: string) => stampPath(dir, suite, '.installing')
+const bootId = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+
+/**
+ * An install the machine's restart interrupted: files dpkg unpacked without fsync may be empty while
+ * its database says them installed. An interrupted install of this boot left them in the page cache:
+ * `dpkg --configure -a` finishes it, as before.
+ */
+export function interruptedByRestart(dir: string, suite: string): boolean {
+  try {
+    return JSON.parse(readFileSync(installMarker(dir, suite), 'utf8')).bootId !== bootId()
+  } catch {
+    return false
+  }
+}
+
 // ---------- output ----------
 
 const started = Date.now()
@@ -343,7 +368,9 @@ async function ensureBase(dir: string, suite: string, mirror: Mirror): Promise<v
   const root = rootPath(dir, suite)
   const baseStamp = stampPath(dir, suite, '.base')
   let created = false
-  if (!existsSync(baseStamp) || !existsSync(join(root, 'usr', 'bin'))) {
+  const restarted = interruptedByRestart(dir, suite)
+  if (restarted) say(`${suite}: its last install was cut by a restart of the machine: the root is built again`)
+  if (restarted || !existsSync(baseStamp) || !existsSync(join(root, 'usr', 'bin'))) {
     const partial = join(dir, `.${suite}.partial`)
     await removeTree(partial)
     say(`debootstrap ${suite} (minbase) into ${root}`)
@@ -511,7 +538,7 @@ function chrootArgv(root: string, env: Record<string, string>, argv: string[]): 
   return ['chroot', root, '/usr/bin/env', '-i', ...pairs, ...argv]
 }
 
-async function aptInstall(root: string, suite: string, packages: string[]): Promise<void> {
+async function aptInstall(dir: string, root: string, suite: string, packages: string[]): Promise<void> {
   say(`${suite}: apt-get update`)
   // finishes what an interrupted earlier install left unconfigured (a no-op otherwise)
   await mustRun(chrootArgv(root, APT_ENV, ['dpkg', '--configure', '-a']), {
@@ -519,11 +546,17 @@ async function aptInstall(root: string, suite: string, packages: string[]): Prom
   })
   await mustRun(chrootArgv(root, APT_ENV, ['apt-get', 'update']), { stream: `  ${suite}: ` })
   say(`${suite}: installing ${packages.join(' ')}`)
-  await mustRun(chrootArgv(root, APT_ENV, ['apt-get', 'install', ...APT_OPTS, ...packages]), {
+  const marker = installMarker(dir, suite)
+  writeJson(marker, { bootId: bootId(), packages })
+  await mustRun(['sync', marker])
+  await mustRun(chrootArgv(root, APT_ENV, ['apt-get', 'install', ...ROOT_APT_OPTS, ...packages]), {
     stream: `  ${suite}: `,
     what: `installing into ${suite}`,
   })
   await mustRun(chrootArgv(root, APT_ENV, ['apt-get', 'clean']))
+  // what dpkg left unsynced, on disk before any stamp says it is there
+  await mustRun(['sync', '-f', root])
+  rmSync(marker, { force: true })
 }
 
 /** Installs and prepares every planned toolchain of one root; returns the toolchains that changed. */
@@ -548,7 +581,7 @@ async function provisionRoot(
   for (const p of pending)
     fetched.set(p.toolchain, p.artifacts.map((artifact) => ({ artifact, file: got.files[wanted.indexOf(artifact)] })))
   await withProc(root, async () => {
-    if (install.length > 0) await aptInstall(root, suite, install)
+    if (install.length > 0) await aptInstall(dir, root, suite, install)
     for (const p of pending) {
       const items = fetched.get(p.toolchain) ?? []
       if (items.length) {
@@ -678,17 +711,25 @@ async function main(): Promise<void> {
     say(`provisioning ${langs.length} language(s) into ${dir} from ${mirror.archive}`)
     const changed = new Set<string>()
     const plans = planToolchains(langs)
-    for (const suite of [...new Set(plans.map((p) => p.root))].sort().reverse()) {
-      await ensureBase(dir, suite, mirror)
-      const helpers = syncHelpers(rootPath(dir, suite))
-      if (helpers.length) say(`${suite}: helpers updated: ${helpers.join(' ')}`)
-      const done = await provisionRoot(
-        dir,
-        suite,
-        plans.filter((p) => p.root === suite)
-      )
-      for (const t of done) changed.add(`${suite}/${t}`)
-    }
+    // the roots side by side: each is its own chroot and dpkg database, and while one unpacks (disk)
+    // the other downloads or prepares (network, CPU); every line names its root
+    const suites = [...new Set(plans.map((p) => p.root))].sort().reverse()
+    const outcomes = await Promise.allSettled(
+      suites.map(async (suite) => {
+        await ensureBase(dir, suite, mirror)
+        const helpers = syncHelpers(rootPath(dir, suite))
+        if (helpers.length) say(`${suite}: helpers updated: ${helpers.join(' ')}`)
+        const done = await provisionRoot(
+          dir,
+          suite,
+          plans.filter((p) => p.root === suite)
+        )
+        for (const t of done) changed.add(`${suite}/${t}`)
+      })
+    )
+    // every root finished or failed before the first failure is told (none is left half-way in the background)
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+    if (failed) throw failed.reason
     const versions = await recordVersions(dir, langs, changed)
     await unmountAll()
     for (const suite of [...new Set(plans.map((p) => p.root))].sort()) await ensureImage(dir, suite)
