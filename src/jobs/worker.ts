@@ -16,6 +16,7 @@ import { readRegularFile } from '../sandbox/host-files.ts'
 import { compileCacheKey, lookupCompiled, storeCompiled, type CompiledOutput } from './compile-cache.ts'
 import { isOutputValidator, isProgramChecker, type BuiltinChecker, type CheckerSpec, type KattisDefaultChecker, type OutputValidatorChecker, type ProgramChecker } from '../grading/checkers.ts'
 import { checkerOutcome, interactiveOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
+import { BUILD_ARGV, BUILD_FILE, RUN_ARGV } from '../grading/build-run.ts'
 import type { RunHooks } from './pool-types.ts'
 import { sendProgress } from './progress.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
@@ -398,7 +399,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     copyTree(kept, sb.boxDir, keptBounds())
   }
 
-  type PreparedChecker = { lang: Language; root: string; dir: string; size: TreeSize } | { error: string }
+  /** runArgv: a build/run validator's run step (build-run.ts), else the language's. */
+  type PreparedChecker = { lang: Language; root: string; dir: string; size: TreeSize; runArgv?: string[] } | { error: string }
 
   /** Compiles a checker program (or output validator) once per job (the compile cache keeps it across jobs) into dir. */
   async function prepareChecker(sb: Sandbox, spec: ProgramChecker | OutputValidatorChecker, dir: string, scope: string): Promise<PreparedChecker> {
@@ -407,7 +409,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const root = await sb.root(lang.root, rootImagePath(settings.toolchains, lang.root))
     const { compile, measured } = await compileInBox(sb, lang, spec.source, settings.checker.memoryKb, root, scope, isOutputValidator(spec) ? validatorSpec(lang, spec) : {})
     if (!compile.ok) return { error: `checker does not compile: ${compile.message}` }
-    return { lang, root, dir, size: measured ? copyMeasured(sb.boxDir, dir, measured) : copyTree(sb.boxDir, dir, keptBounds()) }
+    const size = measured ? copyMeasured(sb.boxDir, dir, measured) : copyTree(sb.boxDir, dir, keptBounds())
+    return { lang, root, dir, size, ...(isOutputValidator(spec) && spec.build && { runArgv: RUN_ARGV }) }
   }
 
   /** The files a checker reads, in its box beside what its compile step left. */
@@ -444,6 +447,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
    */
   function validatorSpec(lang: Language, spec: OutputValidatorChecker): JobSpec {
     const files = spec.files ?? []
+    // a build/run folder: its build script is the source, run once as the compile step (build-run.ts)
+    if (spec.build) return { sourceFileName: BUILD_FILE, compileArgv: BUILD_ARGV, ...(files.length && { files: files.map((f) => ({ name: f.name, contentBase64: Buffer.from(f.content).toString('base64') })) }) }
     if (!files.length) return {}
     const cFamily = /\.(c|cc|cpp|cxx|c\+\+|C)$/
     const extra = cFamily.test(lang.sourceFile) ? files.filter((f) => cFamily.test(f.name)).map((f) => f.name) : []
@@ -466,11 +471,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     if ('error' in validator) return validatorOutcome(program, none, { broken: validator.error })
     const box = await validatorBox(sb, validator, input, expected)
     if ('broken' in box) return validatorOutcome(program, none, box)
-    const r = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), validatorLimits(validator), settings.checker.memoryKb, validatorArgs(spec))
+    const r = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), validatorLimits(validator), settings.checker.memoryKb, validatorArgs(spec), validatorRun(validator))
     return validatorOutcome(program, r, readFeedback(box.feedback), scores)
   }
 
   const validatorArgs = (spec: OutputValidatorChecker) => ['input', 'judge_answer', 'feedback/', ...(spec.flags ?? [])]
+  const validatorRun = (validator: Exclude<PreparedChecker, { error: string }>): JobSpec => (validator.runArgv ? { runArgv: validator.runArgv } : {})
   const validatorLimits = (validator: Exclude<PreparedChecker, { error: string }>) => {
     const { timeSec, memoryKb } = settings.checker
     return stepLimits(validator.lang, { language: validator.lang.code, source: '', input: '', timeLimitSec: timeSec, memoryLimitKb: memoryKb }, 'run')
@@ -539,7 +545,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         const wire = { path: vsb.wirePath }
         ;[program, v] = await Promise.all([
           runInBox(sb, lang, root, '', runLimits, job.memoryLimitKb, [], job, { ...wire, role: 'join' }),
-          runInBox(vsb, validator.lang, validator.root, '', { ...vLimits, wallTimeSec: Math.max(vLimits.wallTimeSec, runLimits.wallTimeSec + 2) }, settings.checker.memoryKb, validatorArgs(spec), {}, { ...wire, role: 'serve' }),
+          runInBox(vsb, validator.lang, validator.root, '', { ...vLimits, wallTimeSec: Math.max(vLimits.wallTimeSec, runLimits.wallTimeSec + 2) }, settings.checker.memoryKb, validatorArgs(spec), validatorRun(validator), { ...wire, role: 'serve' }),
         ])
         const outcome = figures(interactiveOutcome(program, v, readFeedback(feedbackDir), limits, job.validatorScores), program)
         if (outcome.status !== 'AC') return outcome
@@ -556,7 +562,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
         const box = await validatorBox(sb, validator, passInput, expected, kept)
         if ('broken' in box) return validatorOutcome(program, none, box)
         feedbackDir = box.feedback
-        v = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), validatorLimits(validator), settings.checker.memoryKb, validatorArgs(spec))
+        v = await runInBox(sb, validator.lang, validator.root, Buffer.from(output), validatorLimits(validator), settings.checker.memoryKb, validatorArgs(spec), validatorRun(validator))
         const outcome = figures(validatorOutcome(program, v, readFeedback(feedbackDir), job.validatorScores), program)
         if (outcome.status !== 'AC') return outcome
         const next = nextPass(feedbackDir, spec, pass, passes, program, v)

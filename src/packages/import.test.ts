@@ -127,7 +127,8 @@ describe('refusals name the file and the rule', () => {
     [{ ...HELLO, 'problem.yaml': 'validation: custom multi-pass\nlimits:\n  validation_passes: 65\n', 'output_validators/v/v.py': 'pass' }, /^problem\.yaml: limits\.validation_passes must be a whole number from 2 to 64/],
     [{ ...HELLO, 'data/secret/testdata.yaml': 'on_reject: sometimes\n' }, /^data\/secret\/testdata\.yaml: on_reject must be break or continue/],
     [{ ...HELLO, 'data/secret/testdata.yaml': 'output_validator_flags: a\n' }, /^data\/secret\/testdata\.yaml: output_validator_flags: unknown flag "a"/],
-    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': '' }, /build\/run scripts/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/run': 'exit 42' }, /^output_validators\/v\/run: a run script without a build script/],
+    [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': '', 'output_validators/v/run': 'exit 42' }, /^output_validators\/v\/build: an empty build script/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/x.fs': '' }, /no source file in a language Arbiter offers/],
     [{ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/a/a.py': '', 'output_validators/b/b.py': '' }, /2 validators/],
     [{ ...HELLO, 'problem.yaml': 'type: interactive\n' }, /^problem\.yaml: type "interactive": the legacy format's type is pass-fail or scoring/],
@@ -200,5 +201,29 @@ describe('a custom validator is compiled at import', () => {
     const none: Job[] = []
     await checkValidatorCompiles(await load(HELLO), async (job) => (none.push(job), { compile: { ok: false, message: 'x' } }))
     expect(none).toEqual([])
+  })
+})
+
+describe('validators as build/run scripts (problemtools\' BuildRun)', () => {
+  it('a folder with a build script: the script is the source, every other file beside it, run in the build/run language', async () => {
+    const p = await load({ ...HELLO, 'problem.yaml': 'validation: custom\nvalidator_flags: -x\n', 'output_validators/v/build': 'c++ -o check check.cc\n', 'output_validators/v/run': 'exec ./check "$@"\n', 'output_validators/v/check.cc': 'int main(){return 42;}\n' })
+    expect(p.problem.checker).toEqual({ type: 'output_validator', lang: 'MULTIFILE', source: 'c++ -o check check.cc\n', files: [{ name: 'run', content: 'exec ./check "$@"\n' }, { name: 'check.cc', content: 'int main(){return 42;}\n' }], flags: ['-x'], build: true })
+    expect(p.report.validator).toEqual({ kind: 'custom', lang: 'MULTIFILE', main: 'output_validators/v/build', files: ['output_validators/v/build', 'output_validators/v/run', 'output_validators/v/check.cc'], flags: ['-x'] })
+    // 2023-07: output_validator/ holds the folder itself; build alone (it makes run) is enough
+    const q = await load({ ...HELLO, 'problem.yaml': 'problem_format_version: 2023-07-draft\ntype: interactive\n', 'output_validator/build': 'printf \'exit 42\\n\' > run\n' })
+    expect(q.problem.checker).toEqual({ type: 'output_validator', lang: 'MULTIFILE', source: 'printf \'exit 42\\n\' > run\n', files: [], flags: [], build: true, interactive: true })
+  })
+
+  it('a run script beside sources but no build script: the sources judge, as problemtools reads the folder', async () => {
+    const p = await load({ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/run': 'exit 43', 'output_validators/v/v.py': 'exit(42)' })
+    expect(p.problem.checker).toMatchObject({ lang: 'PYTHON3', source: 'exit(42)' })
+    expect(p.problem.checker).not.toHaveProperty('build')
+  })
+
+  it('a failing build refuses the package naming the build script', async () => {
+    const p = await load({ ...HELLO, 'problem.yaml': 'validation: custom\n', 'output_validators/v/build': 'false\n' })
+    const err = await checkValidatorCompiles(p, async () => ({ compile: { ok: false, message: 'checker does not compile: nope\nbuild exited with code 1' } })).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PackageRefused)
+    expect((err as PackageRefused).message).toBe('output_validators/v/build: the build script failed: nope\nbuild exited with code 1')
   })
 })

@@ -12,6 +12,10 @@ import { casesOf, isGroup, readTestData, type TestGroup } from './test-data.ts'
 import { parseValidatorFlags } from '../grading/default-validator.ts'
 import { needsPackageGrading, packageGrading } from './stored-grading.ts'
 import { MAX_VALIDATION_PASSES } from '../grading/checker-schema.ts'
+import { BUILD_FILE, RUN_FILE } from '../grading/build-run.ts'
+
+/** The language a build/run validator's scripts run in: bash in the root where every provisioned compiler is on PATH. */
+export const BUILD_RUN_LANG = 'MULTIFILE'
 
 export interface ImportReport {
   format: PackageSpec['format']
@@ -61,15 +65,25 @@ function customValidator(pkg: PackageFiles, spec: PackageSpec, flags: string[]):
   const where = spec.format === 'legacy' ? 'output_validators/<name>/' : 'output_validator/'
   if (!found) throw new PackageRefused(where, `missing: problem.yaml asks for a custom validator (${spec.format === 'legacy' ? 'validation: custom' : 'type'})`)
   const names = found.files.map(([n]) => n)
-  if (names.includes('build') || names.includes('run')) throw new PackageRefused(`${found.dir}build`, 'build/run scripts are not run here: give the validator as source files')
-  const chosen = languageOfFiles(names)
-  if (!chosen?.lang) throw new PackageRefused(found.dir, `no source file in a language Arbiter offers (${names.join(', ')})`)
-  const main = found.files.find(([n]) => n === chosen.main)!
   const text = (n: string, b: Buffer) => {
     const t = b.toString('utf8')
     if (Buffer.byteLength(t) !== b.length || t.includes('\uFFFD')) throw new PackageRefused(`${found.dir}${n}`, 'not UTF-8 text')
     return t
   }
+  // problemtools' get_program: a folder with a build script is a build/run program, whatever else it holds
+  if (names.includes(BUILD_FILE)) {
+    const build = found.files.find(([n]) => n === BUILD_FILE)!
+    if (!build[1].length) throw new PackageRefused(`${found.dir}${BUILD_FILE}`, 'an empty build script')
+    return {
+      checker: { type: 'output_validator', lang: BUILD_RUN_LANG, source: text(build[0], build[1]), files: found.files.filter(([n]) => n !== BUILD_FILE).map(([name, b]) => ({ name, content: text(name, b) })), flags, build: true },
+      report: { kind: 'custom', lang: BUILD_RUN_LANG, main: `${found.dir}${BUILD_FILE}`, files: names.map((n) => `${found.dir}${n}`), flags },
+    }
+  }
+  // without a build script, problemtools reads the folder as source files: a run script alone is no program
+  const chosen = languageOfFiles(names)
+  if (!chosen?.lang && names.includes(RUN_FILE)) throw new PackageRefused(`${found.dir}${RUN_FILE}`, 'a run script without a build script: problemtools runs a validator folder as build/run only when it has a build script (one that does nothing will do, the run script beside it)')
+  if (!chosen?.lang) throw new PackageRefused(found.dir, `no source file in a language Arbiter offers (${names.join(', ')})`)
+  const main = found.files.find(([n]) => n === chosen.main)!
   return {
     checker: {
       type: 'output_validator',
@@ -178,5 +192,6 @@ export async function checkValidatorCompiles(imported: ImportedPackage, run: (jo
   const compiled = result.compile.message.startsWith('checker does not compile: ')
   const lines = result.compile.message.replace(/^checker does not compile: /, '').split('\n')
   const message = `${lines.slice(0, 20).join('\n')}${lines.length > 20 ? `\n… (${lines.length - 20} more lines)` : ''}`
-  throw new PackageRefused(report.main, compiled ? `the validator does not compile: ${message}` : `the validator cannot be compiled here: ${message}`)
+  const what = checker.build ? 'the build script failed' : 'the validator does not compile'
+  throw new PackageRefused(report.main, compiled ? `${what}: ${message}` : `the validator cannot be compiled here: ${message}`)
 }
