@@ -13,7 +13,7 @@ import { defaultValidator, parseValidatorFlags } from '../grading/default-valida
 import { defaultGrader } from '../packages/group-grading.ts'
 import type { V4Reply } from '../hackerearth/schemas.ts'
 import { api, json, startServer, waitUntil } from '../testing/harness.ts'
-import { makeZip } from '../testing/zips.ts'
+import { makeTree, makeZip } from '../testing/zips.ts'
 import { testSandboxToml } from '../testing/sandbox-bin.ts'
 import { unpackProblemtools } from '../testing/problemtools.ts'
 
@@ -311,5 +311,119 @@ describe('an interactive package through the v4 API', { timeout: 300_000 }, () =
       await server.stop()
       server.cleanup()
     }
+  })
+})
+
+/** A validator in C++ that build compiles in the jail: the output's first word against the answer's. */
+const BUILD_RUN_VALIDATOR = `#include <cstdio>
+#include <cstring>
+int main(int argc, char **argv) {
+  char ans[64] = "", out[64] = "";
+  FILE *a = std::fopen(argv[2], "r");
+  if (!a || std::fscanf(a, "%63s", ans) != 1) return 1;
+  if (std::scanf("%63s", out) != 1) out[0] = 0;
+  if (!std::strcmp(out, "crash")) return 3;
+  return std::strcmp(ans, out) ? 43 : 42;
+}
+`
+const BUILD_RUN_PACKAGE: Record<string, string> = {
+  'problem.yaml': 'name: Build and run\nvalidation: custom\n',
+  'data/secret/1.in': 'hello\n',
+  'data/secret/1.ans': 'hello\n',
+  'data/secret/2.in': 'world\n',
+  'data/secret/2.ans': 'world\n',
+  'output_validators/v/build': '#!/bin/sh\nset -e\nc++ -O2 -o validate validate.cc\n',
+  'output_validators/v/run': '#!/bin/sh\nexec ./validate "$@"\n',
+  'output_validators/v/validate.cc': BUILD_RUN_VALIDATOR,
+}
+const ECHO_C = '#include <stdio.h>\nint main(void){char w[64];if(scanf("%63s",w)==1)printf("%s\\n",w);return 0;}\n'
+
+describe('validators as build/run scripts and declared entry points, packages of our own', { timeout: 600_000 }, () => {
+  it('through the v4 API: built at import, 42/43 by problem_id, a run that crashes IE, a failing build refused naming it, an interactive build/run validator', async () => {
+    const server = await startServer({ configToml: testSandboxToml() })
+    try {
+      const http = api(server.url)
+      const secret = await server.createClient('teacher')
+      const post = async (files: Record<string, string>) => {
+        const form = new FormData()
+        form.set('package', new Blob([makeZip(Object.entries(files))]), 'p.zip')
+        const send = () => fetch(`${server.url}/v4/partner/code-evaluation/problems/`, { method: 'POST', headers: { 'client-secret': secret }, body: form })
+        const r = await send().catch(() => send())
+        return { status: r.status, body: await json(r) }
+      }
+      const graded = async (problemId: string, source: string) => {
+        const q = await json(await http.post('/v4/partner/code-evaluation/submissions/', JSON.stringify({ lang: 'C', source, problem_id: problemId, time_limit: 2 }), { 'client-secret': secret, 'content-type': 'application/json' }))
+        expect(q.he_id, JSON.stringify(q)).toBeTruthy()
+        let done: V4Reply | undefined
+        await waitUntil(async () => (done = (await json(await http.get(`/v4/partner/code-evaluation/submissions/${q.he_id}/`, { 'client-secret': secret }))) as V4Reply).request_status.code === 'REQUEST_COMPLETED', 120_000, 'completion')
+        return done!
+      }
+      const r = await post(BUILD_RUN_PACKAGE)
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect(r.body).toMatchObject({ test_count: 2, checker: { type: 'output_validator', lang: 'MULTIFILE', build: true }, package: { validator: { kind: 'custom', main: 'output_validators/v/build' } } })
+      expect((await graded(r.body.problem_id, ECHO_C)).result.run_status.status).toBe('AC')
+      expect((await graded(r.body.problem_id, '#include <stdio.h>\nint main(void){puts("nope");return 0;}\n')).result.run_status.status).toBe('WA')
+      // the validator exits 3 on this output: the grader's fault, never the student's verdict
+      const crashed = await graded(r.body.problem_id, '#include <stdio.h>\nint main(void){puts("crash");return 0;}\n')
+      expect(crashed.result.tests![0].status).toBe('IE')
+      expect(crashed.result.run_status.status).toBe('IE')
+      // a build that fails is refused at import, naming the build script, with what it printed
+      const broken = await post({ ...BUILD_RUN_PACKAGE, 'output_validators/v/validate.cc': 'int main( {\n' })
+      expect(broken.status, JSON.stringify(broken.body)).toBe(400)
+      expect(broken.body.message).toMatch(/package: output_validators\/v\/build: the build script failed: [^]*error[^]*build exited with code 1/)
+      // a run script without a build script is refused naming it, as problemtools finds no program there
+      const onlyRun = Object.fromEntries(Object.entries(BUILD_RUN_PACKAGE).filter(([n]) => n !== 'output_validators/v/build' && n !== 'output_validators/v/validate.cc'))
+      const refusedRun = await post(onlyRun)
+      expect(refusedRun.status, JSON.stringify(refusedRun.body)).toBe(400)
+      expect(refusedRun.body.message).toMatch(/output_validators\/v\/run: a run script without a build script/)
+      // interactive (2023-07): the build makes run from a bash script; it sends the input's word and wants it back twice
+      const interactive = await post({
+        'problem.yaml': 'problem_format_version: 2023-07-draft\nname: Twice\ntype: interactive\nlimits:\n  time_limit: 2\n',
+        'data/secret/1.in': 'abc\n',
+        'data/secret/1.ans': '',
+        'output_validator/build': "cp talk.sh run\n",
+        'output_validator/talk.sh': '#!/bin/bash\nread -r w < "$1"\necho "$w"\nread -r r || exit 43\n[ "$r" = "$w$w" ] && exit 42\necho "got $r" > "$3/judgemessage.txt"\nexit 43\n',
+      })
+      expect(interactive.status, JSON.stringify(interactive.body)).toBe(200)
+      expect(interactive.body.checker).toMatchObject({ lang: 'MULTIFILE', build: true, interactive: true })
+      expect((await graded(interactive.body.problem_id, '#include <stdio.h>\nint main(void){char w[64];scanf("%63s",w);printf("%s%s\\n",w,w);fflush(stdout);return 0;}\n')).result.run_status.status).toBe('AC')
+      const once = await graded(interactive.body.problem_id, ECHO_C)
+      expect(once.result.run_status.status).toBe('WA')
+      expect(once.result.tests![0].checker_message ?? JSON.stringify(once.result.tests![0])).toMatch(/got abc/)
+    } finally {
+      await server.stop()
+      server.cleanup()
+    }
+  })
+
+  it('verified by the CLI: the build/run validator judges; submissions.yaml picks an entry point the default rules would not, and a language over the extension', async () => {
+    const dir = makeTree(tmp, 'declared', {
+      ...Object.fromEntries(Object.entries(BUILD_RUN_PACKAGE).map(([n, t]) => [n.replace('output_validators/v/', 'output_validator/'), t])),
+      'problem.yaml': 'problem_format_version: 2023-07-draft\nname: Declared\ntype: pass-fail\nlimits:\n  time_limit: 2\n',
+      'submissions/submissions.yaml': 'accepted/pair:\n  entrypoint: solve.py\naccepted/echo.pl:\n  language: perl\nwrong_answer/first:\n  entrypoint: wrong\n',
+      // neither is main.py: the default rules refuse this folder as ambiguous
+      'submissions/accepted/pair/solve.py': 'import helper\nprint(helper.word())\n',
+      'submissions/accepted/pair/helper.py': 'def word():\n    return input().split()[0]\n',
+      // Perl, which a .pl outside DOMjudge's packages would not be (Prolog)
+      'submissions/accepted/echo.pl': 'my $w = <STDIN>; print $w;\n',
+      'submissions/accepted/echo.c': ECHO_C,
+      'submissions/wrong_answer/first/right.py': 'print(input())\n',
+      'submissions/wrong_answer/first/wrong.py': 'print("no")\n',
+    })
+    const r = await cli('problems', 'verify', dir, '--json')
+    const report = JSON.parse(r.stdout)
+    const rows = Object.fromEntries(report.rows.map((row: { file: string }) => [row.file, row]))
+    expect(rows['accepted/pair/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'solve.py', lang: 'PYTHON3' })
+    expect(rows['accepted/echo.pl']).toMatchObject({ got: 'AC', outcome: 'pass', lang: 'PERL' })
+    expect(rows['accepted/echo.c']).toMatchObject({ got: 'AC', outcome: 'pass' })
+    expect(rows['wrong_answer/first/']).toMatchObject({ got: 'WA', outcome: 'pass', main: 'wrong.py' })
+    expect(report.rows).toHaveLength(4)
+    expect(r.code, r.stderr + r.stdout).toBe(0)
+    // without submissions.yaml the same folders are judged by the default rules: the pair is ambiguous, the .pl Prolog
+    rmSync(join(dir, 'submissions', 'submissions.yaml'))
+    const plain = JSON.parse((await cli('problems', 'verify', dir, '--json')).stdout)
+    const plainRows = Object.fromEntries(plain.rows.map((row: { file: string }) => [row.file, row]))
+    expect(plainRows['accepted/pair/']).toMatchObject({ outcome: 'fail', note: expect.stringMatching(/ambiguous entry point/) })
+    expect(plainRows['accepted/echo.pl']).toMatchObject({ lang: 'PROLOG_SWI', outcome: 'fail' })
   })
 })

@@ -204,7 +204,7 @@ describe('a custom validator is compiled at import', () => {
   })
 })
 
-describe('validators as build/run scripts (problemtools\' BuildRun)', () => {
+describe('validators as build/run scripts (problemtools\' BuildRun)', { timeout: 60_000 }, () => {
   it('a folder with a build script: the script is the source, every other file beside it, run in the build/run language', async () => {
     const p = await load({ ...HELLO, 'problem.yaml': 'validation: custom\nvalidator_flags: -x\n', 'output_validators/v/build': 'c++ -o check check.cc\n', 'output_validators/v/run': 'exec ./check "$@"\n', 'output_validators/v/check.cc': 'int main(){return 42;}\n' })
     expect(p.problem.checker).toEqual({ type: 'output_validator', lang: 'MULTIFILE', source: 'c++ -o check check.cc\n', files: [{ name: 'run', content: 'exec ./check "$@"\n' }, { name: 'check.cc', content: 'int main(){return 42;}\n' }], flags: ['-x'], build: true })
@@ -225,5 +225,15 @@ describe('validators as build/run scripts (problemtools\' BuildRun)', () => {
     const err = await checkValidatorCompiles(p, async () => ({ compile: { ok: false, message: 'checker does not compile: nope\nbuild exited with code 1' } })).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(PackageRefused)
     expect((err as PackageRefused).message).toBe('output_validators/v/build: the build script failed: nope\nbuild exited with code 1')
+  })
+})
+
+describe("the submissions' settings", () => {
+  it('submissions/submissions.yaml and submissions.json are read, not listed as submissions or ignored; their unread keys are; a broken one is refused', { timeout: 60_000 }, async () => {
+    const p = await load({ ...HELLO, 'submissions/submissions.yaml': 'accepted/a:\n  entrypoint: b.py\n  authors: X\n', 'submissions.json': '{"submissions/accepted/c.py": {"langid": "python3", "team": "jury"}}', 'submissions/accepted/a/b.py': '', 'submissions/accepted/c.py': '' })
+    expect(p.submissionRules.map((r) => r.from)).toEqual(['submissions/submissions.yaml accepted/a', 'submissions.json submissions/accepted/c.py'])
+    expect(p.report.submissions).toEqual([{ folder: 'accepted', files: ['a/b.py', 'c.py'] }])
+    expect(p.report.ignored.filter((i) => /submissions/.test(i))).toEqual(['submissions/submissions.yaml authors (not read: only language and entrypoint are)', 'submissions.json team (not read: only langid and entry_point are)'])
+    await refused({ ...HELLO, 'submissions/submissions.yaml': 'accepted: [' }, /^submissions\/submissions\.yaml: not YAML/)
   })
 })

@@ -12,6 +12,7 @@ import { casesOf, isGroup, readTestData, type TestGroup } from './test-data.ts'
 import { parseValidatorFlags } from '../grading/default-validator.ts'
 import { needsPackageGrading, packageGrading } from './stored-grading.ts'
 import { MAX_VALIDATION_PASSES } from '../grading/checker-schema.ts'
+import { readSubmissionRules, SUBMISSIONS_YAML, type SubmissionRule } from './submission-meta.ts'
 import { BUILD_FILE, RUN_FILE } from '../grading/build-run.ts'
 
 /** The language a build/run validator's scripts run in: bash in the root where every provisioned compiler is on PATH. */
@@ -31,6 +32,8 @@ export interface ImportReport {
 export interface ImportedPackage {
   spec: PackageSpec
   data: TestGroup
+  /** What submissions.yaml / submissions.json say of the submissions' language and entry point. */
+  submissionRules: SubmissionRule[]
   problem: ProblemInput
   report: ImportReport
 }
@@ -136,8 +139,10 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
     const stray = [...pkg.files.keys()].filter((p) => /^output_validators?\//.test(p))
     for (const p of stray) ignored.push(`${p} (validation: default: the default validator judges)`)
   }
+  const submissionRules = readSubmissionRules(pkg.files, ignored)
   const submissions = new Map<string, string[]>()
   for (const p of pkg.files.keys()) {
+    if (p === SUBMISSIONS_YAML) continue
     const m = /^submissions\/([^/]+)\/(.+)$/.exec(p)
     if (m) submissions.set(m[1], [...(submissions.get(m[1]) ?? []), m[2]])
     else if (p.startsWith('submissions/')) ignored.push(p)
@@ -166,6 +171,7 @@ export function importPackage(pkg: PackageFiles, opts: ImportOptions): ImportedP
   return {
     spec,
     data,
+    submissionRules,
     report,
     problem: {
       name: spec.name,

@@ -1,6 +1,6 @@
 // A problem package's files, from a zip (an upload) or a folder (the command line): only the parts
 // Arbiter reads are inflated (problem.yaml, domjudge-problem.ini, .timelimit, data/, output
-// validators, submissions/); every other file is listed by name for the import's report. The zip goes
+// validators, submissions/, DOMjudge's submissions.json); every other file is listed by name for the import's report. The zip goes
 // through the problems' zip reader (caps on entries, bytes, declared and inflated sizes; traversal
 // names and links refused); a folder is walked without following links, and a link or special file in
 // it is refused by name.
@@ -38,7 +38,7 @@ export interface PackageFiles {
 
 /** The parts of a package Arbiter reads; the rest is listed, never inflated. */
 export const isReadPart = (path: string) =>
-  /^(problem\.yaml|domjudge-problem\.ini|\.timelimit|data\/.*|output_validators?\/.*|submissions\/.*)$/.test(path)
+  /^(problem\.yaml|domjudge-problem\.ini|\.timelimit|submissions\.json|data\/.*|output_validators?\/.*|submissions\/.*)$/.test(path)
 
 /** One common top folder (a zipped problem folder) is dropped when problem.yaml is not at the top. */
 function topFolder(names: string[]): string {

@@ -17,41 +17,49 @@ export interface PackageLanguage {
   shebang?: { extensions: string[]; pattern: RegExp }
   /** Compiled with all its sources on one command line (problemtools' `{files}`), the linker finding the entry. */
   together?: boolean
+  /**
+   * The words a package names it by in submissions.yaml (the format's language codes) and
+   * submissions.json (DOMjudge's language ids, both its short and its external ones), lower case.
+   */
+  ids: string[]
 }
+
+/** The language a package's submissions.yaml or submissions.json names (case-insensitive), if it is one of the table's. */
+export const packageLanguageById = (word: string): PackageLanguage | undefined => PACKAGE_LANGUAGES.find((l) => l.ids.includes(word.toLowerCase()))
 
 export const PACKAGE_LANGUAGES: PackageLanguage[] = [
   // problemtools' languages.yaml (1.20260907), its priorities and file patterns
-  { name: 'C', code: 'C', priority: 950, extensions: ['c'], together: true },
-  { name: 'C++', code: 'CPP17', priority: 1000, extensions: ['cc', 'C', 'cpp', 'cxx', 'c++'], together: true },
-  { name: 'C#', code: 'CSHARP', priority: 700, extensions: ['cs', 'csharp'], together: true },
-  { name: 'Cobol', code: 'COBOL', priority: 50, extensions: ['cob'], together: true },
-  { name: 'F#', priority: 675, extensions: ['fs'] },
-  { name: 'Go', code: 'GO', priority: 400, extensions: ['go'], together: true },
-  { name: 'Haskell', code: 'HASKELL', priority: 600, extensions: ['hs', 'lhs', 'c'] },
-  { name: 'Java', code: 'JAVA', priority: 800, extensions: ['java'], together: true },
-  { name: 'JavaScript', code: 'JAVASCRIPT_NODE', priority: 500, extensions: ['js'] },
-  { name: 'Kotlin', code: 'KOTLIN', priority: 250, extensions: ['kt'], together: true },
-  { name: 'Common Lisp', code: 'LISP', priority: 200, extensions: ['lisp', 'cl'] },
-  { name: 'OCaml', code: 'OCAML', priority: 375, extensions: ['ml'], together: true },
-  { name: 'Objective C', code: 'OBJECTIVEC', priority: 300, extensions: ['m', 'c'], together: true },
-  { name: 'Pascal', code: 'PASCAL', priority: 350, extensions: ['pas', 'p'] },
-  { name: 'PHP', code: 'PHP', priority: 450, extensions: ['php'] },
+  { name: 'C', ids: ['c'], code: 'C', priority: 950, extensions: ['c'], together: true },
+  { name: 'C++', ids: ['cpp', 'c++'], code: 'CPP17', priority: 1000, extensions: ['cc', 'C', 'cpp', 'cxx', 'c++'], together: true },
+  { name: 'C#', ids: ['csharp', 'cs'], code: 'CSHARP', priority: 700, extensions: ['cs', 'csharp'], together: true },
+  { name: 'Cobol', ids: ['cobol', 'cob'], code: 'COBOL', priority: 50, extensions: ['cob'], together: true },
+  { name: 'F#', ids: ['fsharp', 'fs'], priority: 675, extensions: ['fs'] },
+  { name: 'Go', ids: ['go', 'golang'], code: 'GO', priority: 400, extensions: ['go'], together: true },
+  { name: 'Haskell', ids: ['haskell', 'hs'], code: 'HASKELL', priority: 600, extensions: ['hs', 'lhs', 'c'] },
+  { name: 'Java', ids: ['java'], code: 'JAVA', priority: 800, extensions: ['java'], together: true },
+  { name: 'JavaScript', ids: ['javascript', 'js'], code: 'JAVASCRIPT_NODE', priority: 500, extensions: ['js'] },
+  { name: 'Kotlin', ids: ['kotlin', 'kt'], code: 'KOTLIN', priority: 250, extensions: ['kt'], together: true },
+  { name: 'Common Lisp', ids: ['lisp'], code: 'LISP', priority: 200, extensions: ['lisp', 'cl'] },
+  { name: 'OCaml', ids: ['ocaml'], code: 'OCAML', priority: 375, extensions: ['ml'], together: true },
+  { name: 'Objective C', ids: ['objectivec', 'objc'], code: 'OBJECTIVEC', priority: 300, extensions: ['m', 'c'], together: true },
+  { name: 'Pascal', ids: ['pascal', 'pas'], code: 'PASCAL', priority: 350, extensions: ['pas', 'p'] },
+  { name: 'PHP', ids: ['php'], code: 'PHP', priority: 450, extensions: ['php'] },
   // swipl -c {files}: every file is loaded, the goal main runs (verify's run command, cli-commands.ts)
-  { name: 'Prolog', code: 'PROLOG_SWI', priority: 100, extensions: ['pl', 'plg'], together: true },
-  { name: 'Python 2', code: 'PYTHON', priority: 860, extensions: ['py', 'py2'], shebang: { extensions: ['py'], pattern: /^#!.*python2\b/ } },
-  { name: 'Python 3', code: 'PYTHON3', priority: 850, extensions: ['py', 'py3'] },
-  { name: 'Ruby', code: 'RUBY', priority: 650, extensions: ['rb'] },
-  { name: 'Rust', code: 'RUST', priority: 575, extensions: ['rs'] },
-  { name: 'Scala', code: 'SCALA', priority: 550, extensions: ['sc', 'scala'], together: true },
+  { name: 'Prolog', ids: ['prolog', 'plg'], code: 'PROLOG_SWI', priority: 100, extensions: ['pl', 'plg'], together: true },
+  { name: 'Python 2', ids: ['python2', 'py2'], code: 'PYTHON', priority: 860, extensions: ['py', 'py2'], shebang: { extensions: ['py'], pattern: /^#!.*python2\b/ } },
+  { name: 'Python 3', ids: ['python3', 'py3'], code: 'PYTHON3', priority: 850, extensions: ['py', 'py3'] },
+  { name: 'Ruby', ids: ['ruby', 'rb'], code: 'RUBY', priority: 650, extensions: ['rb'] },
+  { name: 'Rust', ids: ['rust', 'rs'], code: 'RUST', priority: 575, extensions: ['rs'] },
+  { name: 'Scala', ids: ['scala'], code: 'SCALA', priority: 550, extensions: ['sc', 'scala'], together: true },
   // DOMjudge's default languages that problemtools does not know (.pl: see above)
-  { name: 'Perl', code: 'PERL', priority: 110, extensions: ['pl'], shebang: { extensions: ['pl'], pattern: /^#!.*\bperl\b/ } },
-  { name: 'Swift', code: 'SWIFT', priority: 45, extensions: ['swift'] },
-  { name: 'Ada', code: 'ADA', priority: 40, extensions: ['adb', 'ads'] },
-  { name: 'AWK', code: 'AWK', priority: 35, extensions: ['awk'] },
-  { name: 'Bash', code: 'BASH', priority: 30, extensions: ['bash', 'sh'] },
-  { name: 'Fortran', code: 'FORTRAN', priority: 25, extensions: ['f95', 'f90'], together: true },
-  { name: 'Lua', code: 'LUA', priority: 20, extensions: ['lua'] },
-  { name: 'R', code: 'R', priority: 15, extensions: ['R'] },
+  { name: 'Perl', ids: ['perl', 'pl'], code: 'PERL', priority: 110, extensions: ['pl'], shebang: { extensions: ['pl'], pattern: /^#!.*\bperl\b/ } },
+  { name: 'Swift', ids: ['swift'], code: 'SWIFT', priority: 45, extensions: ['swift'] },
+  { name: 'Ada', ids: ['ada', 'adb'], code: 'ADA', priority: 40, extensions: ['adb', 'ads'] },
+  { name: 'AWK', ids: ['awk'], code: 'AWK', priority: 35, extensions: ['awk'] },
+  { name: 'Bash', ids: ['bash', 'sh'], code: 'BASH', priority: 30, extensions: ['bash', 'sh'] },
+  { name: 'Fortran', ids: ['fortran', 'f95', 'f90'], code: 'FORTRAN', priority: 25, extensions: ['f95', 'f90'], together: true },
+  { name: 'Lua', ids: ['lua'], code: 'LUA', priority: 20, extensions: ['lua'] },
+  { name: 'R', ids: ['r'], code: 'R', priority: 15, extensions: ['R'] },
 ]
 
 const extOf = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : '')

@@ -3,7 +3,8 @@
 // Python's main.py, an entry point given by name, and each refusal with its message.
 import { describe, expect, it } from 'vitest'
 import { loadLanguages, resolveLanguage } from '../languages.ts'
-import { chooseMain, planProgram, ProgramRefused } from './program-files.ts'
+import { chooseMain, entryPointFile, planProgram, ProgramRefused } from './program-files.ts'
+import { packageLanguageById } from './package-languages.ts'
 
 const languages = loadLanguages()
 const lang = (code: string) => resolveLanguage(languages, code)!
@@ -69,5 +70,26 @@ describe('a program as one job', () => {
     expect(() => planProgram(files({ 'main.py': '', 'lib/x.py': '' }), lang('PYTHON3'))).toThrow(/no subfolders/)
     expect(() => planProgram([...files({ 'main.py': '' }), ...files({ 'main.py': '' })], lang('PYTHON3'))).toThrow(/given twice/)
     expect(() => planProgram(files({ 'Main.java': 'class Main {}', 'Run.java': 'class Run { public static void main(String[] a) {} }' }), lang('JAVA'))).toThrow(/Main\.java is not the entry point \(Run\.java\), but JAVA names its entry point Main\.java: rename it/)
+  })
+})
+
+describe("a package's declared entry point (submissions.yaml entrypoint, submissions.json entry_point)", () => {
+  it('a file, Java\'s class, Kotlin\'s facade class, a name without its extension; none is undefined', () => {
+    const by = (id: string) => packageLanguageById(id)
+    expect(entryPointFile('solve.py', ['helper.py', 'solve.py'], by('python3'))).toBe('solve.py')
+    expect(entryPointFile('solve', ['helper.py', 'solve.py'], by('python3'))).toBe('solve.py')
+    expect(entryPointFile('Solver', ['Helper.java', 'Solver.java'], by('java'))).toBe('Solver.java')
+    expect(entryPointFile('pkg.Solver', ['Helper.java', 'Solver.java'], by('java'))).toBe('Solver.java')
+    expect(entryPointFile('SolverKt', ['solver.kt', 'util.kt'], by('kotlin'))).toBe('solver.kt')
+    expect(entryPointFile('MainKt', ['Main.kt'], by('kotlin'))).toBe('Main.kt')
+    expect(entryPointFile('Missing', ['Helper.java'], by('java'))).toBeUndefined()
+    expect(entryPointFile('x.py', ['a.py'], by('python3'))).toBeUndefined()
+  })
+
+  it('the declared entry point is the job\'s source, even where the default rules refuse the folder', () => {
+    const both = files({ 'helper.py': 'H = 1', 'solve.py': 'import helper' })
+    expect(() => planProgram(both, lang('PYTHON3'))).toThrow(/ambiguous entry point/)
+    const plan = planProgram(both, lang('PYTHON3'), { entryPoint: 'solve.py' })
+    expect(plan).toMatchObject({ main: 'solve.py', source: 'import helper', files: [{ name: 'helper.py' }] })
   })
 })

@@ -45,6 +45,25 @@ export function packageLanguageOf(lang: Language): PackageLanguage | undefined {
   )
 }
 
+/**
+ * The file a package's declared entry point (submissions.yaml's `entrypoint`, submissions.json's
+ * `entry_point`) names among a folder's files: the file itself (`main.py`, `Solver.java`); Java's
+ * class (`Solver`, `pkg.Solver` → `Solver.java`); Kotlin's (`SolverKt` → `Solver.kt` or `solver.kt`);
+ * or a name without its extension (`solve` → `solve.py`). Undefined when no file is named so.
+ */
+export function entryPointFile(entry: string, names: string[], language: PackageLanguage | undefined): string | undefined {
+  const has = (n: string) => (names.includes(n) ? n : undefined)
+  if (has(entry)) return entry
+  const cls = entry.split('.').at(-1)!
+  if (language?.code === 'JAVA') return has(`${cls}.java`)
+  if (language?.code === 'KOTLIN' && cls.endsWith('Kt')) {
+    const base = cls.slice(0, -2)
+    return has(`${base}.kt`) ?? has(`${base[0]?.toLowerCase() ?? ''}${base.slice(1)}.kt`)
+  }
+  for (const ext of language?.extensions ?? []) if (has(`${entry}.${ext}`)) return `${entry}.${ext}`
+  return undefined
+}
+
 /** A source that declares an entry point, as each family writes one (a hint, never a parse). */
 const DECLARES_MAIN: Record<string, RegExp> = {
   java: /\bstatic\s+(?:final\s+)?(?:synchronized\s+)?void\s+main\s*\(/,

@@ -154,3 +154,56 @@ describe('verifying multi-file submissions', () => {
     expect(report.ok).toBe(false)
   })
 })
+
+describe("a package's declared language and entry point", () => {
+  it('submissions.yaml: an entrypoint the default rules would not pick, a language over the extension, and what does not resolve fails with where it was said', async () => {
+    const { report, jobs } = await verify({
+      'submissions/submissions.yaml': [
+        'accepted/py:',
+        '  entrypoint: solve.py',
+        'accepted/echo.pl:',
+        '  language: perl',
+        'accepted/java:',
+        '  language: java',
+        '  entrypoint: Second',
+        'wrong_answer/*:',
+        '  language: cobolx',
+        'run_time_error/{gone}:',
+        '  entrypoint: nothing.py',
+      ].join('\n'),
+      'submissions/accepted/py/helper.py': 'H = 1',
+      'submissions/accepted/py/solve.py': 'import helper\nAC',
+      'submissions/accepted/echo.pl': 'print <STDIN>;\nAC',
+      'submissions/accepted/prolog.pl': ':- initialization(main).\nAC',
+      // both declare main: the default rules would refuse this folder as ambiguous
+      'submissions/accepted/java/First.java': 'public class First { public static void main(String[] a) {} }',
+      'submissions/accepted/java/Second.java': 'public class Second { public static void main(String[] a) {} }\nAC',
+      'submissions/wrong_answer/w.py': 'WA',
+      'submissions/run_time_error/gone/a.py': 'RTE',
+      'submissions/run_time_error/gone/b.py': 'RTE',
+    })
+    const byFile = Object.fromEntries(report.rows.map((r) => [r.file, r]))
+    expect(byFile['accepted/py/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'solve.py', lang: 'PYTHON3' })
+    expect(byFile['accepted/echo.pl']).toMatchObject({ got: 'AC', outcome: 'pass', lang: 'PERL' })
+    expect(byFile['accepted/prolog.pl']).toMatchObject({ lang: 'PROLOG_SWI' })
+    expect(byFile['accepted/java/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'Second.java', lang: 'JAVA' })
+    expect(byFile['wrong_answer/w.py']).toMatchObject({ outcome: 'fail', note: 'submissions/submissions.yaml wrong_answer/*: language "cobolx" is not a code of the format\'s languages table, DOMjudge\'s or Arbiter\'s' })
+    expect(byFile['run_time_error/gone/']).toMatchObject({ outcome: 'fail', note: 'submissions/submissions.yaml run_time_error/{gone}: entrypoint "nothing.py" names none of the files (a.py, b.py)' })
+    expect(jobs.find((j) => j.language === 'PYTHON3' && j.files)).toMatchObject({ source: 'import helper\nAC', files: [{ name: 'helper.py' }] })
+    expect(jobs.find((j) => j.language === 'JAVA')!.source).toMatch(/class Second/)
+    // submissions.yaml is no submission
+    expect(report.rows.map((r) => r.file)).not.toContain('submissions.yaml')
+  })
+
+  it("DOMjudge's submissions.json: langid and entry_point; Arbiter's own code is taken too", async () => {
+    const { report } = await verify({
+      'submissions.json': JSON.stringify({ 'submissions/accepted/k/': { langid: 'python3', entry_point: 'run' }, 'submissions/accepted/x.cc': { langid: 'CPP20' } }),
+      'submissions/accepted/k/run.py': 'AC',
+      'submissions/accepted/k/lib.py': '',
+      'submissions/accepted/x.cc': 'AC',
+    })
+    const byFile = Object.fromEntries(report.rows.map((r) => [r.file, r]))
+    expect(byFile['accepted/k/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'run.py' })
+    expect(byFile['accepted/x.cc']).toMatchObject({ got: 'AC', lang: 'CPP20' })
+  })
+})

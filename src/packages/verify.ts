@@ -8,8 +8,9 @@ import type { Job, JobResult, JobTest, TestOutcome } from '../jobs/types.ts'
 import type { GradedVerdict, GroupResult } from './group-grading.ts'
 import type { ImportedPackage } from './import.ts'
 import type { Language } from '../languages.ts'
-import { languageOfFiles } from './package-languages.ts'
-import { planProgram, ProgramRefused, type ProgramPlan } from './program-files.ts'
+import { languageOfFiles, packageLanguageById, type PackageLanguage } from './package-languages.ts'
+import { entryPointFile, packageLanguageOf, planProgram, ProgramRefused, type ProgramPlan } from './program-files.ts'
+import { submissionMeta } from './submission-meta.ts'
 import { gradeOutcomes, packageGrading, stopsOnFirstFailure, type PackageGrading } from './stored-grading.ts'
 import { casesOf } from './test-data.ts'
 
@@ -120,6 +121,21 @@ export interface VerifyOptions {
   timeLimitOnly?: boolean
 }
 
+/**
+ * A language a package names for a submission: a code of the format's table or DOMjudge's id
+ * (package-languages.ts), else Arbiter's own code; its main file among the files of that language
+ * (main.* first), else the first.
+ */
+function declaredLanguage(word: string, names: string[], opts: VerifyOptions): { lang: string; language: PackageLanguage; main: string } | undefined {
+  const manifest = opts.language?.(word)
+  const language = packageLanguageById(word) ?? (manifest && packageLanguageOf(manifest))
+  if (!language) return undefined
+  const ours = names.filter((n) => language.extensions.includes(n.slice(n.lastIndexOf('.') + 1))).sort()
+  const main = ours.find((n) => /^main\./i.test(n)) ?? ours[0] ?? [...names].sort()[0]
+  // Arbiter's own code names its language exactly (CPP20 rather than the table's C++ code)
+  return { lang: manifest && !packageLanguageById(word) ? manifest.code : (language.code ?? ''), language, main }
+}
+
 export async function verifyPackage(pkg: ImportedPackage, submissions: Map<string, Buffer>, opts: VerifyOptions): Promise<VerifyReport> {
   const { spec, problem } = pkg
   const grading = packageGrading(spec, pkg.data)
@@ -139,12 +155,17 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   const programs = new Map<string, [string, Buffer][]>()
   for (const [path, bytes] of [...submissions].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const [, folder, first, ...rest] = path.split('/')
+    // submissions/submissions.yaml is the submissions' settings, not one of them
+    if (first === undefined) continue
     const key = `${folder}/${first}${rest.length ? '/' : ''}`
     programs.set(key, [...(programs.get(key) ?? []), [rest.join('/') || first, bytes]])
   }
   for (const [key, files] of programs) {
     const folder = key.split('/')[0]
-    const chosen = languageOfFiles(files.map(([name, bytes]) => ({ name, bytes })), { domjudge: opts.domjudge })
+    // the package's own word (submissions.yaml, submissions.json) over the files' extensions
+    const meta = submissionMeta(pkg.submissionRules ?? [], key)
+    const declared = meta?.language !== undefined ? declaredLanguage(meta.language, files.map(([n]) => n), opts) : undefined
+    const chosen = declared ?? languageOfFiles(files.map(([name, bytes]) => ({ name, bytes })), { domjudge: opts.domjudge })
     const main = files.find(([n]) => n === chosen?.main) ?? files[0]
     const source = main[1].toString('utf8')
     // DOMjudge's comment may be in any of a folder's sources
@@ -153,6 +174,11 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
     rows.push(row)
     if (!expected) {
       row.note = `folder ${folder} is not one of ${Object.keys(FOLDER_VERDICTS).join(', ')}`
+      continue
+    }
+    if (meta?.language !== undefined && !declared) {
+      row.outcome = 'fail'
+      row.note = `${meta.from}: language "${meta.language}" is not a code of the format's languages table, DOMjudge's or Arbiter's`
       continue
     }
     row.lang = chosen?.lang || chosen?.language.name
@@ -172,8 +198,17 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
       row.note = `${chosen.language.name} is not offered here`
       continue
     }
+    let entryPoint: string | undefined
+    if (meta?.entryPoint !== undefined) {
+      entryPoint = entryPointFile(meta.entryPoint, files.map(([n]) => n), chosen.language)
+      if (!entryPoint) {
+        row.outcome = 'fail'
+        row.note = `${meta.from}: entrypoint "${meta.entryPoint}" names none of the files (${files.map(([n]) => n).join(', ')})`
+        continue
+      }
+    }
     try {
-      const plan = planProgram(files.map(([name, bytes]) => ({ name, bytes })), lang, { compileArgv: opts.compileArgv?.(chosen.lang) })
+      const plan = planProgram(files.map(([name, bytes]) => ({ name, bytes })), lang, { compileArgv: opts.compileArgv?.(chosen.lang), ...(entryPoint !== undefined && { entryPoint }) })
       row.main = plan.main
       row.others = files.length - 1
       runnable.push({ row, source: plan.source, plan })
