@@ -81,7 +81,7 @@ export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
 
   // GET /openapi.json: derived from the routes themselves (built once, at the first request: every route is declared by then)
   let openapi: ReturnType<typeof buildOpenApi> | undefined
-  app.get('/openapi.json', documented(serverDocs.openapi, (c) => c.json((openapi ??= buildOpenApi(deps.config, app)))))
+  app.get('/openapi.json', documented(serverDocs.openapi, (c) => c.json((openapi ??= buildOpenApi(deps.config, app, faces.flatMap((face) => face.docs ?? []))))))
   // GET /metrics (metrics.enabled, metrics.token)
   app.route('/', metricsRoute(deps, metrics))
   // ── the admin's dashboard (signed in with a token from `cli admin create`) ──

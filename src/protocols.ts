@@ -1,7 +1,7 @@
 // Wiring only: the wire protocols this server speaks. Each face registers its protocols with the
 // submission core and mounts its routes (src/http/face.ts); adding a protocol adds its folder and one
-// line here. The order is the order they are mounted and asked for a 404's body: HackerEarth v3 answers
-// any path no other face claims, so it comes last.
+// line here. The order is the order they are mounted, asked for a 404's body, and listed in the OpenAPI
+// document (its overview and tags): HackerEarth v3 answers any path no other face claims, so it comes last.
 import { protocolRegistry, type Protocols } from './evaluation/protocols.ts'
 import { packageVerifyProtocol } from './evaluation/package-verifies.ts'
 import type { Face } from './http/face.ts'
@@ -14,8 +14,8 @@ import { pistonFace } from './piston/face.ts'
 
 export const FACES: readonly Face[] = [
   hackerEarthV4Face,
-  judge0Face,
   jobeFace,
+  judge0Face,
   pistonFace,
   interviewsFace,
   hackerEarthV3Face,

@@ -4,6 +4,7 @@
 import { AppError } from '../errors.ts'
 import { message, v3Error, v3ErrorBody } from '../hackerearth/error-bodies.ts'
 import { outputRoutes } from '../hackerearth/output-routes.ts'
+import { hackerEarthApi } from '../hackerearth/openapi-docs.ts'
 import type { Face } from '../http/face.ts'
 import { hackerEarthV3 } from './protocol.ts'
 import { v3Routes } from './routes.ts'
@@ -17,4 +18,5 @@ export const hackerEarthV3Face: Face = {
   notFound: () => v3ErrorBody(new AppError('NotFound', 'no such endpoint')),
   // the v3 body without the error's data (a storage fault's retry_after goes in the Retry-After header)
   unhandled: (e) => ({ status: v3ErrorBody(e).status, body: { message: message(e), errors: {} } }),
+  docs: [hackerEarthApi],
 }

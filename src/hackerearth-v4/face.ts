@@ -3,10 +3,13 @@
 import { cors } from 'hono/cors'
 import { AppError } from '../errors.ts'
 import { v4Error, v4ErrorBody } from '../hackerearth/error-bodies.ts'
+import { hackerEarthApi } from '../hackerearth/openapi-docs.ts'
 import type { Face } from '../http/face.ts'
 import { internalRoutes } from '../http/route-docs.ts'
+import { similarityApi } from '../similarity/openapi-docs.ts'
 import { similarityPageRoutes } from '../similarity/page-routes.ts'
 import { similarityRoutes } from '../similarity/routes.ts'
+import { problemsApi } from './problem-docs.ts'
 import { problemRoutes } from './problem-routes.ts'
 import { hackerEarthV4 } from './protocol.ts'
 import { v4Routes } from './routes.ts'
@@ -35,4 +38,6 @@ export const hackerEarthV4Face: Face = {
   },
   // a typo under /v4/ still gets the v4 error body: clients read request_status.code on every reply
   notFound: (path) => (/^\/v4(\/|$)/.test(path) ? v4ErrorBody(new AppError('NotFound', 'no such endpoint')) : undefined),
+  // v3 and v4 are one line of the overview, given by both faces (the document counts it once)
+  docs: [hackerEarthApi, problemsApi, similarityApi],
 }

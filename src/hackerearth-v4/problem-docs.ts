@@ -1,5 +1,6 @@
 // OpenAPI descriptions of the problems routes, attached with documented() (http/route-docs.ts).
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import { ErrorReply } from '../hackerearth/schemas.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { ProblemList, ProblemReply, ProblemRequest } from '../problems/schemas.ts'
@@ -68,3 +69,9 @@ export const problemDocs = {
     responses: { 200: { description: 'The verify', content: json(VerifyReply) }, ...errors({ 401: 'UnregisteredClientError', 404: "NotFoundError (also another client's verify, or one of another problem)" }) },
   },
 } satisfies Record<string, RouteDoc>
+
+export const problemsApi: ApiDocs = {
+  overview: "**Grading and problems**: v4 submissions graded against a stored problem's tests (`/v4/partner/code-evaluation/problems`)",
+  pages: ['docs/api/grading.md'],
+  tags: [{ name: 'problems', description: 'Problems: stored test sets and checkers that v4 submissions are graded against.', page: 'docs/api/grading.md' }],
+}

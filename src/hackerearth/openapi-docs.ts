@@ -1,6 +1,7 @@
 // The OpenAPI descriptions of the code-evaluation routes, attached to their handlers with documented()
 // (http/route-docs.ts); the shapes are the zod schemas the routes check requests with.
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { ErrorReply, V3Reply, V3Request, V4Reply, V4Request } from './schemas.ts'
 
@@ -73,3 +74,13 @@ export const evaluationDocs = {
     responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } }, 404: { description: 'No such code' } },
   },
 } satisfies Record<string, RouteDoc>
+
+/** v3 and v4 in the document's overview, given by both faces (counted once). */
+export const hackerEarthApi: ApiDocs = {
+  overview: '**HackerEarth Code Checker v3** (`/code/run/`, `/code/compile/`, also under `/v3/`) and **v4** (`/v4/partner/code-evaluation/submissions/`)',
+  pages: ['docs/api/hackerearth.md'],
+  tags: [
+    { name: 'v3', description: 'HackerEarth Code Checker v3: run or compile a program, the answer in the reply.', page: 'docs/api/hackerearth.md' },
+    { name: 'v4', description: 'HackerEarth Code Checker v4: queued submissions, a callback or polling for the result.', page: 'docs/api/hackerearth.md' },
+  ],
+}

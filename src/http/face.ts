@@ -1,6 +1,6 @@
 // A wire protocol's face as the server mounts it: the protocols it registers with the core, its routes
 // (with its own error bodies), its own body for a path no route has and for a fault outside its routes,
-// and how its paths are logged. The shared edge knows no protocol: app.ts mounts whatever
+// how its paths are logged and its part of the OpenAPI document. The shared edge knows no protocol: app.ts mounts whatever
 // src/protocols.ts lists.
 import type { Hono } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
@@ -8,6 +8,7 @@ import type { Deps } from '../deps.ts'
 import type { AppError } from '../errors.ts'
 import type { Client } from '../clients/clients.ts'
 import type { Protocol } from '../evaluation/protocols.ts'
+import type { ApiDocs } from './openapi.ts'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -30,4 +31,6 @@ export interface Face {
   unhandled?(e: AppError, path: string): { status: ContentfulStatusCode; body: unknown } | undefined
   /** The path as logs may show it: a secret the protocol carries in its paths hidden. */
   loggablePath?(path: string): string
+  /** Its parts of the OpenAPI document (openapi.ts): a line of the overview and its routes' tags, each with its page. */
+  docs?: ApiDocs[]
 }

@@ -5,10 +5,13 @@ import { createApp } from '../app.ts'
 import { buildOpenApi } from './openapi.ts'
 import { declaredRoutes, documented } from './route-docs.ts'
 
+/** The document as the app serves it: the faces' parts are given by their registration. */
+const served = async (app: Hono) => (await (await app.request('/openapi.json')).json()) as ReturnType<typeof buildOpenApi>
+
 test('the OpenAPI document describes the evaluation API from the zod schemas', async () => {
   const deps = createTestDeps()
   try {
-    const doc = buildOpenApi(deps.config, createApp(deps))
+    const doc = await served(createApp(deps))
     expect(doc.openapi).toBe('3.1.0')
     expect(Object.keys(doc.paths ?? {})).toEqual(
       expect.arrayContaining(['/code/run/', '/code/compile/', '/v4/partner/code-evaluation/submissions/', '/v4/partner/code-evaluation/submissions/{heId}/', '/output/{codeId}', '/partner/service/interviews/{interview_id}/', '/health', '/metrics'])
@@ -28,7 +31,7 @@ test('the OpenAPI document describes the evaluation API from the zod schemas', a
 test('the document names every API served, and each tag links the page that documents it', async () => {
   const deps = createTestDeps()
   try {
-    const doc = buildOpenApi(deps.config, createApp(deps))
+    const doc = await served(createApp(deps))
     const description = doc.info.description ?? ''
     for (const api of ['HackerEarth Code Checker v3', 'v4', 'Jobe', 'Judge0 CE', 'Piston', 'Grading and problems', 'Similarity', 'Interviews'])
       expect(description).toContain(api)
@@ -63,6 +66,25 @@ test('every route of the app is declared: documented in /openapi.json, or marked
   } finally {
     await deps.stop()
   }
+})
+
+test("the document assembles the parts it is given, in order, a part given twice once, and names no API of its own", () => {
+  const app = new Hono()
+  app.get('/a', documented({ tags: ['a'], summary: 'a', responses: { 200: { description: 'ok' } } }, (c) => c.text('a')))
+  const a = { overview: '**A** (`/a`)', pages: ['docs/api/a.md', 'docs/a2.md'], tags: [{ name: 'a', description: 'A.', page: 'docs/api/a.md' }] }
+  const b = { overview: '**B**', pages: ['docs/api/b.md'], tags: [{ name: 'b1', description: 'B1.', page: 'docs/api/b.md' }, { name: 'b2', description: 'B2.', page: 'docs/b.md' }] }
+  const doc = buildOpenApi({ server: { public_url: 'http://x' } } as never, app, [b, a, b])
+  expect(doc.tags?.map((t) => [t.name, t.externalDocs?.url])).toEqual([
+    ['b1', '/docs/pages/api/b.md'],
+    ['b2', '/docs/pages/b.md'],
+    ['a', '/docs/pages/api/a.md'],
+    ['server', '/docs/pages/api/README.md'],
+  ])
+  expect(doc.info.description).toContain('\n\n- **B**: [docs/api/b.md](/docs/pages/api/b.md)\n- **A** (`/a`): [docs/api/a.md](/docs/pages/api/a.md), [docs/a2.md](/docs/pages/a2.md)\n\n')
+  // with no parts: the server's own tag only, and no API named
+  const bare = buildOpenApi({ server: { public_url: 'http://x' } } as never, app)
+  expect(bare.tags?.map((t) => t.name)).toEqual(['server'])
+  expect(bare.info.description).not.toMatch(/HackerEarth|Judge0|Jobe|Piston|Interviews/)
 })
 
 test('a route added without a declaration is caught, and a documented one appears in the document', () => {

@@ -1,6 +1,7 @@
 // The OpenAPI descriptions of B1–B5 and the stored resume, attached to their handlers in routes.ts with
 // documented() (http/route-docs.ts); the shapes are the zod schemas the routes read requests with.
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import { envelopeStatus } from './error-bodies.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { Envelope, InterviewShapes } from './schemas.ts'
@@ -40,3 +41,15 @@ export const interviewDocs = {
     responses: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: z.string() } } }, ...failures },
   },
 } satisfies Record<string, RouteDoc>
+
+export const interviewsApi: ApiDocs = {
+  overview: '**Interviews** (`/partner/service/interviews/`, also under `/partner/hackerearth/interviews/`) and the interview room',
+  pages: ['docs/api/interviews.md', 'docs/room.md'],
+  tags: [
+    {
+      name: 'interviews',
+      description: 'Interviews (B1–B5): schedule, read, change, report on and delete them; their links open the interview room (docs/room.md).',
+      page: 'docs/api/interviews.md',
+    },
+  ],
+}

@@ -1,5 +1,6 @@
 // OpenAPI descriptions of the Jobe routes, attached with documented() (http/route-docs.ts).
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { JobeError, JobeFilePut, JobeLanguages, JobeResult, JobeRunRequest } from './schemas.ts'
 
@@ -38,3 +39,9 @@ export const jobeDocs = {
     responses: { 204: { description: 'Present' }, 404: { description: 'Absent' }, 403: { description: auth[403] } },
   },
 } satisfies Record<string, RouteDoc>
+
+export const jobeApi: ApiDocs = {
+  overview: '**Jobe**, for Moodle CodeRunner (`/jobe/index.php/restapi`)',
+  pages: ['docs/api/jobe.md'],
+  tags: [{ name: 'jobe', description: 'The Jobe API, for Moodle CodeRunner.', page: 'docs/api/jobe.md' }],
+}

@@ -1,6 +1,7 @@
 // The OpenAPI descriptions of the Judge0 CE routes (served under /judge0), attached to their handlers
 // with documented(); the shapes are the zod schemas of schemas.ts.
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { Judge0Error, Judge0FieldErrors, Judge0Language, Judge0StatusReply, Judge0Submission, submissionRequest } from './schemas.ts'
 
@@ -97,4 +98,10 @@ export const judge0Docs = {
   workers: doc('The queue: waiting submissions and the pool\'s slots.', { 200: { description: '[{queue, size, available, idle, working, paused, failed}]' } }),
   authenticate: doc('Checks X-Auth-Token: 200 when it is a client secret.', { 200: { description: 'Authenticated (empty body).' } }),
   authorize: doc('Judge0 administrator authorization: no administrator token exists here, so 403 after a valid X-Auth-Token.', { 403: { description: 'Always (empty body).' } }),
+}
+
+export const judge0Api: ApiDocs = {
+  overview: '**Judge0 CE 1.13.1** (`/judge0`)',
+  pages: ['docs/api/judge0.md'],
+  tags: [{ name: 'Judge0 CE', description: 'The Judge0 CE 1.13.1 API under /judge0.', page: 'docs/api/judge0.md' }],
 }

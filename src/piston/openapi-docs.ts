@@ -1,6 +1,7 @@
 // The OpenAPI descriptions of the Piston v2 routes, attached with documented() (http/route-docs.ts);
 // the shapes are the zod schemas the routes check requests with and build replies from.
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { PistonErrorBody, PistonExecuteReply, PistonExecuteRequest, PistonPackage, PistonRuntime } from './schemas.ts'
 
@@ -43,3 +44,9 @@ export const pistonDocs = {
     responses: errors({ 405: 'Always', ...authErrors }),
   },
 } satisfies Record<string, RouteDoc>
+
+export const pistonApi: ApiDocs = {
+  overview: '**Piston v2** (`/piston/api/v2`)',
+  pages: ['docs/api/piston.md'],
+  tags: [{ name: 'piston', description: 'The Piston v2 API under /piston.', page: 'docs/api/piston.md' }],
+}

@@ -1,5 +1,6 @@
 // OpenAPI descriptions of the similarity routes, attached with documented() (http/route-docs.ts).
 import { z } from 'zod'
+import type { ApiDocs } from '../http/openapi.ts'
 import { ErrorReply } from '../hackerearth/schemas.ts'
 import type { RouteDoc } from '../http/route-docs.ts'
 import { SimilarityAccepted, SimilarityReport, SimilarityRequest } from './schemas.ts'
@@ -33,3 +34,9 @@ export const similarityDocs = {
     responses: { 200: { description: 'The report', content: json(SimilarityReport) }, ...errors({ 401: 'UnregisteredClientError', 404: "NotFoundError (also for another client's report)" }) },
   },
 } satisfies Record<string, RouteDoc>
+
+export const similarityApi: ApiDocs = {
+  overview: '**Similarity reports**: which submissions to a problem look copied (`/v4/partner/code-evaluation/similarity`)',
+  pages: ['docs/api/similarity.md'],
+  tags: [{ name: 'similarity', description: 'Similarity reports: which submissions to a problem look copied, with a report page.', page: 'docs/api/similarity.md' }],
+}
