@@ -23,9 +23,10 @@ const outcome = (status: TestOutcome['status'], timeUsedSec = 0.1): TestOutcome 
 
 /** Each source's last line says what its run gives: "AC 0.3" (every test's status, CPU seconds), or "CE". */
 function behave(job: Job): JobResult {
-  const [status, time] = job.source.trim().split('\n').at(-1)!.split(' ')
+  const [status, time, score] = job.source.trim().split('\n').at(-1)!.split(' ')
   if (status === 'CE') return { compile: { ok: false, message: 'e.c:1: error: expected declaration\nmore' } }
-  return { compile: { ok: true, message: '' }, tests: (job.tests ?? []).map(() => outcome(status as TestOutcome['status'], Number(time ?? 0.1))) }
+  // "AC 0.1 7": each test's validator wrote 7 to score.txt
+  return { compile: { ok: true, message: '' }, tests: (job.tests ?? []).map(() => ({ ...outcome(status as TestOutcome['status'], Number(time ?? 0.1)), ...(score && { score: Number(score) }) })) }
 }
 
 const PACKAGE: [string, string][] = [
@@ -184,6 +185,33 @@ describe('POST …/problems/<id>/verify', { timeout: 120_000 }, () => {
     const resumed = await json(await statusOf(app, secret, status_url))
     expect(resumed.rows.map((r: { file: string; got: string }) => [r.file, r.got])).toEqual(finished.rows.map((r: { file: string; got: string }) => [r.file, r.got]))
     expect(resumed.passed).toBe(true)
+  })
+
+  test("a scoring package's score.txt scores come back through the queue: each row's score is verifyPackage's", async () => {
+    const { app, secret } = setup()
+    const zip = makeZip([
+      ['problem.yaml', 'name: Scored\ntype: scoring\nvalidation: custom score\n'],
+      ['output_validators/v/v.py', 'import sys\n'],
+      ['data/secret/1.in', '1\n'],
+      ['data/secret/1.ans', '1\n'],
+      ['data/secret/2.in', '2\n'],
+      ['data/secret/2.ans', '2\n'],
+      ['submissions/accepted/full.py', 'AC 0.1 50'],
+      ['submissions/partially_accepted/half.py', 'AC 0.1 20'],
+    ])
+    const imported = await importZip(app, secret, zip)
+    const { status_url } = await json(await verifyOf(app, secret, imported.problem_id))
+    await until(() => deps.db.select().from(packageVerifies).get()?.state === 'done', 30_000)
+    const done = VerifyReply.parse(await json(await statusOf(app, secret, status_url)))
+    const pkg = await readPackageZip(zip, { maxFiles: 1000, fileBytes: 1 << 20, totalBytes: 1 << 24 })
+    const cliImport = importPackage(pkg, { fallbackName: 'scored', maxTests: 100, verifyOnly: true })
+    const cli = await verifyPackage(cliImport, submissionFiles(pkg.files), packageRunOptions(deps.config, deps.languages, cliImport, false, async (job) => behave(job)))
+    expect(done.rows.map((r) => [r.file, r.got, r.score, r.result, r.note])).toEqual(cli.rows.map((r) => [r.file, r.got ?? null, r.score ?? null, r.outcome, r.note ?? null]))
+    // the root's sum of its cases' scores
+    expect(done.rows.map((r) => r.score)).toEqual([100, 40])
+    // legacy's default range is unbounded: no best score (null, as a v4 reply's score.package.max_score)
+    expect(cli.maxScore).toBe(Infinity)
+    expect(done.max_score).toBeNull()
   })
 
   test("past grading.package_store_max_bytes a package is imported but its zip not kept, and the reply says why; deleting a problem frees its share", async () => {
