@@ -11,6 +11,7 @@ import { loadLanguages } from '../languages.ts'
 import { decideTimeLimit, packageRunOptions, submissionFiles } from './package-runs.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import { createJobRunner } from '../jobs/worker.ts'
+import type { Job } from '../jobs/types.ts'
 import { verifyPackage, verifyTable } from './verify.ts'
 import { clientNamed } from '../problems/cli-commands.ts'
 import { createProblem, problemReply } from '../problems/problems.ts'
@@ -69,16 +70,31 @@ packageCommands['problems verify'] = {
     const config = ctx.config()
     const pkg = await readPackage(path, config)
     const imported = importPackage(pkg, { fallbackName: basename(path).replace(/\.zip$/i, ''), maxTests: config.grading.max_tests, verifyOnly: true })
-    const runner = createJobRunner(workerSettings(config), `verify-${process.pid}`)
+    // as many submissions at once as the server's pool runs jobs (one jail slot each), so a submission
+    // that waits out its wall limit does not hold up the others
+    const lanes = Math.max(1, config.pool.size)
+    const settings = workerSettings(config)
+    const idle = Array.from({ length: lanes }, (_, i) => createJobRunner(settings, `verify-${process.pid}-${i}`))
+    const runners = [...idle]
+    const run = async (job: Job) => {
+      const runner = idle.pop()
+      if (!runner) throw new Error('verify: more runs at once than runners')
+      try {
+        return await runner.run(job)
+      } finally {
+        idle.push(runner)
+      }
+    }
     try {
       const report = await verifyPackage(imported, submissionFiles(pkg.files), {
-        ...packageRunOptions(config, loadLanguages(), imported, pkg.files.has('domjudge-problem.ini'), (job) => runner.run(job)),
+        ...packageRunOptions(config, loadLanguages(), imported, pkg.files.has('domjudge-problem.ini'), run),
+        parallel: lanes,
         onRow: (row, done, total) => progressBar(done, total, row.file),
       })
       process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${verifyTable(report)}\n`)
       return new CliExit(report.ok ? 0 : 1)
     } finally {
-      await runner.close()
+      await Promise.all(runners.map((r) => r.close()))
     }
   },
 }

@@ -63,6 +63,42 @@ describe('verifying a package', () => {
     expect(jobs[0].checker).toEqual({ type: 'kattis', flags: [] })
   })
 
+  it('parallel: at most that many runs at once, started in the table\'s order, the accepted ones all ended before the others start; the rows keep their order', async () => {
+    const all = files({
+      'submissions/accepted/a.c': 'AC 0.3',
+      'submissions/accepted/b.c': 'AC 0.1',
+      'submissions/accepted/c.c': 'AC 0.2',
+      'submissions/wrong_answer/w1.c': 'WA',
+      'submissions/wrong_answer/w2.c': 'WA',
+      'submissions/wrong_answer/w3.c': 'WA',
+    })
+    const pkg = importPackage({ files: all, skipped: [] }, { fallbackName: 'p', maxTests: 100 })
+    const started: string[] = []
+    const ended: string[] = []
+    let running = 0
+    let most = 0
+    const run = async (job: Job): Promise<JobResult> => {
+      const [status, time] = job.source.trim().split(' ')
+      started.push(job.source)
+      most = Math.max(most, ++running)
+      // the first of each pair ends last: a run that ends early frees its lane for the next
+      await new Promise((r) => setTimeout(r, started.length % 2 ? 30 : 5))
+      running--
+      ended.push(job.source)
+      return { compile: { ok: true, message: '' }, tests: [outcome(status as TestOutcome['status'], Number(time ?? 0.1))] }
+    }
+    const report = await verifyPackage(pkg, new Map([...all].filter(([p]) => p.startsWith('submissions/'))), { canRun: () => true, run, maxTimeSec: 10, memoryLimitKb: 1 << 20, parallel: 2 })
+    expect(most).toBe(2)
+    expect(started).toEqual(['AC 0.3', 'AC 0.1', 'AC 0.2', 'WA', 'WA', 'WA'])
+    // the time limit needs every accepted run: none of the others starts before the last of them ends
+    expect(ended.slice(0, 3).sort()).toEqual(['AC 0.1', 'AC 0.2', 'AC 0.3'])
+    expect(report.timeLimitSec).toBe(2)
+    expect(report.rows.map((r) => [r.file, r.got])).toEqual([
+      ['accepted/a.c', 'AC'], ['accepted/b.c', 'AC'], ['accepted/c.c', 'AC'],
+      ['wrong_answer/w1.c', 'WA'], ['wrong_answer/w2.c', 'WA'], ['wrong_answer/w3.c', 'WA'],
+    ])
+  })
+
   it('a fixed limit (2023-07) is used as it is; DOMjudge\'s compiler_error and @EXPECTED_RESULTS@ are read', async () => {
     const { report } = await verify(
       { 'submissions/compiler_error/x.c': 'CE', 'submissions/accepted/y.c': '// @EXPECTED_RESULTS@: CORRECT, TIMELIMIT\nTLE' },

@@ -119,6 +119,20 @@ export interface VerifyOptions {
   onStage?: (stage: VerifyStage, rows: SubmissionRow[], total: number) => void
   /** Only the accepted submissions run, for the time limit (an import's), when the package gives none. */
   timeLimitOnly?: boolean
+  /**
+   * How many submissions run at once (default 1): opts.run must take that many jobs at a time. Runs
+   * still start in the table's order, and the rows keep it.
+   */
+  parallel?: number
+}
+
+/** fn over items, at most `limit` at once, started in the items' order. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++])
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane))
 }
 
 /**
@@ -261,7 +275,8 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   const accepted = runnable.filter((r) => r.row.folder === 'accepted')
   const first = timeLimitSec === undefined ? accepted : []
   if (first.length) opts.onStage?.('accepted submissions, for the time limit', rows, opts.timeLimitOnly ? first.length : total)
-  for (const r of first) await judge(r, opts.maxTimeSec, 0)
+  const parallel = Math.max(1, opts.parallel ?? 1)
+  await eachLimited(first, parallel, (r) => judge(r, opts.maxTimeSec, 0))
   if (timeLimitSec === undefined) {
     const slowest = Math.max(0, ...first.filter((r) => r.row.got === 'AC').map((r) => r.row.time ?? 0))
     const res = spec.timeResolution
@@ -270,7 +285,8 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   }
   if (opts.timeLimitOnly) return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
   opts.onStage?.('submissions', rows, total)
-  for (const r of runnable) if (!first.includes(r)) await judge(r, timeLimitSec, timeLimitSec * (spec.timeLimitToTle - 1))
+  const limit = timeLimitSec
+  await eachLimited(runnable.filter((r) => !first.includes(r)), parallel, (r) => judge(r, limit, limit * (spec.timeLimitToTle - 1)))
   return { problem: problem.name, ...(maxScore !== undefined && { maxScore }), timeLimitSec, timeLimitFrom, rows, ok: rows.every((r) => r.outcome !== 'fail') }
 }
 
