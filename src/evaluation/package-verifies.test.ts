@@ -108,7 +108,11 @@ describe('POST …/problems/<id>/verify', { timeout: 120_000 }, () => {
     // the same package verified as `problems verify` does, with the same runs, gives the same table
     const pkg = await readPackageZip(zip, { maxFiles: 1000, fileBytes: 1 << 20, totalBytes: 1 << 24 })
     const cliImport = importPackage(pkg, { fallbackName: 'echo', maxTests: 100, verifyOnly: true })
-    const cli = await verifyPackage(cliImport, submissionFiles(pkg.files), packageRunOptions(deps.config, deps.languages, cliImport, false, async (job) => behave(job)))
+    const direct: Job[] = []
+    const cli = await verifyPackage(cliImport, submissionFiles(pkg.files), packageRunOptions(deps.config, deps.languages, cliImport, false, async (job) => (direct.push(job), behave(job))))
+    // and the worker got, through the queue, the very jobs verify asks for (only the compile cache's scope added)
+    const withoutScope = ({ cacheScope: _scope, ...job }: Job) => job
+    expect(deps.pool.jobs.slice(before).map(withoutScope)).toEqual(direct)
     expect(done!.rows.map((r) => [r.file, r.expected, r.got, r.time, r.result, r.note])).toEqual(cli.rows.map((r) => [r.file, r.expected, r.got ?? null, r.time ?? null, r.outcome, r.note ?? null]))
     expect(done!.time_limit!.seconds).toBe(cli.timeLimitSec)
     const byFile = Object.fromEntries(done!.rows.map((r) => [r.file, [r.got, r.result]]))
