@@ -2,10 +2,11 @@
 // only files of its own layer or of a layer further down, type-only imports included (a type names what
 // it is defined by), but for the hubs that the composition roots fill (deps.ts, cli-types.ts): they name
 // contract files of any layer, types-only files, and nothing else with code but HUB_CODE; no file they
-// reach imports them back. No protocol face imports another; the shared edge and app.ts import no face
-// at all (they know no protocol); and no two folders import each other at run time (a loop makes an
-// order impossible). Test code (*.test.ts, src/testing, src/e2e) is outside the graph. A folder or
-// top-level file missing from the table fails: place it when you add it.
+// reach imports them back, and no file imports itself through others, type-only imports included. No
+// protocol face imports another; the shared edge and app.ts import no face at all (they know no
+// protocol); and no two folders import each other at run time (a loop makes an order impossible). Test
+// code (*.test.ts, src/testing, src/e2e) is outside the graph. A folder or top-level file missing from the
+// table fails: place it when you add it.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -160,7 +161,8 @@ export function breaches(
     else out.push(`${e.where} imports src/${e.key.split(' → ')[1]}: ${rule}`)
   }
   // nothing a hub reaches imports it back, type-only imports included (else its type is defined by what it injects)
-  for (const hub of hubs) for (const loop of loopsThrough(root, join(root, hub))) out.push(`${loop}: an import loop through ${hub}`)
+  const graph = fileGraph(root)
+  for (const hub of hubs) for (const loop of loopsThrough(graph, join(root, hub))) out.push(`${loop}: an import loop through ${hub}`)
   const nodes = new Set(readdirSync(root).filter((n) => n !== 'testing' && n !== 'e2e' && (statSync(join(root, n)).isDirectory() || (n.endsWith('.ts') && !n.endsWith('.test.ts')))))
   return {
     breaches: out,
@@ -169,14 +171,21 @@ export function breaches(
   }
 }
 
+type FileGraph = Map<string, { target: string; where: string }[]>
+
+/** Every file's imports, type-only ones included, each with its `src/file:line`. */
+export function fileGraph(root: string): FileGraph {
+  const graph: FileGraph = new Map()
+  for (const file of sources(root))
+    graph.set(file, importsOf(readFileSync(file, 'utf8')).map((i) => ({ target: resolve(dirname(file), i.spec), where: `src/${relative(root, file)}:${i.line}` })))
+  return graph
+}
+
 /**
  * The import loops, type-only imports included, through one file: each as the chain of `file:line`s that
  * leaves it and comes back (the shortest way back from each file it imports).
  */
-export function loopsThrough(root: string, start: string): string[] {
-  const importsOfFile = new Map<string, { target: string; where: string }[]>()
-  for (const file of sources(root))
-    importsOfFile.set(file, importsOf(readFileSync(file, 'utf8')).map((i) => ({ target: resolve(dirname(file), i.spec), where: `src/${relative(root, file)}:${i.line}` })))
+export function loopsThrough(importsOfFile: FileGraph, start: string): string[] {
   const out: string[] = []
   for (const first of importsOfFile.get(start) ?? []) {
     // breadth first from what start imports, keeping the way each file was reached
@@ -292,6 +301,11 @@ describe('the import graph of src/', () => {
       if (a < b && back) loops.push(`${key}: ${why[0]} … and back: ${back[0]}`)
     }
     expect(loops).toEqual([])
+  })
+
+  it('has no file importing itself through others, type-only imports included', () => {
+    const graph = fileGraph(src)
+    expect([...graph.keys()].flatMap((file) => loopsThrough(graph, file).slice(0, 1))).toEqual([])
   })
 
   it('has no longer loops either (A → B → C → A): the folders can be put in one order', () => {

@@ -7,6 +7,7 @@
 // compared as the bytes the program wrote (a decode to text would make every invalid byte the same
 // U+FFFD). Whitespace is ASCII's: space, \t, \n, \v, \f, \r. A Budget given to check() bounds the time.
 import type { z } from 'zod'
+import { Budget, JudgeTimeout } from './budget.ts'
 import type { CheckerSchema } from './checker-schema.ts'
 
 // The checkers' one declaration is their zod schema (checker-schema.ts): the types below are read from it,
@@ -34,23 +35,7 @@ export interface CheckResult {
   message: string
 }
 
-/** A judge ran past its time bound (grading.judge_time_sec): the test is IE, not a verdict on the program. */
-export class JudgeTimeout extends Error {}
-
-/** A deadline, looked at every few thousand steps (Date.now() is not free). */
-export class Budget {
-  private steps = 0
-  constructor(readonly deadline: number) {}
-  static ms(ms: number) {
-    return new Budget(Date.now() + ms)
-  }
-  tick(n = 1) {
-    this.steps += n
-    if (this.steps < 4096) return
-    this.steps = 0
-    if (Date.now() > this.deadline) throw new JudgeTimeout('judging ran past its time bound')
-  }
-}
+export { Budget, JudgeTimeout }
 const UNBOUNDED = new Budget(Infinity)
 
 type Text = string | Uint8Array

@@ -9,7 +9,7 @@
 //   number: inf and nan are words; only with a tolerance given, and only where the judge's token is
 //   a float, are numbers compared by value (|d| <= abs or |d| <= rel·|judge|);
 // - space_change_sensitive: every whitespace character must be the judge's, trailing ones too.
-import { Budget, JudgeTimeout } from './checkers.ts'
+import { Budget, JudgeTimeout } from './budget.ts'
 
 export const DEFAULT_VALIDATOR_FLAGS = ['case_sensitive', 'space_change_sensitive', 'float_relative_tolerance', 'float_absolute_tolerance', 'float_tolerance'] as const
 
