@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -246,11 +247,42 @@ int reap_and_report(pid_t child, int report) {
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/*
+ * A run wired to another (sandbox/wire.c) through one nsjail start: its supervisor hands the two pipe
+ * ends over the socket at WIRE_HAND_FD (nsjail --pass_fd) rather than as nsjail's stdin and stdout,
+ * which nsjail would hold until the jail is gone. They become the program's stdin and stdout here, and
+ * the socket is closed: the program holds exactly its two ends, as a prepared jail's run does. No
+ * socket there (every other run): nothing to do.
+ */
+static int take_wire(void) {
+	struct stat st;
+	if (fstat(WIRE_HAND_FD, &st) != 0) return 0;
+	if (!S_ISSOCK(st.st_mode)) return -1;
+	int got[2] = {-1, -1};
+	char cbuf[CMSG_SPACE(sizeof got)], byte;
+	struct iovec iov = {&byte, 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	ssize_t n = recvmsg(WIRE_HAND_FD, &mh, MSG_CMSG_CLOEXEC);
+	close(WIRE_HAND_FD);
+	struct cmsghdr* cm = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof got)) return -1;
+	memcpy(got, CMSG_DATA(cm), sizeof got);
+	/* dup2 clears close-on-exec on 0 and 1: the program gets them */
+	int ok = dup2(got[0], 0) == 0 && dup2(got[1], 1) == 1;
+	close(got[0]);
+	close(got[1]);
+	return ok ? 0 : -1;
+}
+
 int main(int argc, char** argv) {
 	/* the resident init of a prepared jail (jail-prepared.c): forks each run into fresh namespaces */
 	if (argc == 2 && !strcmp(argv[1], "--serve")) return serve_prepared_runs(3);
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s PROGRAM [ARGS...] | --serve\n", argv[0]);
+		return 127;
+	}
+	if (take_wire() != 0) {
+		perror("arbiter-jail-init: cannot take the wired pipes");
 		return 127;
 	}
 	/* before the program exists: nothing else runs in the jail while the box is walked */

@@ -3,6 +3,9 @@
 #define ARBITER_JAIL_INIT_H
 #include <sys/types.h>
 
+/* A run wired to another through one nsjail start: the socket its pipe ends arrive on (sandbox/wire.c) */
+#define WIRE_HAND_FD 4
+
 /* Re-charges the files of /work to the calling process's memory group; -1 on a failure. */
 int recharge_work(void);
 /* Lowers RLIMIT_SIGPENDING to one jail's share of what root may queue. */

@@ -58,6 +58,7 @@
 #include <sys/mount.h>
 #include <sys/vfs.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -71,9 +72,10 @@
 /* What every jail binds from the host lives on one small tmpfs of its own, so a jail's
  * /proc/self/mountinfo names only "/init" and "/masked" there, never a host path. */
 /* Its name changes whenever what the init does changes incompatibly (jailfs-2: it re-charges the box
- * and needs fallocate's punch-hole mode from jail.cfg; jailfs-3: it serves prepared jails): every supervisor replaces the init there
+ * and needs fallocate's punch-hole mode from jail.cfg; jailfs-3: it serves prepared jails; jailfs-4: a wired run's pipes reach it on fd 4, not through nsjail's
+ * stdin and stdout): every supervisor replaces the init there
  * with its own, so two installs side by side (an upgrade, a benchmark's baseline) must not share it. */
-#define JAIL_FS "/run/arbiter/jailfs-3"
+#define JAIL_FS "/run/arbiter/jailfs-4"
 /* An empty file nobody may read, bind-mounted by jail.cfg over what a program must not read in /proc */
 #define MASKED_FILE JAIL_FS "/masked"
 #define JAIL_INIT JAIL_FS "/init"
@@ -555,16 +557,23 @@ int limit_host_quotas(void) {
 	    setrlimit(RLIMIT_MEMLOCK, &lock);
 }
 
-/* wire_in/wire_out: a wired run's pipe ends (wire.c), else -1 and the files of the request */
-static void child_exec(struct request* r, int wire_in, int wire_out) {
+/* wire_in/wire_out: a wired run's pipe ends (wire.c), else -1 and the files of the request; hand: the
+ * socket its init takes them from (nsjail's stdin and stdout are then /dev/null), else -1 */
+static void child_exec(struct request* r, int wire_in, int wire_out, int hand) {
 	if (setns(netns_fd, CLONE_NEWNET) != 0) _exit(120);
 	if (cg_version == 1) {
 		char p[600];
 		snprintf(p, sizeof p, "%s/cgroup.procs", cg_cpuacct);
 		if (write_file(p, "0") != 0) _exit(121);
 	}
-	int in = wire_in >= 0 ? wire_in : open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
-	int out = wire_out >= 0 ? wire_out : open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
+	if (hand >= 0) {
+		if (dup2(hand, WIRE_HAND_FD) < 0 || fcntl(WIRE_HAND_FD, F_SETFD, 0) != 0) _exit(123);
+		wire_in = wire_out = -1; /* the parent hands them over: none goes through nsjail */
+	}
+	/* nsjail's own stdin and stdout when the init takes the wire: opened as they are, never through
+	 * open_io (which makes each file anew: unlinking /dev/null) */
+	int in = wire_in >= 0 ? wire_in : hand >= 0 ? open("/dev/null", O_RDONLY | O_CLOEXEC) : open_io(r->in[0] ? r->in : "/dev/null", O_RDONLY);
+	int out = wire_out >= 0 ? wire_out : hand >= 0 ? open("/dev/null", O_WRONLY | O_CLOEXEC) : open_io(r->out, O_WRONLY | O_CREAT | O_TRUNC);
 	int err = open_io(r->err, O_WRONLY | O_CREAT | O_TRUNC);
 	int status = r->status[0] ? open_io(r->status, O_WRONLY | O_CREAT | O_TRUNC) : open_io("/dev/null", O_WRONLY);
 	if (in < 0 || out < 0 || err < 0 || status < 0) _exit(122);
@@ -694,6 +703,14 @@ static void run(struct request* r) {
 		if (oom_efd >= 0) close(oom_efd);
 		return;
 	}
+	/* through nsjail (not a bare run), a wired run's ends go to the jail's init over a socket (wire.c) */
+	int hand[2] = {-1, -1};
+	if (wire_in >= 0 && !r->chroot[0] && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, hand) != 0) {
+		printf("error %s wire: socketpair: %s\n", r->id, strerror(errno));
+		if (oom_efd >= 0) close(oom_efd);
+		wire_close(&wire_in, &wire_out);
+		return;
+	}
 	open_io_tree(r->err);
 	uint64_t start = now_us();
 	pid_t pid = fork();
@@ -701,9 +718,15 @@ static void run(struct request* r) {
 		printf("error %s fork: %s\n", r->id, strerror(errno));
 		if (oom_efd >= 0) close(oom_efd);
 		wire_close(&wire_in, &wire_out);
+		wire_close(&hand[0], &hand[1]);
 		return;
 	}
-	if (pid == 0) child_exec(r, wire_in, wire_out);
+	if (pid == 0) child_exec(r, wire_in, wire_out, hand[1]);
+	/* queued in the socket until the init takes them; if it never does (nsjail failed), they go with it.
+	 * A failed hand-over leaves the init nothing to read: it ends at once, and the run is judged by that */
+	if (hand[0] >= 0 && wire_hand_over(hand[0], wire_in, wire_out) != 0)
+		fprintf(stderr, "arbiter-supervisor: %s: handing the wired pipes to the jail: %s\n", r->id, strerror(errno));
+	wire_close(&hand[0], &hand[1]);
 	/* the run holds its ends now: none may stay here, or the peer would never see end of file */
 	wire_close(&wire_in, &wire_out);
 

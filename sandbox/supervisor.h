@@ -3,6 +3,7 @@
 #define ARBITER_SUPERVISOR_H
 #include <stdint.h>
 #include <sys/types.h>
+#include "jail-init.h"
 
 #define MAX_ARGS 512
 #define CG_ROOT "/sys/fs/cgroup"
@@ -73,6 +74,9 @@ void memrun_figures_v1(int oom_efd, uint64_t* mem, int* oom);
 /* wire.c: this run's two pipe ends (0), or -1 with why; wire_close closes what is still open */
 int wire_fds(const struct request* r, int* in, int* out, char* why, size_t whylen);
 void wire_close(int* in, int* out);
+/* a wired run through nsjail: its two ends go over this socket to the jail's init, which gets it as
+ * fd WIRE_HAND_FD (jail-init.h), never through nsjail's own stdin and stdout (wire.c) */
+int wire_hand_over(int sock, int in, int out);
 /* the served run ended (accepted: it exited 42), and any next request: the pipes' kept read ends go (wire.c) */
 void wire_ended(int accepted);
 void wire_release(void);

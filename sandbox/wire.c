@@ -166,6 +166,21 @@ void wire_release(void) {
 	keep_out = keep_in = -1;
 }
 
+int wire_hand_over(int sock, int in, int out) {
+	int give[2] = {in, out};
+	char cbuf[CMSG_SPACE(sizeof give)];
+	memset(cbuf, 0, sizeof cbuf);
+	char byte = 'w';
+	struct iovec iov = {&byte, 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct cmsghdr* cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof give);
+	memcpy(CMSG_DATA(cm), give, sizeof give);
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
 void wire_close(int* in, int* out) {
 	if (*in >= 0) close(*in);
 	if (*out >= 0) close(*out);

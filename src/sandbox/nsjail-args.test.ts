@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { JAIL_CONFIG, JAIL_INIT_PATH, nsjailArgs, type SlotLayout } from './nsjail-args.ts'
+import { JAIL_CONFIG, JAIL_INIT_PATH, nsjailArgs, WIRE_HAND_FD, type SlotLayout } from './nsjail-args.ts'
 import type { Step } from './types.ts'
 
 const step: Step = {
@@ -25,6 +26,14 @@ describe('nsjailArgs', () => {
     expect(after(a, '--bindmount')).toBe('/runs/s1/box:/work')
     expect(after(a, '--bindmount_ro')).toBe(`/bin/init:${JAIL_INIT_PATH}`)
     expect(a.slice(a.indexOf('--') + 1)).toEqual([JAIL_INIT_PATH, '/usr/bin/python3', 'main.py'])
+  })
+
+  it('passes fd 3 (the init\'s report) to every jail, and fd 4 (the socket a wired step\'s pipes arrive on) only to a wired one', () => {
+    const passed = (a: string[]) => a.flatMap((x, i) => (x === '--pass_fd' ? [a[i + 1]] : []))
+    expect(passed(nsjailArgs(step, own))).toEqual(['3'])
+    expect(passed(nsjailArgs(step, own, 0, { wired: true }))).toEqual(['3', String(WIRE_HAND_FD)])
+    // the fd jail-init.c reads
+    expect(readFileSync(join(import.meta.dirname, '..', '..', 'sandbox', 'jail-init.h'), 'utf8')).toMatch(new RegExp(`#define WIRE_HAND_FD ${WIRE_HAND_FD}\\b`))
   })
 
   it('passes each env variable as one argument, never through a shell', () => {

@@ -37,7 +37,11 @@ export function assertJailUid(uid: number): void {
   if (!Number.isInteger(uid) || !(uid === JAIL_UID || (uid >= 100000 && uid <= 4294967294))) throw new Error(`refusing to map the jail to host uid ${String(uid)}`)
 }
 
-export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0): string[] {
+/** The fd on which a wired step's jail init takes its two pipe ends (sandbox/jail-init.h WIRE_HAND_FD). */
+export const WIRE_HAND_FD = 4
+
+/** wired: the step's stdin and stdout are pipes to a peer's step (sandbox/wire.c), handed to its init on WIRE_HAND_FD. */
+export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0, opts: { wired?: boolean } = {}): string[] {
   const { limits } = step
   assertLimits(limits)
   assertJailUid(layout.uid)
@@ -57,6 +61,9 @@ export function nsjailArgs(step: Step, layout: SlotLayout, memoryHeadroomKb = 0)
     '-g', `${JAIL_UID}:${layout.uid}:1`,
     // fd 3 carries the init's report of how the program ended
     '--pass_fd', '3',
+    // a wired step's pipes reach its init over this socket, not as nsjail's own stdin and stdout (which
+    // nsjail would hold until the jail is gone, so the peer would see no end of file before)
+    ...(opts.wired ? ['--pass_fd', String(WIRE_HAND_FD)] : []),
     // backstops only: the supervisor enforces the exact (fractional) CPU and wall limits first
     '--time_limit', String(Math.ceil(limits.wallTimeSec) + 2),
     '--rlimit_cpu', String(Math.ceil(limits.cpuTimeSec) + 1),

@@ -35,7 +35,7 @@ describe("a prepared jail's description comes from the base policy", () => {
   })
 
   it("nsjail's argv maps the jail to the slot's uid and runs the init in --serve mode, with no time limit", () => {
-    const argv = preparedJailArgs(step.root, { uid: 2_000_000_001, configFile: '/x/prepared-jail.cfg', logFile: '/x/log', jailInit: '/run/arbiter/jailfs-3/init' })
+    const argv = preparedJailArgs(step.root, { uid: 2_000_000_001, configFile: '/x/prepared-jail.cfg', logFile: '/x/log', jailInit: '/run/arbiter/jailfs-4/init' })
     expect(argv.slice(-3)).toEqual(['--', '/.arbiter/init', '--serve'])
     expect(argv).toContain('65534:2000000001:1')
     expect(argv[argv.indexOf('--time_limit') + 1]).toBe('0')

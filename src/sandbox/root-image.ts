@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 /** Host folder the roots' images are mounted under (the supervisor creates it). */
 export const ROOTS_MOUNT_DIR = '/run/arbiter/roots'
 /** The supervisor's copy of the jail's init, on its own small tmpfs (sandbox/supervisor.c JAIL_FS). */
-export const JAIL_FS_INIT = '/run/arbiter/jailfs-3/init'
+export const JAIL_FS_INIT = '/run/arbiter/jailfs-4/init'
 
 export function rootImagePath(toolchainsDir: string, root: string): string {
   return join(toolchainsDir, 'images', `${root}.sqfs`)

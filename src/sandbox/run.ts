@@ -204,7 +204,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
     const reply = await supervisor.run({
       ...io,
       exec: paths.nsjail,
-      argv: nsjailArgs({ ...step, argv }, layout, headroom),
+      argv: nsjailArgs({ ...step, argv }, layout, headroom, { wired: io.wire !== undefined }),
       ...(runGroup && { memBytes: (step.limits.memoryKb + headroom) * 1024 }),
     })
     return [reply, readHead(layout.logFile, 1 << 20).text]
