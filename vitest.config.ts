@@ -29,6 +29,7 @@ const JAIL = [
   'src/packages/validators.test.ts',
   'src/packages/interactive.test.ts',
   'src/grading/build-run.test.ts',
+  'src/packages/interactive-modes.test.ts',
   'src/sandbox-hosts/service-units.test.ts', // starts the jail daemon (idle: pool.size 0)
 ]
 /** End-to-end tests that drive a real browser (Debian's chromium through playwright-core). */

@@ -12,7 +12,9 @@
 #   spec's and bullseye's older GCCs; its limits are roomy enough for emulation), and every test of
 #   src/sandbox/reuse.test.ts (prepared jails reused), src/sandbox/dodges.test.ts (figures and quotas;
 #   its JVM rows have roomy time limits), src/sandbox/net-counters.test.ts (no network figure passes
-#   from one run to the next) and src/jobs/jail-shaped.test.ts (paths a jail shaped)
+#   from one run to the next), src/jobs/jail-shaped.test.ts (paths a jail shaped) and
+#   src/packages/interactive-modes.test.ts (interactive and multi-pass problems: two wired jails, in
+#   prepared jails and with one nsjail per step)
 # ARBITER_V2_ACCEL=kvm uses hardware virtualisation; the default, tcg, emulates (slow but works on
 # hosts whose nested KVM cannot boot a guest, as on this project's machines).
 # ARBITER_PREFIX: where the jail binaries to test are (default /var/lib/arbiter: its bin/ is shared
@@ -49,7 +51,7 @@ step "VM image"
 install -D -m 755 "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
 install -D -m 755 "$here/scripts/cgroup-v2/vm-init.sh" "$root/opt/v2check/init"
 # every table but the JVM and node ones: a table added for a new code runs here too
-[ $# -gt 0 ] || set -- src/jobs/worker.test.ts src/jobs/language-tables.test.ts src/sandbox/reuse.test.ts src/sandbox/dodges.test.ts src/sandbox/net-counters.test.ts src/jobs/jail-shaped.test.ts \
+[ $# -gt 0 ] || set -- src/jobs/worker.test.ts src/jobs/language-tables.test.ts src/sandbox/reuse.test.ts src/sandbox/dodges.test.ts src/sandbox/net-counters.test.ts src/jobs/jail-shaped.test.ts src/packages/interactive-modes.test.ts \
   -t '^(?!(?:JAVA|JAVA8|JAVA14|JAVA21|KOTLIN2|SCALA3|TYPESCRIPT5|GROOVY|JAVASCRIPT|JAVASCRIPT_NODE) in the jail)'
 # the VM's init is a POSIX shell: each argument single-quoted
 quoted=""
