@@ -21,7 +21,7 @@ import { PayloadGone, removePayloads, storePayloads, type PayloadFile } from '..
 import { jobSpecOf, type StoredJobSpec } from './model.ts'
 import type { RunResult } from '../sandbox/types.ts'
 import { InternalFailure, verdictOf, type Verdict } from '../grading/verdict.ts'
-import { preparedPerDb } from '../storage/prepared.ts'
+import { inTransaction, preparedPerDb } from '../storage/prepared.ts'
 import { gradeOutcomes, packageScore, STATUS_OF_GRADED, stopsOnFirstFailure, type PackageGrading } from '../packages/stored-grading.ts'
 import { notePhase } from './phases.ts'
 
@@ -230,7 +230,7 @@ function accept(deps: ServiceDeps, client: Client, input: SubmissionInput): Subm
   }
   let row: Submission
   try {
-    row = db.transaction(() => {
+    row = inTransaction(db, () => {
       // refused while too many of this client's rows wait (429), before the quota counts it
       const round = fairRound(db, client.id, priority, async, config.evaluation.max_queued_per_client)
       countAgainstQuota(db, client, config.evaluation.default_quota)
@@ -351,7 +351,7 @@ export function markCompiled(deps: TransitionDeps, row: Submission, outcome: Com
   if (outcome.step?.status === 'internal') return // our fault; the completion decides what to do
   const compileStatus = outcome.ok ? 'OK' : outcome.message.trim() || 'Compilation failed'
   // better-sqlite3 transactions belong to the connection: the prepared statements run inside them
-  const updated = deps.db.transaction(() => {
+  const updated = inTransaction(deps.db, () => {
     const head = stmts(deps.db).compiled.get({ ...claim(row), compileStatus, compiledAt: deps.now() })
     const u: Submission | undefined = head && { ...row, ...head }
     if (u) deps.protocols.get(u.api)?.onCompiled?.(deps, u)
@@ -471,7 +471,7 @@ export function failAttempt(deps: TransitionDeps, row: Submission, reason: strin
 }
 
 function finish(deps: TransitionDeps, row: Submission, values: Completion, alsoInside?: () => void): Submission | undefined {
-  const done = deps.db.transaction(() => {
+  const done = inTransaction(deps.db, () => {
     // the head read back; the large columns are the claimed row's (never changed) and the values just written
     const head = stmts(deps.db).complete.get({ ...claim(row), ...values })
     const u: Submission | undefined = head && { ...row, ...head, stdout: values.stdout, stderr: values.stderr, rawResultJson: values.rawResultJson }

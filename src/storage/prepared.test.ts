@@ -1,5 +1,6 @@
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { preparedPerDb } from './prepared.ts'
+import { inTransaction, preparedPerDb } from './prepared.ts'
 
 describe('preparedPerDb', () => {
   it('prepares once per database, and apart for each database', () => {
@@ -13,3 +14,42 @@ describe('preparedPerDb', () => {
     expect(calls).toBe(2)
   })
 })
+
+describe('inTransaction', () => {
+  const open = () => {
+    const db = { $client: new Database(':memory:') }
+    db.$client.exec('create table t (v integer not null)')
+    return db
+  }
+  const values = (db: ReturnType<typeof open>) => db.$client.prepare('select v from t order by v').pluck().all()
+
+  it('commits what fn wrote and hands back what it returns', () => {
+    const db = open()
+    const insert = db.$client.prepare('insert into t (v) values (?)')
+    expect(inTransaction(db, () => (insert.run(1), insert.run(2), db.$client.inTransaction))).toBe(true)
+    expect(db.$client.inTransaction).toBe(false)
+    expect(values(db)).toEqual([1, 2])
+  })
+
+  it('rolls everything back when fn throws, and a nested one back to its savepoint', () => {
+    const db = open()
+    const insert = db.$client.prepare('insert into t (v) values (?)')
+    expect(() =>
+      inTransaction(db, () => {
+        insert.run(1)
+        throw new Error('refused')
+      })
+    ).toThrow('refused')
+    expect(values(db)).toEqual([])
+    inTransaction(db, () => {
+      insert.run(1)
+      expect(() => inTransaction(db, () => (insert.run(2), assertNever()))).toThrow('inner')
+      insert.run(3)
+    })
+    expect(values(db)).toEqual([1, 3])
+  })
+})
+
+function assertNever(): never {
+  throw new Error('inner')
+}
