@@ -651,7 +651,8 @@ export default async function runTask({ job, port }: WorkerTask): Promise<JobRes
   const settings = workerData as WorkerSettings
   runner ??= createJobRunner(settings, `w${process.pid}-${threadId}`)
   try {
-    return await runner.run(job, sendProgress((m) => port?.postMessage(m)))
+    // no port: nobody hears of the steps (pool.ts gives one only to jobs whose progress is relayed)
+    return await runner.run(job, port ? sendProgress((m) => port.postMessage(m)) : {})
   } finally {
     port?.close()
   }
