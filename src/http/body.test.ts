@@ -1,3 +1,5 @@
+import { Agent, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { Hono } from 'hono'
 import { describe, expect, test } from 'vitest'
@@ -119,5 +121,55 @@ describe('readUpTo', () => {
   test('a Node stream (a download) as well as a web stream', async () => {
     expect((await readUpTo(Readable.from([Buffer.from('ab'), Buffer.from('c')]), 3)).toString()).toBe('abc')
     await expect(readUpTo(Readable.from([Buffer.from('ab'), Buffer.from('cd')]), 3)).rejects.toBeInstanceOf(TooLarge)
+  })
+})
+
+describe("readBody behind node's HTTP server (the body read from node's own stream)", () => {
+  // what main.ts serves with: c.env.incoming is node's request
+  async function served(limit: number) {
+    const { serve } = await import('@hono/node-server')
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app(limit).fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s))
+    })
+    const { port } = server.address() as AddressInfo
+    return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) }
+  }
+
+  test('a body in many chunks, JSON and a form', async () => {
+    const s = await served(1 << 20)
+    try {
+      const big = 'x'.repeat(200_000)
+      const r = await fetch(s.url, { method: 'POST', body: JSON.stringify({ source: big, n: 1 }), headers: { 'content-type': 'application/json' } })
+      expect(await json(r)).toEqual({ source: big, n: 1 })
+      const f = await fetch(s.url, { method: 'POST', body: 'a=1&b=%C3%A9' })
+      expect(await json(f)).toEqual({ a: '1', b: 'é' })
+    } finally {
+      await s.close()
+    }
+  })
+
+  test('past the cap while counting (chunked, no Content-Length): the refusal still reaches the client, and the connection serves the next request', async () => {
+    const s = await served(1000)
+    try {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+      const send = (body: string | Readable) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = request(s.url, { method: 'POST', agent }, (res) => {
+            let text = ''
+            res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: text }))
+          })
+          req.on('error', reject)
+          if (typeof body === 'string') req.end(body)
+          else body.pipe(req)
+        })
+      const refused = await send(Readable.from([Buffer.from('{"a":"'), Buffer.alloc(5000, 'y'), Buffer.from('"}')]))
+      expect(refused.status).toBe(400)
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'PayloadTooLarge' })
+      const next = await send('{"b":2}')
+      expect(JSON.parse(next.body)).toEqual({ b: 2 })
+      agent.destroy()
+    } finally {
+      await s.close()
+    }
   })
 })

@@ -3,7 +3,8 @@
 // no Content-Type at all, so the label is only a hint: a body that looks like JSON is parsed as JSON,
 // multipart is parsed as multipart, anything else as URL-encoded form fields.
 import { isUtf8 } from 'node:buffer'
-import type { MiddlewareHandler } from 'hono'
+import { Readable } from 'node:stream'
+import type { Context, MiddlewareHandler } from 'hono'
 import { AppError } from '../errors.ts'
 import { MAX_JSON_DEPTH } from '../json-limits.ts'
 
@@ -22,7 +23,7 @@ declare module 'hono' {
  */
 export function readBody(limitBytes: number, opts: { strictUtf8?: boolean } = {}): MiddlewareHandler {
   return async (c, next) => {
-    const raw = await rawBody(c.req.raw, limitBytes)
+    const raw = await rawBody(c, limitBytes)
     if (opts.strictUtf8 && !isUtf8(raw)) throw new AppError('InvalidArgument', 'the body is not valid UTF-8', {})
     c.set('body', await parseBody(raw, c.req.header('content-type') ?? ''))
     await next()
@@ -68,16 +69,36 @@ export async function readUpTo(source: AsyncIterable<Uint8Array>, limit: number,
 }
 
 /**
+ * The body of a request node's HTTP server received (hono's node adapter gives it as c.env.incoming),
+ * read from node's own stream: `c.req.raw.body` would first build a fetch Request, an AbortController
+ * and two web streams around it, on every request. No early return(): one would destroy the request
+ * and with it the socket, before a refusal (413) is written; the adapter drains what is left unread.
+ */
+function nodeBody(c: Context): AsyncIterable<Uint8Array> | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming
+  if (!(incoming instanceof Readable)) return undefined
+  return {
+    [Symbol.asyncIterator]: () => {
+      const it = incoming[Symbol.asyncIterator]()
+      return { next: () => it.next() }
+    },
+  }
+}
+
+/**
  * The raw body, refused (PayloadTooLargeError) past limit bytes, declared or counted while reading.
  * onChunk sees each chunk as it arrives and may throw to refuse the body before the rest is read.
+ * Given the request's Context, it reads the body from node's stream when the server is node's.
  */
-export async function rawBody(req: Request, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
+export async function rawBody(from: Request | Context, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
   const tooLarge = () => new AppError('PayloadTooLarge', `request body is larger than ${limit} bytes`, { limit })
+  const req = from instanceof Request ? from : from.req.raw
   const declared = Number(req.headers.get('content-length') ?? NaN)
   if (declared > limit) throw tooLarge()
-  if (!req.body) return new Uint8Array()
+  const source = from instanceof Request ? undefined : nodeBody(from)
+  if (!source && !req.body) return new Uint8Array()
   try {
-    return await readUpTo(req.body, limit, onChunk)
+    return await readUpTo(source ?? req.body!, limit, onChunk)
   } catch (err) {
     if (err instanceof TooLarge) throw tooLarge()
     // the client went away mid-upload: its fault, nobody left to answer, nothing to log as ours

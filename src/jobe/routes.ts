@@ -166,7 +166,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
     // JSON whatever the Content-Type, as Jobe reads it
     // as large as a native Jobe takes (PHP's post_max_size): a 300 KB combinator source, MBs of stdin
-    const raw = await rawBody(c.req.raw, config.jobe.request_max_bytes)
+    const raw = await rawBody(c, config.jobe.request_max_bytes)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))
@@ -201,7 +201,7 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
     const id = c.req.param('id') ?? ''
     if (!isFileId(id)) return notFound(c)
     const max = config.jobe.file_max_bytes
-    const raw = await rawBody(c.req.raw, Math.ceil((max * 4) / 3) + 4096)
+    const raw = await rawBody(c, Math.ceil((max * 4) / 3) + 4096)
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))

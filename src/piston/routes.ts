@@ -15,8 +15,8 @@ import { listRuntimes } from './runtimes.ts'
 export const PISTON_BASES = ['/piston/api/v2', '/piston/:secret/api/v2']
 
 /** The body as JSON whatever its Content-Type: piston-client sends text/plain, curl users often none. */
-async function jsonBody(req: Request, limit: number): Promise<unknown> {
-  const raw = await rawBody(req, limit)
+async function jsonBody(c: Context, limit: number): Promise<unknown> {
+  const raw = await rawBody(c, limit)
   // its strings reach the jail as their bytes: a body that is not UTF-8 is refused, never patched
   if (!isUtf8(raw)) throw new AppError('InvalidArgument', 'the body is not valid UTF-8')
   const text = new TextDecoder().decode(raw)
@@ -37,7 +37,7 @@ export function pistonRoutes(deps: Deps): Hono {
     c.json(runtimes().map((rt) => ({ language: rt.language, version: rt.version, aliases: rt.aliases, ...(rt.runtime ? { runtime: rt.runtime } : {}) })))
   )
   const execute = documented(pistonDocs.execute, async (c: Context) => {
-    const body = await jsonBody(c.req.raw, deps.config.server.body_limit_bytes)
+    const body = await jsonBody(c, deps.config.server.body_limit_bytes)
     return c.json(await executePiston(deps, c.var.client, body))
   })
   const packages = documented(pistonDocs.packages, (c: Context) =>
