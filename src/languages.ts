@@ -406,15 +406,25 @@ export function recordedVersions(toolchainsDir: string): Readonly<Record<string,
  * (or removed) while the server runs is offered (or refused) within this, no restart.
  */
 export const PROVISIONED_TTL_MS = 5_000
-const provisionedSeen = new Map<string, { at: number; ok: boolean }>()
+// by toolchains directory, then by what decides a language's check (its root, toolchain and packages),
+// that key made once per Language object: offeredLanguages checks every language of the manifest
+const provisionedSeen = new Map<string, Map<string, { at: number; ok: boolean }>>()
+const provisionedKeys = new WeakMap<Language, string>()
+function provisionedKey(lang: Language): string {
+  let key = provisionedKeys.get(lang)
+  if (key === undefined) provisionedKeys.set(lang, (key = `${lang.root}\0${lang.toolchain}\0${lang.packages.join(' ')}`))
+  return key
+}
 
 /** isProvisioned, remembered for PROVISIONED_TTL_MS per toolchains directory and language. */
 export function isProvisionedCached(toolchainsDir: string, lang: Language, now = Date.now()): boolean {
-  const key = `${toolchainsDir}\0${lang.root}\0${lang.toolchain}\0${lang.packages.join(' ')}`
-  const seen = provisionedSeen.get(key)
+  let inDir = provisionedSeen.get(toolchainsDir)
+  if (!inDir) provisionedSeen.set(toolchainsDir, (inDir = new Map()))
+  const key = provisionedKey(lang)
+  const seen = inDir.get(key)
   if (seen && now - seen.at < PROVISIONED_TTL_MS) return seen.ok
   const ok = isProvisioned(toolchainsDir, lang)
-  provisionedSeen.set(key, { at: now, ok })
+  inDir.set(key, { at: now, ok })
   return ok
 }
 

@@ -118,6 +118,23 @@ export function listingOrder(runtimes: Runtime[]): Runtime[] {
 export function matchRuntime(runtimes: Runtime[], language: string, version: string): Runtime | undefined {
   // semver reads '' as '*'; Piston refuses an empty version before it matches
   if (!version) return undefined
+  // a listing is kept while nothing it is built from changes, and clients ask for the same few runtimes:
+  // each answer is kept with its listing (semver parses the range and every candidate's version each time)
+  let answers = matched.get(runtimes)
+  if (!answers) matched.set(runtimes, (answers = new Map()))
+  const key = `${language}\0${version}`
+  if (answers.has(key)) return answers.get(key)
+  // what clients send is theirs: the kept answers are bounded
+  if (answers.size >= MATCHES_KEPT) answers.clear()
+  const found = findRuntime(runtimes, language, version)
+  answers.set(key, found)
+  return found
+}
+
+const MATCHES_KEPT = 256
+const matched = new WeakMap<Runtime[], Map<string, Runtime | undefined>>()
+
+function findRuntime(runtimes: Runtime[], language: string, version: string): Runtime | undefined {
   return runtimes
     .filter((rt) => (rt.language === language || rt.aliases.includes(language)) && satisfies(rt.version, version))
     .sort((a, b) => semver.rcompare(a.version, b.version))[0]
