@@ -144,7 +144,9 @@ async function runVerify(deps: VerifyDeps, verify: PackageVerify): Promise<void>
         id = await acceptRun(() =>
           db.transaction(() => {
             const made = acceptSubmission(deps, client, submissionOf(job, grading)).id
-            update({ runsJson: JSON.stringify([...runs.slice(0, seq), made]) })
+            const recorded = [...runs]
+            recorded[seq] = made
+            update({ runsJson: JSON.stringify(recorded) })
             return made
           })
         )
@@ -154,6 +156,8 @@ async function runVerify(deps: VerifyDeps, verify: PackageVerify): Promise<void>
     }
     const report = await verifyPackage(imported, submissionFiles(pkg.files), {
       ...packageRunOptions(config, deps.languages, imported, pkg.files.has('domjudge-problem.ini'), run),
+      // one run in the queue at a time: a verify takes one turn per round, as one client's submission would
+      parallel: 1,
       onStage: (stage, all, total) => {
         rows = all
         progress({ stage, total })
