@@ -134,6 +134,22 @@ const OWN: Record<string, Record<string, string>> = {
     'submissions/wrong_answer/far.c': '#include <stdio.h>\nint main(void){double x;scanf("%lf",&x);printf("%s\\n",x==1.5?"1.5":"2.2");return 0;}\n',
   },
 }
+// the interpreted languages problemtools syntax-checks before a run (languages.yaml's compile): a syntax
+// error is a compile error; a program that parses but fails when it runs is a run's error
+OWN.syntax = {
+  'problem.yaml': 'name: syntax\n',
+  'data/secret/1.in': '3\n', 'data/secret/1.ans': '3\n',
+  'submissions/accepted/echo.rb': 'puts gets.to_i\n',
+  'submissions/accepted/echo.php': '<?php echo intval(trim(fgets(STDIN))), "\\n";\n',
+  'submissions/accepted/echo.js': 'const x = require("fs").readFileSync(0, "utf8"); console.log(parseInt(x))\n',
+  'submissions/accepted/echo.lisp': '(format t "~a~%" (read))\n',
+  'submissions/compiler_error/bad.rb': 'puts (gets.to_i\n',
+  'submissions/compiler_error/bad.php': '<?php echo 1 +;\n',
+  'submissions/compiler_error/bad.js': 'console.log((1)\n',
+  'submissions/compiler_error/bad.lisp': '(format t "~a~%" (read)\n',
+  'submissions/run_time_error/raise.rb': 'raise "no"\n',
+  'submissions/run_time_error/throw.js': 'throw new Error("no")\n',
+}
 // what Arbiter must give each: checked against problemtools 1.20260907 verifyproblem on this machine
 // (set VERIFYPROBLEM to its command to compare again; it leaves out compiler_error, which it does not know)
 const EXPECTED: Record<string, Record<string, [string, number?]>> = {
@@ -146,6 +162,11 @@ const EXPECTED: Record<string, Record<string, [string, number?]>> = {
     'compiler_error/syntax.py': ['CE'],
   },
   tolerance: { 'accepted/round.py': ['AC'], 'wrong_answer/off.py': ['WA'], 'wrong_answer/far.c': ['WA'] },
+  syntax: {
+    'accepted/echo.js': ['AC'], 'accepted/echo.lisp': ['AC'], 'accepted/echo.php': ['AC'], 'accepted/echo.rb': ['AC'],
+    'compiler_error/bad.js': ['CE'], 'compiler_error/bad.lisp': ['CE'], 'compiler_error/bad.php': ['CE'], 'compiler_error/bad.rb': ['CE'],
+    'run_time_error/raise.rb': ['RTE'], 'run_time_error/throw.js': ['RTE'],
+  },
 }
 
 describe('packages of our own: scores from validators, min/sum groups, per-group flags, a syntax error', { timeout: 600_000 }, () => {

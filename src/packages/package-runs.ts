@@ -16,6 +16,21 @@ import { verifyPackage, type VerifyOptions } from './verify.ts'
 export const PY_SYNTAX_CHECK =
   "import sys,traceback;f=sys.argv[1];sys.excepthook=lambda t,e,b:sys.stderr.write(''.join(traceback.format_exception_only(t,e)[-1:]+traceback.format_exception_only(t,e)[:-1]));compile(open(f,'rb').read(),f,'exec')"
 
+/**
+ * problemtools' syntax check of an interpreted submission (its languages.yaml `compile`), run as the
+ * compile step: a syntax error is a compile error, not a run that fails on every test. Only when the
+ * manifest's run command is that interpreter (a language Arbiter runs another way is left as it is).
+ */
+function syntaxCheck(code: string, lang: Language): string[] | undefined {
+  const file = lang.sourceFile
+  if (code === 'RUBY' && lang.run[0] === 'ruby') return ['ruby', '-c', file]
+  if (code === 'PHP' && lang.run[0] === 'php') return ['php', '-n', '-d', 'display_errors=stderr', '-d', 'html_errors=0', '-l', file]
+  if ((code === 'JAVASCRIPT_NODE' || code === 'JAVASCRIPT') && lang.run[0] === 'node') return ['node', '--check', file]
+  // compile-file's first value is NIL when the file could not be compiled (a reader error, an unbalanced form)
+  if (code === 'LISP' && lang.run[0] === 'sbcl') return ['sbcl', '--noinform', '--no-sysinit', '--no-userinit', '--non-interactive', '--eval', `(if (equal (compile-file "${file}") nil) (sb-ext:exit :code 43) ())`]
+  return undefined
+}
+
 /** The options verifyPackage needs to run a package's submissions here (run: the worker, the pool or the queue). */
 export function packageRunOptions(config: Config, languages: Map<string, Language>, imported: ImportedPackage, domjudge: boolean, run: (job: Job) => Promise<JobResult>): VerifyOptions {
   return {
@@ -37,7 +52,8 @@ export function packageRunOptions(config: Config, languages: Map<string, Languag
       if (code === 'OCAML' && lang?.compile?.[0] === 'ocamlopt') return [lang.compile[0], '-I', '+unix', '-I', '+str', 'unix.cmxa', 'str.cmxa', ...lang.compile.slice(1)]
       // problemtools compiles Python with py_compile: a syntax error is a compile error, not a run's
       if ((code === 'PYTHON3' || code === 'PYTHON') && lang && !lang.compile?.length && /python/.test(lang.run[0])) return [lang.run[0], '-S', '-c', PY_SYNTAX_CHECK, lang.sourceFile]
-      return undefined
+      // the other interpreted languages problemtools syntax-checks (languages.yaml's compile), the same way
+      return lang && !lang.compile?.length ? syntaxCheck(code, lang) : undefined
     },
     // problemtools runs Prolog as `swipl -c {files}` with the goal main: every file loaded, main called
     // (a package's Prolog has no initialization directive of its own)
