@@ -417,7 +417,7 @@ describe('validators as build/run scripts and declared entry points, packages of
     }
   })
 
-  it('verified by the CLI: the build/run validator judges; submissions.yaml picks an entry point the default rules would not, and a language over the extension', async () => {
+  it('verified by the CLI: the build/run validator judges; submissions.yaml picks an entry point the default rules would not, and a language over the extension; a build/run submission', async () => {
     const dir = makeTree(tmp, 'declared', {
       ...Object.fromEntries(Object.entries(BUILD_RUN_PACKAGE).map(([n, t]) => [n.replace('output_validators/v/', 'output_validator/'), t])),
       'problem.yaml': 'problem_format_version: 2023-07-draft\nname: Declared\ntype: pass-fail\nlimits:\n  time_limit: 2\n',
@@ -428,6 +428,9 @@ describe('validators as build/run scripts and declared entry points, packages of
       // Perl, which a .pl outside DOMjudge's packages would not be (Prolog)
       'submissions/accepted/echo.pl': 'my $w = <STDIN>; print $w;\n',
       'submissions/accepted/echo.c': ECHO_C,
+      // a build/run submission: build compiles it with cc in the jail, run is the binary it made
+      'submissions/accepted/scripted/build': '#!/bin/sh\ncc -O2 -o run echo.c\n',
+      'submissions/accepted/scripted/echo.c': ECHO_C,
       'submissions/wrong_answer/first/right.py': 'print(input())\n',
       'submissions/wrong_answer/first/wrong.py': 'print("no")\n',
     })
@@ -438,7 +441,8 @@ describe('validators as build/run scripts and declared entry points, packages of
     expect(rows['accepted/echo.pl']).toMatchObject({ got: 'AC', outcome: 'pass', lang: 'PERL' })
     expect(rows['accepted/echo.c']).toMatchObject({ got: 'AC', outcome: 'pass' })
     expect(rows['wrong_answer/first/']).toMatchObject({ got: 'WA', outcome: 'pass', main: 'wrong.py' })
-    expect(report.rows).toHaveLength(4)
+    expect(rows['accepted/scripted/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'build', lang: 'MULTIFILE' })
+    expect(report.rows).toHaveLength(5)
     expect(r.code, r.stderr + r.stdout).toBe(0)
     // without submissions.yaml the same folders are judged by the default rules: the pair is ambiguous, the .pl Prolog
     rmSync(join(dir, 'submissions', 'submissions.yaml'))

@@ -16,7 +16,8 @@ import { createFakePool } from '../testing/fake-pool.ts'
 import { addClient, createTestDeps, json, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
 import { makeZip } from '../testing/zips.ts'
 import { packageVerifies, problems, submissions } from '../storage/schema.ts'
-import { MAX_WAITING_VERIFIES, resumeVerifies, VERIFY_API } from './package-verifies.ts'
+import { MAX_WAITING_VERIFIES, resumeVerifies, submissionOf, VERIFY_API } from './package-verifies.ts'
+import { BUILD_ARGV, RUN_ARGV } from '../grading/build-run.ts'
 
 const PROBLEMS = '/v4/partner/code-evaluation/problems'
 const outcome = (status: TestOutcome['status'], timeUsedSec = 0.1): TestOutcome => ({ status, statusDetail: 'NA', timeUsedSec, memoryUsedKb: 1, exitCode: 0, signal: 'OTHER', checkerMessage: status === 'WA' ? 'wrong line 1' : '', earned: status === 'AC' ? 1 : 0, stdout: '' })
@@ -229,5 +230,12 @@ describe('POST …/problems/<id>/verify', { timeout: 120_000 }, () => {
     expect((await verifyOf(app, secret, second.problem_id)).status).toBe(400)
     expect((await app.request(`${PROBLEMS}/${first.problem_id}/`, { method: 'DELETE', headers: { 'client-secret': secret } })).status).toBe(200)
     expect((await importZip(app, secret, zip)).package.kept).toBe(true)
+  })
+})
+
+describe("verify's job as a submission", () => {
+  test('a build/run submission keeps its build script\'s name, its build and run steps and its files', () => {
+    const job: Job = { language: 'MULTIFILE', source: 'cc -o run a.c\n', input: '', timeLimitSec: 1, memoryLimitKb: 65536, sourceFileName: 'build', compileArgv: BUILD_ARGV, runArgv: RUN_ARGV, files: [{ name: 'a.c', contentBase64: '' }] }
+    expect(submissionOf(job, { root: { path: '', items: [] } } as never)).toMatchObject({ lang: 'MULTIFILE', source: 'cc -o run a.c\n', sourceFileName: 'build', compileArgv: BUILD_ARGV, runArgv: RUN_ARGV, files: [{ name: 'a.c' }] })
   })
 })

@@ -206,6 +206,8 @@ export function submissionOf(job: Job, grading: PackageGrading): SubmissionInput
     ...(job.compileArgv && { compileArgv: job.compileArgv }),
     ...(job.runArgv && { runArgv: job.runArgv }),
     ...(job.files && { files: job.files }),
+    // a build/run submission's build script keeps its name
+    ...(job.sourceFileName && { sourceFileName: job.sourceFileName }),
   }
 }
 

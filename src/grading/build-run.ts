@@ -23,6 +23,9 @@ export const BUILD_ARGV = ['bash', '-c', BUILD_SCRIPT, 'build-run']
 /** The run step: `run` with the program's arguments after it. */
 export const RUN_ARGV = ['bash', '-c', RUN_SCRIPT, 'build-run', 'run']
 
+/** The language a build/run program's scripts run in: bash in the root where every provisioned compiler is on PATH. */
+export const BUILD_RUN_LANG = 'MULTIFILE'
+
 /** The file name a build/run program's `build` script is written under (the checker's source). */
 export const BUILD_FILE = 'build'
 export const RUN_FILE = 'run'

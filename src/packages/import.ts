@@ -13,10 +13,7 @@ import { parseValidatorFlags } from '../grading/default-validator.ts'
 import { needsPackageGrading, packageGrading } from './stored-grading.ts'
 import { MAX_VALIDATION_PASSES } from '../grading/checker-schema.ts'
 import { readSubmissionRules, SUBMISSIONS_YAML, type SubmissionRule } from './submission-meta.ts'
-import { BUILD_FILE, RUN_FILE } from '../grading/build-run.ts'
-
-/** The language a build/run validator's scripts run in: bash in the root where every provisioned compiler is on PATH. */
-export const BUILD_RUN_LANG = 'MULTIFILE'
+import { BUILD_FILE, BUILD_RUN_LANG, RUN_FILE } from '../grading/build-run.ts'
 
 export interface ImportReport {
   format: PackageSpec['format']

@@ -28,6 +28,9 @@ export interface ProgramPlan {
   source: string
   files?: JobFile[]
   compileArgv?: string[]
+  /** A build/run program's: its build script's name and run step (build-run.ts). */
+  sourceFileName?: string
+  runArgv?: string[]
 }
 
 /** A program whose files cannot be made into one job: the message says which rule. */

@@ -5,6 +5,7 @@ import type { Job, JobResult, TestOutcome } from '../jobs/types.ts'
 import { loadLanguages, resolveLanguage } from '../languages.ts'
 import { importPackage } from './import.ts'
 import { expectedResults, verdictOf, verifyPackage, verifyTable } from './verify.ts'
+import { BUILD_ARGV, RUN_ARGV } from '../grading/build-run.ts'
 
 const outcome = (status: TestOutcome['status'], timeUsedSec = 0.1): TestOutcome => ({ status, statusDetail: 'NA', timeUsedSec, memoryUsedKb: 1, exitCode: 0, signal: 'OTHER', checkerMessage: '', earned: status === 'AC' ? 1 : 0, stdout: '' })
 const files = (extra: Record<string, string>, yaml = 'name: P\n') =>
@@ -241,5 +242,22 @@ describe("a package's declared language and entry point", () => {
     const byFile = Object.fromEntries(report.rows.map((r) => [r.file, r]))
     expect(byFile['accepted/k/']).toMatchObject({ got: 'AC', outcome: 'pass', main: 'run.py' })
     expect(byFile['accepted/x.cc']).toMatchObject({ got: 'AC', lang: 'CPP20' })
+  })
+})
+
+describe('submissions as build/run folders (problemtools\' BuildRun)', () => {
+  it('a folder with a build script: build is the compile step, run the command, every other file beside; its sources are not read', async () => {
+    const { report, jobs } = await verify({
+      'submissions/submissions.yaml': 'accepted/scripted:\n  language: java\n',
+      'submissions/accepted/scripted/build': 'cc -o run echo.c\nAC',
+      'submissions/accepted/scripted/echo.c': 'int main(){return 0;}',
+      'submissions/accepted/deep/build': 'true\nAC',
+      'submissions/accepted/deep/lib/x.c': '',
+    })
+    const byFile = Object.fromEntries(report.rows.map((r) => [r.file, r]))
+    expect(byFile['accepted/scripted/']).toMatchObject({ got: 'AC', outcome: 'pass', lang: 'MULTIFILE', main: 'build', others: 1 })
+    expect(byFile['accepted/deep/']).toMatchObject({ outcome: 'fail', note: 'lib/x.c: a program\'s files lie in one folder (no subfolders)' })
+    expect(jobs).toHaveLength(1)
+    expect(jobs[0]).toMatchObject({ language: 'MULTIFILE', source: 'cc -o run echo.c\nAC', sourceFileName: 'build', compileArgv: BUILD_ARGV, runArgv: RUN_ARGV, files: [{ name: 'echo.c' }] })
   })
 })

@@ -11,6 +11,7 @@ import type { Language } from '../languages.ts'
 import { languageOfFiles, packageLanguageById, type PackageLanguage } from './package-languages.ts'
 import { entryPointFile, packageLanguageOf, planProgram, ProgramRefused, type ProgramPlan } from './program-files.ts'
 import { submissionMeta } from './submission-meta.ts'
+import { BUILD_ARGV, BUILD_FILE, BUILD_RUN_LANG, RUN_ARGV } from '../grading/build-run.ts'
 import { gradeOutcomes, packageGrading, stopsOnFirstFailure, type PackageGrading } from './stored-grading.ts'
 import { casesOf } from './test-data.ts'
 
@@ -190,6 +191,27 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
       row.note = `folder ${folder} is not one of ${Object.keys(FOLDER_VERDICTS).join(', ')}`
       continue
     }
+    // problemtools' get_program: a submission folder with a build script is a build/run program
+    if (key.endsWith('/') && files.some(([n]) => n === BUILD_FILE)) {
+      row.lang = BUILD_RUN_LANG
+      const deep = files.find(([n]) => n.includes('/'))
+      if (deep) {
+        row.outcome = 'fail'
+        row.note = `${deep[0]}: a program's files lie in one folder (no subfolders)`
+      } else if (!opts.canRun(BUILD_RUN_LANG)) {
+        row.outcome = 'not offered'
+        row.note = `build/run programs (${BUILD_RUN_LANG}) are not offered here`
+      } else {
+        const build = files.find(([n]) => n === BUILD_FILE)!
+        const others = files.filter(([n]) => n !== BUILD_FILE)
+        const plan: ProgramPlan = { main: BUILD_FILE, source: build[1].toString('utf8'), sourceFileName: BUILD_FILE, compileArgv: BUILD_ARGV, runArgv: RUN_ARGV }
+        if (others.length) plan.files = others.map(([name, b]) => ({ name, contentBase64: b.toString('base64') }))
+        row.main = BUILD_FILE
+        row.others = others.length
+        runnable.push({ row, source: plan.source, plan })
+      }
+      continue
+    }
     if (meta?.language !== undefined && !declared) {
       row.outcome = 'fail'
       row.note = `${meta.from}: language "${meta.language}" is not a code of the format's languages table, DOMjudge's or Arbiter's`
@@ -238,7 +260,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
   const judge = async ({ row, source, plan }: (typeof runnable)[number], timeLimitSec: number, extra: number) => {
     const compileArgv = plan ? plan.compileArgv : opts.compileArgv?.(row.lang!)
     const language = opts.language?.(row.lang!)
-    const runArgv = language && opts.runArgv?.(row.lang!, [language.sourceFile, ...(plan?.files ?? []).map((f) => f.name)])
+    const runArgv = plan?.runArgv ?? (language && opts.runArgv?.(row.lang!, [language.sourceFile, ...(plan?.files ?? []).map((f) => f.name)]))
     const result = await opts.run({
       language: row.lang!,
       source,
@@ -253,6 +275,7 @@ export async function verifyPackage(pkg: ImportedPackage, submissions: Map<strin
       ...(compileArgv && { compileArgv }),
       ...(plan?.files && { files: plan.files }),
       ...(runArgv && { runArgv }),
+      ...(plan?.sourceFileName && { sourceFileName: plan.sourceFileName }),
     })
     const graded = gradedVerdict(grading, result)
     row.got = graded.verdict
