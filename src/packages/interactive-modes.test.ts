@@ -69,8 +69,8 @@ const TABLE: { sub: string; source: string; timeLimitSec?: number; tests: [input
   { sub: 'spins', source: SUB.spins, tests: [['play 21', ['TLE', undefined], true], ['early 1', ['WA', 'rejected at once']]] },
   // floods its answers: the validator rejects the first, and the flood ends
   { sub: 'floods', source: SUB.floods, tests: [['play 21', ['WA', 'got 1, not 42']]] },
-  // 1 MiB through the wire, end of file, then the answer: nothing lost or stuck (a roomier limit: half
-  // a million numbers read, through two jails started one nsjail each, on a loaded or emulated machine)
+  // 256 KiB through the wire (four pipe buffers), end of file, then the answer: nothing lost or stuck
+  // (a roomier limit: 128 Ki numbers read, two jails started one nsjail each, a loaded or emulated machine)
   { sub: 'drains', source: SUB.drains, timeLimitSec: 4, tests: [['flood 5', ['AC', 'well played']]] },
   // waits for an end of file the validator never sends (it waits for the answer): its TLE, not the
   // validator's late rejection

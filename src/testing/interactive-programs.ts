@@ -5,7 +5,7 @@
 /**
  * The validator: its input file holds a mode and a number n. "play": it sends n, expects 2n back, then
  * says "bye" and accepts; "crash" aborts; "hang" sleeps, whatever happens; "early" rejects at once;
- * "exit7" exits 7 at once; "flood": 4 MiB of n's, then it closes its output and expects 2n; "spew":
+ * "exit7" exits 7 at once; "flood": 256 KiB of n's (four pipe buffers), then it closes its output and expects 2n; "spew":
  * writes n's for ever and reads nothing.
  */
 export const VALIDATOR = `#include <stdio.h>
@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "exit7")) return 7;
   if (!strcmp(mode, "spew")) for (;;) printf("%d\\n", n);
   if (!strcmp(mode, "flood")) {
-    for (long sent = 0; sent < (4L << 20); sent += 2) printf("%d\\n", n);
+    for (long sent = 0; sent < (256L << 10); sent += 2) printf("%d\\n", n);
     fclose(stdout);
   } else {
     printf("%d\\n", n);
