@@ -177,13 +177,14 @@ const SCALA_CASES: Case[] = [
   exit3('@main def quit(): Unit =\n  sys.exit(3)'),
   flood('stdout', '@main def flood(): Unit =\n  while true do println("flooding the output file with lines")', {}, 1),
 ]
-// GROOVY (Groovy 4 from the Maven registry on the same JVM): the same rows but sleep(30), whose check
-// that the program slept (under 0.5 s of CPU) Groovy's own start (~1.1 s of CPU here) cannot meet.
+// GROOVY (Groovy 4 from the Maven registry on the same JVM): the same rows. Its own start (~1.1 s of
+// CPU here) is past the sleep row's 0.5 s, which is why that row measures the sleep past the start.
 // Each row gets 5 s, as language-tables.test.ts gives every row: on a loaded machine that start took over 2
 const GROOVY_ROWS: Case[] = [
   echo('println(System.in.newReader().readLine())'),
   { name: 'compile error', source: 'println("x"\n', expect: { verdict: 'CE', compile: /Unexpected input/ } },
   { name: 'infinite loop', source: 'long i = 0\nwhile (true) i++', timeLimitSec: 1, expect: { verdict: 'TLE' } },
+  sleep30('Thread.sleep(30000)'),
   { name: '300 MB under 64 MB', source: 'byte[] b = new byte[300 << 20]\njava.util.Arrays.fill(b, (byte) 1)\nprintln(b.length)', memoryLimitKb: 65536, expect: { verdict: 'MLE' } },
   thrown('null dereference', 'String s = args.length > 99 ? "x" : null\nprintln(s.length())'),
   thrown('division by zero', 'println(7.intdiv(args.length))'),
@@ -237,13 +238,14 @@ afterAll(async () => {
   await runner?.close()
 })
 
-async function judge(language: string, c: Omit<Case, 'name' | 'expect'>) {
+async function judge(language: string, c: Omit<Case, 'name' | 'expect'>, room: Partial<Pick<Job, 'timeLimitSec' | 'compileTimeSec' | 'cacheScope'>> = {}) {
   const job: Job = {
     language,
     source: c.source,
     input: c.input ?? '',
     timeLimitSec: c.timeLimitSec ?? 2,
     memoryLimitKb: c.memoryLimitKb ?? 262144,
+    ...room,
   }
   const result = await runner.run(job)
   // the step's files stay on the host until the next step: their size is what reached the disk
@@ -251,20 +253,81 @@ async function judge(language: string, c: Omit<Case, 'name' | 'expect'>) {
   return { job, result, files, verdict: verdictOf(result, job) }
 }
 
+/**
+ * A language's own start where the tests run: its echo row compiled and run with roomy limits, outside
+ * the compile cache. In the cgroup v2 check (QEMU, emulated) a JVM or node starts several times slower
+ * than on the host, past most rows' limits; each row's limits leave the program as much room past that
+ * start as on the host, and the sleep row measures what sleeping adds to it.
+ */
+interface Start {
+  cpuSec: number
+  wallSec: number
+  compileCpuSec: number
+}
+async function measureStart(code: string, echoCase: Case): Promise<Start> {
+  const once = async () => {
+    const r = await judge(code, echoCase, { timeLimitSec: 60, compileTimeSec: 600, cacheScope: `start-${process.pid}` })
+    expect(r.verdict.verdict, JSON.stringify({ verdict: r.verdict.verdict, compile: r.verdict.compileStatus.slice(0, 300), stderr: r.verdict.stderr.slice(0, 300) })).toBe('AC')
+    expect(r.verdict.stdout).toEqual(echoCase.expect.stdout)
+    return r.result
+  }
+  // the compile of the first; the run of the second, warm as the rows' runs are (in the v2 check a
+  // first node start took 14.6 s of CPU, a later one 5.7 s)
+  const first = await once()
+  const second = await once()
+  return { cpuSec: second.run!.cpuSec, wallSec: second.run!.wallSec, compileCpuSec: first.compile.step?.cpuSec ?? 0 }
+}
+/**
+ * A row's limits past the language's start: at least twice its CPU (the program spends at least half its
+ * limit past its start) and a wall cap (2 x limit + 0.5 s) past twice its wall. On the host every
+ * language starts well inside every row's limit, which then stays the row's own; a compile gets twice
+ * the compile's CPU when that is past the language's compile limit.
+ */
+function roomPast(start: Start, lang: { compileLimits: { timeSec?: number } }, timeLimitSec: number) {
+  const compileSec = lang.compileLimits.timeSec ?? settings.limits.compileTimeSec
+  return {
+    timeLimitSec: Math.max(timeLimitSec, Math.ceil(2 * start.cpuSec), Math.ceil(start.wallSec)),
+    ...(2 * start.compileCpuSec > compileSec && { compileTimeSec: Math.ceil(2 * start.compileCpuSec) }),
+  }
+}
+/** What sleeping may add to a run's CPU time: far under the wall time it sleeps (asserted at least twice this). */
+const SLEEP_CPU_SEC = 0.5
+/**
+ * The sleep row's limit: past the start's CPU by SLEEP_CPU_SEC (the CPU limit cannot catch it asleep),
+ * its wall cap past the start's wall by at least twice that; not twice the start, as the other rows'
+ * limits, so that the cap and not the end of its 30 s sleep stops it, even after a 15 s start.
+ */
+const sleepLimitSec = (start: Start, timeLimitSec: number) =>
+  Math.max(timeLimitSec, Math.ceil(start.cpuSec + SLEEP_CPU_SEC), Math.ceil((start.wallSec + 2 * SLEEP_CPU_SEC) / 2))
+
 for (const [code, cases] of Object.entries(TABLE)) {
   const lang = langs.get(code)
   describe(`${code} in the jail`, () => {
     // npm test provisions every toolchain: a missing one fails here rather than skipping the cases
     it('is provisioned', () => expect(!!lang && isProvisioned(config.paths.toolchains, lang)).toBe(true))
+    const echoCase = cases.find((c) => c.name === 'echo')!
+    // measured once, by whichever of this table's rows runs first (a -t filter may pick any)
+    let started: Promise<Start> | undefined
+    const startOf = () => (started ??= measureStart(code, echoCase))
+    it('starts: its echo with roomy limits (what the other rows\' limits and the sleep row are measured against)', { timeout: 600_000 }, async () => {
+      const start = await startOf()
+      console.log(`${code} start: run ${start.cpuSec.toFixed(2)} s CPU, ${start.wallSec.toFixed(2)} s wall; compile ${start.compileCpuSec.toFixed(2)} s CPU`)
+    })
     for (const c of cases) {
-      it(c.name, { timeout: 60_000 }, async () => {
-        const { job, result, files, verdict: v } = await judge(code, c)
+      it(c.name, { timeout: 600_000 }, async () => {
+        const start = await startOf()
+        const room = roomPast(start, lang!, c.timeLimitSec ?? 2)
+        if (c.expect.wallCapped) room.timeLimitSec = sleepLimitSec(start, c.timeLimitSec ?? 2)
+        const { job, result, files, verdict: v } = await judge(code, c, room)
         const summary = {
           verdict: v.verdict,
           detail: v.statusDetail,
           exitCode: v.exitCode,
           signal: v.signal,
+          cpuSec: v.timeUsedSec,
           wallSec: result.run?.wallSec,
+          timeLimitSec: job.timeLimitSec,
+          start,
           files,
           compile: v.compileStatus.slice(0, 300),
           stderr: v.stderr.slice(0, 300),
@@ -277,12 +340,19 @@ for (const [code, cases] of Object.entries(TABLE)) {
         if (c.expect.stdout !== undefined) expect(v.stdout).toEqual(c.expect.stdout)
         if (c.expect.compile) expect(v.compileStatus).toMatch(c.expect.compile)
         if (c.expect.wallCapped) {
-          expect(v.timeUsedSec, why).toBeLessThan(0.5) // asleep: the CPU limit cannot have caught it
+          const wall = result.run!.wallSec
+          // asleep, so the wall cap stopped it and not the CPU limit: past the language's own start
+          // (measured here, in the same environment) the sleep added at least twice SLEEP_CPU_SEC of
+          // wall time and under SLEEP_CPU_SEC of CPU time; wherever the start itself is under
+          // SLEEP_CPU_SEC (on the host, every language but Groovy), the whole run's CPU time is too
+          expect(wall - start.wallSec, why).toBeGreaterThanOrEqual(2 * SLEEP_CPU_SEC)
+          expect(v.timeUsedSec - start.cpuSec, why).toBeLessThan(SLEEP_CPU_SEC)
+          if (start.cpuSec < SLEEP_CPU_SEC) expect(v.timeUsedSec, why).toBeLessThan(SLEEP_CPU_SEC)
           // stopped at the configured cap, not by nsjail's backstop; the upper bound is halfway to
           // the backstop, to allow for a loaded machine
           const cap = wallCapSec(job.timeLimitSec)
-          expect(result.run!.wallSec, why).toBeGreaterThanOrEqual(cap)
-          expect(result.run!.wallSec, why).toBeLessThan((cap + wallBackstopSec(job.timeLimitSec)) / 2)
+          expect(wall, why).toBeGreaterThanOrEqual(cap)
+          expect(wall, why).toBeLessThan((cap + wallBackstopSec(job.timeLimitSec)) / 2)
         }
         if (c.expect.flood) {
           // RLIMIT_FSIZE stopped the file on the host at the cap, whatever the program did after
