@@ -73,6 +73,11 @@ describe('an interactive test: who decides (problemtools\' _run_interactive)', (
     expect(interactiveOutcome(p({ status: 'exit', exitCode: 3 }, 5), v(43, 6), {}, limits).status).toBe('RE')
     expect(interactiveOutcome(p({}, 5), v(43, 6), {}, limits).status).toBe('WA')
   })
+  it('a submission killed by SIGPIPE wrote after the validator had gone: a rejection decides, whatever the end times say', () => {
+    expect(interactiveOutcome(p({ status: 'signal', signal: 'SIGPIPE' }, 5), v(43, 6), { judgemessage: 'got 1' }, limits)).toMatchObject({ status: 'WA', checkerMessage: 'got 1' })
+    expect(interactiveOutcome(p({ status: 'signal', signal: 'SIGSEGV' }, 5), v(43, 6), {}, limits).status).toBe('RE')
+    expect(interactiveOutcome(p({ status: 'signal', signal: 'SIGPIPE' }, 5), v(42, 6), {}, limits).status).toBe('RE')
+  })
   it('an acceptance decides only when the submission ended well, whenever the validator ended', () => {
     expect(interactiveOutcome(p({}, 5), v(42, 4), {}, limits)).toMatchObject({ status: 'AC', earned: 1 })
     expect(interactiveOutcome(p({ status: 'time' }, 5), v(42, 4), {}, limits).status).toBe('TLE')

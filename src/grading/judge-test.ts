@@ -148,12 +148,18 @@ export function validatorOutcome(program: RunResult, validator: RunResult, feedb
  * of its limits or exited with neither 42 nor 43 is the grader's fault (IE); one that rejected (43)
  * before the program ended makes it WA whatever the program did next; otherwise the program's own
  * failure (TLE, then RTE, as for any run) comes first, then the validator's verdict.
- * Which ended first: the supervisors' end times (RunResult.endUs, one clock for the host's jails).
+ * Which ended first: the supervisors' end times (RunResult.endUs, one clock for the host's jails), and
+ * a program killed by SIGPIPE ended after its reader did. Two ends microseconds apart (a program that
+ * exits and a validator that rejects on the end of file it then reads) are ordered only as well as the
+ * two inits' wake-ups: docs/api/problem-packages.md.
  */
 export function interactiveOutcome(program: RunResult, validator: RunResult, feedback: ValidatorFeedback, limits: JobLimits, scores?: 'allowed' | 'required'): TestOutcome {
   const judged = validatorOutcome(program, validator, feedback, scores)
   if (judged.status === 'IE') return judged
-  const rejectedFirst = validator.exitCode === 43 && validator.endUs !== undefined && program.endUs !== undefined && validator.endUs < program.endUs
+  // a program killed by SIGPIPE wrote to a pipe whose reader, the validator, had gone: the validator
+  // ended first, whatever order the two inits' wake-ups reported
+  const readerGone = program.status === 'signal' && program.signal === 'SIGPIPE'
+  const rejectedFirst = validator.exitCode === 43 && (readerGone || (validator.endUs !== undefined && program.endUs !== undefined && validator.endUs < program.endUs))
   if (rejectedFirst) return judged
   return runFailure(program, limits) ?? judged
 }
