@@ -73,18 +73,7 @@ static int serve(const char* path, int* in, int* out, char* why, size_t whylen) 
 		snprintf(why, whylen, "the wired peer is not root");
 		goto done;
 	}
-	int give[2] = {to_peer[0], from_peer[1]};
-	char cbuf[CMSG_SPACE(sizeof give)];
-	memset(cbuf, 0, sizeof cbuf);
-	char byte = 'w';
-	struct iovec iov = {&byte, 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	struct cmsghdr* cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof give);
-	memcpy(CMSG_DATA(cm), give, sizeof give);
-	if (sendmsg(c, &mh, MSG_NOSIGNAL) != 1) {
+	if (wire_hand_over(c, to_peer[0], from_peer[1]) != 0) {
 		snprintf(why, whylen, "handing the pipes over: %s", strerror(errno));
 		goto done;
 	}
