@@ -297,17 +297,13 @@ const SLEEP_CPU_SEC = 0.5
 /** How much longer the sleep row's second run sleeps, when its first ended past the start's CPU by SLEEP_CPU_SEC. */
 const SLEEP_MORE_SEC = 4
 /**
- * The sleep row's limits. CPU: the other rows' room past the start (three times its CPU), since a runtime
- * may go on working for a while after its program begins to sleep: in the cgroup v2 check (emulated) a
- * JVM's compiler threads spent 1.0 s of CPU in the first second of its main, past what its echo
- * spent in all. Wall: a cap of its own, the row's derived one or 2 s past the start's wall, so that
- * the cap and not the end of its 30 s sleep stops it, even after a 15 s start (twice the start's CPU
- * as a time limit would give it a 60 s cap there, three times a 90 s one).
+ * The sleep row's wall cap: its own, the row's derived one or 2 s past the start's wall, so that the cap
+ * and not the end of its 30 s sleep stops it, even after a 15 s start (three times that start's CPU, the
+ * other rows' room and the sleep row's too, would give it a 90 s cap there). That CPU room it needs as
+ * they do: a runtime may go on working after its program begins to sleep (in the cgroup v2 check, a
+ * JVM's compiler threads spent 1.0 s of CPU in the first second of its main, past what its echo spent).
  */
-const sleepLimits = (start: Start, timeLimitSec: number) => ({
-  timeLimitSec: Math.max(timeLimitSec, Math.ceil(3 * start.cpuSec), Math.ceil(start.wallSec)),
-  wallTimeSec: Math.max(wallCapSec(timeLimitSec), start.wallSec + 2),
-})
+const sleepWallSec = (start: Start, timeLimitSec: number) => Math.max(wallCapSec(timeLimitSec), start.wallSec + 2)
 
 for (const [code, cases] of Object.entries(TABLE)) {
   const lang = langs.get(code)
@@ -325,7 +321,7 @@ for (const [code, cases] of Object.entries(TABLE)) {
     for (const c of cases) {
       it(c.name, { timeout: 600_000 }, async () => {
         const start = await startOf()
-        const room = { ...roomPast(start, lang!, c.timeLimitSec ?? 2), ...(c.expect.wallCapped && sleepLimits(start, c.timeLimitSec ?? 2)) }
+        const room = { ...roomPast(start, lang!, c.timeLimitSec ?? 2), ...(c.expect.wallCapped && { wallTimeSec: sleepWallSec(start, c.timeLimitSec ?? 2) }) }
         const { job, result, files, verdict: v } = await judge(code, c, room)
         const summary = {
           verdict: v.verdict,
