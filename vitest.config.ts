@@ -8,6 +8,7 @@ const JAIL = [
   'scripts/provision-rerun.test.ts',
   'src/languages.provisioned.test.ts',
   'src/jobs/worker.test.ts',
+  'src/jobs/box-cleanup.test.ts',
   'src/jobe/check-and-run.test.ts',
   'src/jobs/languages-tle.test.ts',
   'src/jobs/language-tables.test.ts',

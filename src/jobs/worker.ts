@@ -147,6 +147,9 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   // supervisor, cgroups, jail uid and box), opened by the first such test
   let peer: Sandbox | undefined
   const openPeer = () => (peer ??= openSandbox(settings.sandbox, `${slot}-v`))
+  // the last job's box is unmounted after its result went back, off the path of its reply: the next
+  // job (and close) waits for it first, so no job sees another's box
+  let cleaning: Promise<void> = Promise.resolve()
 
   function stepLimits(lang: Language, job: Job, phase: 'compile' | 'run'): Limits {
     const { limits } = settings
@@ -301,6 +304,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   }
 
   async function run(job: Job, hooks: RunHooks = {}): Promise<JobResult> {
+    await cleaning
     const lang = resolveLanguage(languages, job.language)
     if (!lang) throw new Error(`unknown language ${job.language}`)
     const sb = open()
@@ -382,14 +386,29 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       }
       return { compile, tests }
     } finally {
-      // every byte and inode the job wrote is freed with its tmpfs; the kept copies are root's own,
-      // bounded in depth when they were made
-      await sb.box('umount').catch(() => undefined)
+      // every byte and inode the job wrote is freed with its tmpfs, unmounted while the result goes
+      // back: the next job (and close) waits for it. The request is written before the result is
+      // returned, since a pool thread sleeps between jobs (piscina's atomics) and would send it late
+      const unmounting = unmountBoxes(sb)
+      cleaning = unmounting.done
+      // the kept copies are root's own, bounded in depth when they were made
       rmSync(kept, { recursive: true, force: true })
       rmSync(keptChecker, { recursive: true, force: true })
       rmSync(join(sb.slotDir, 'feedback'), { recursive: true, force: true })
-      if (peer) await peer.box('umount').catch(() => undefined)
+      await unmounting.sent
     }
+  }
+
+  /** The job's box (and its interactive validator's) unmounted: sent once both requests are written, done once both are answered. */
+  function unmountBoxes(sb: Sandbox): { sent: Promise<unknown>; done: Promise<void> } {
+    const boxes = [sb, ...(peer ? [peer] : [])].map((s) => {
+      let sent!: () => void
+      const written = new Promise<void>((resolve) => (sent = resolve))
+      // a request that fails before it is written (a supervisor gone) settles it too
+      const answered = s.box('umount', 0, 0, sent).then(() => undefined, () => undefined).finally(sent)
+      return { written, answered }
+    })
+    return { sent: Promise.all(boxes.map((b) => b.written)), done: Promise.all(boxes.map((b) => b.answered)).then(() => undefined) }
   }
 
   /** A fresh box holding only what the compile step left (kept outside it). */
@@ -626,6 +645,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     prepare,
     pool: async () => (sandbox ? sandbox.pool() : []),
     close: async () => {
+      await cleaning
       await Promise.all([sandbox?.close(), peer?.close()])
     },
   }

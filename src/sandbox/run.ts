@@ -67,8 +67,9 @@ export interface Sandbox {
   /**
    * Bounds the work directory: 'mount' a fresh tmpfs of bytes/inodes (whatever was there is gone),
    * 'grow' it by bytes/inodes over what it holds (the next step may write that much more), 'umount' it.
+   * sent: called once the request is on its way to the supervisor (the promise settles on its reply).
    */
-  box(op: 'mount' | 'grow' | 'umount', bytes?: number, inodes?: number): Promise<BoxUsage>
+  box(op: 'mount' | 'grow' | 'umount', bytes?: number, inodes?: number, sent?: () => void): Promise<BoxUsage>
   /** The host path a step's root is: root `name`'s image, mounted by the supervisor if it is not yet. */
   root(name: string, image: string): Promise<string>
   /** Starts building the prepared jails of these roots (host paths) now, off the first run's path. */
@@ -254,7 +255,7 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
       const evidence = { log, status: readHead(file('status'), 256).text, outputCapped: capped }
       return toRunResult(reply, evidence, step.limits, out, headroom)
     },
-    box: (op, bytes = 0, inodes = 0) => supervisor.box(op, boxDir, bytes, inodes),
+    box: (op, bytes = 0, inodes = 0, sent) => supervisor.box(op, boxDir, bytes, inodes, sent),
     async prepare(roots) {
       if (usePrepared) await Promise.all(roots.map(ensurePrepared))
     },

@@ -182,8 +182,8 @@ export class Supervisor {
    * The job's work directory as a tmpfs of its own (supervisor.c box_request): `mount` a fresh one
    * capped at bytes/inodes, `grow` it by that much over what is in it, `umount` it.
    */
-  box(op: 'mount' | 'grow' | 'umount', path: string, bytes = 0, inodes = 0): Promise<BoxUsage> {
-    return this.request<BoxUsage>((id) => [`box${op} ${id}`, `path ${path}`, `bytes ${bytes}`, `inodes ${inodes}`])
+  box(op: 'mount' | 'grow' | 'umount', path: string, bytes = 0, inodes = 0, sent?: () => void): Promise<BoxUsage> {
+    return this.request<BoxUsage>((id) => [`box${op} ${id}`, `path ${path}`, `bytes ${bytes}`, `inodes ${inodes}`], sent)
   }
 
   /** Runs one step in a prepared jail (prepare() it first), serialised as run() is. */
@@ -213,7 +213,8 @@ export class Supervisor {
     return this.request<void>((id) => [`rootmount ${id}`, `path ${mountPoint}`, `image ${image}`])
   }
 
-  private request<T>(fieldsFor: (id: string) => string[]): Promise<T> {
+  /** sent: called once the request is written to the supervisor (before its reply). */
+  private request<T>(fieldsFor: (id: string) => string[], sent?: () => void): Promise<T> {
     const next = this.chain.then(async () => {
       await this.ready
       if (this.exited) throw this.exited
@@ -225,6 +226,7 @@ export class Supervisor {
       return new Promise<T>((resolve, reject) => {
         this.pending.set(id, { resolve: resolve as never, reject })
         this.child.stdin.write(fields.join('\n') + '\n')
+        sent?.()
       })
     })
     this.chain = next.catch(() => {})

@@ -1,0 +1,69 @@
+// A job's box is unmounted after its result went back (worker.ts unmountBoxes), off the path of the
+// reply: it must still be unmounted when no job follows (a pool thread sleeps between jobs), the next
+// job must see a fresh box, and a closed runner leaves nothing mounted.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../config.ts'
+import { isProvisioned, loadLanguages, resolveLanguage } from '../languages.ts'
+import { isMountPoint } from '../sandbox/root-image.ts'
+import { createPool, workerSettings } from './pool.ts'
+import type { Job } from './types.ts'
+import { createJobRunner } from './worker.ts'
+
+const data = mkdtempSync(join(tmpdir(), 'box-cleanup-'))
+const config = loadConfig({ ...process.env, ARBITER_DATA: data })
+config.pool.size = 1
+const settings = workerSettings(config)
+const python = resolveLanguage(loadLanguages(), 'PYTHON3')
+const ready = !!python && isProvisioned(settings.toolchains, python)
+
+const job = (source: string): Job => ({ language: 'PYTHON3', source, input: '', timeLimitSec: 2, memoryLimitKb: 262144 })
+/** Leaves 64 KB in its box and says so. */
+const LITTER = "open('litter', 'wb').write(b'x' * (64 << 10))\nprint('littered')\n"
+const LIST = "import os\nprint(sorted(os.listdir('.')))\n"
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (check()) return true
+  return check()
+}
+
+afterAll(() => rmSync(data, { recursive: true, force: true }))
+
+describe.skipIf(!ready)('the box after a job', () => {
+  it('a pool thread unmounts the last job\'s box though no job follows (it sleeps between jobs)', async () => {
+    const pool = createPool(config)
+    try {
+      const r = await pool.run(job(LITTER))
+      expect(r.run?.stdout).toBe('littered\n')
+      const slots = readdirSync(settings.sandbox.runs).filter((s) => s.startsWith(`w${process.pid}-`) && !s.endsWith('-v'))
+      expect(slots).toHaveLength(1)
+      const box = join(settings.sandbox.runs, slots[0]!, 'box')
+      // sent before the result: a request left for the thread's next wake would wait for the next job
+      expect(await until(() => !isMountPoint(box), 5000)).toBe(true)
+      expect(readdirSync(box)).toEqual([])
+      // and the thread still runs jobs, each in a fresh box
+      const next = await pool.run(job(LIST))
+      expect(next.run?.stdout).toBe("['main.py']\n")
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('a runner\'s next job sees a fresh box, and a closed runner leaves nothing mounted', async () => {
+    const slot = `box-cleanup-${process.pid}`
+    const runner = createJobRunner(settings, slot)
+    const box = join(settings.sandbox.runs, slot, 'box')
+    try {
+      expect((await runner.run(job(LITTER))).run?.stdout).toBe('littered\n')
+      expect((await runner.run(job(LIST))).run?.stdout).toBe("['main.py']\n")
+      expect((await runner.run(job(LITTER))).run?.stdout).toBe('littered\n')
+    } finally {
+      await runner.close()
+    }
+    // close waited for the last job's unmount before it removed the slot
+    expect(existsSync(box) && isMountPoint(box)).toBe(false)
+    expect(existsSync(join(settings.sandbox.runs, slot))).toBe(false)
+  })
+})
