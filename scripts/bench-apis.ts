@@ -19,7 +19,9 @@
 // v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
 // this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
 // server answers; the breakdown's app_rest then holds the polls' cost).
-// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--json]
+// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--client http|fetch] [--json]
+//   --client: the requests' HTTP client (scripts/bench-http.ts): node:http with a keep-alive agent (default)
+//   or fetch, which adds ~1 ms of its own to each round trip here.
 //   --faces v3,piston: only these faces' columns (the first is the baseline of p50_vs_v3).
 //   --cpu-prof DIR: the server runs with node's --cpu-prof, its profiles (main thread, pool threads)
 //   written to DIR when it stops (open them in Chrome's DevTools or speedscope).
@@ -37,6 +39,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { parseArgs } from 'node:util'
 import { pistonColumn } from './bench-piston-part.ts'
+import { benchClient, benchFetch, closeBenchClient, useBenchClient, type BenchClient } from './bench-http.ts'
 import { startServer } from '../src/testing/harness.ts'
 
 const { values } = parseArgs({
@@ -53,8 +56,10 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'c1-window': { type: 'string', default: '1' },
     faces: { type: 'string' },
+    client: { type: 'string', default: 'http' },
   },
 })
+useBenchClient(values.client as BenchClient)
 const REQUESTS = Number(values.requests)
 const ROUNDS = Number(values.rounds)
 const LEVELS = values.concurrency.split(',').map(Number)
@@ -105,7 +110,7 @@ export interface Column {
 export const v3Column: Column = {
   name: 'v3',
   async once(url, secret, p, source) {
-    const r = await fetch(`${url}/code/run/`, { method: 'POST', body: new URLSearchParams({ client_secret: secret, lang: p.code, source }) })
+    const r = await benchFetch(`${url}/code/run/`, { method: 'POST', body: new URLSearchParams({ client_secret: secret, lang: p.code, source }) })
     const body = (await r.json()) as { run_status?: { status?: string; output?: string } }
     if (r.status !== 200) return { ok: false, why: `HTTP ${r.status}` }
     return body.run_status?.status === 'AC' && body.run_status.output === p.expect ? { ok: true } : { ok: false, why: `v3 ${body.run_status?.status}` }
@@ -116,7 +121,7 @@ export const v3Column: Column = {
 export const judge0Column: Column = {
   name: 'judge0',
   async once(url, secret, p, source) {
-    const r = await fetch(`${url}/judge0/submissions?wait=true&fields=stdout,status`, {
+    const r = await benchFetch(`${url}/judge0/submissions?wait=true&fields=stdout,status`, {
       method: 'POST',
       headers: { 'X-Auth-Token': secret, 'content-type': 'application/json' },
       body: JSON.stringify({ language_id: p.judge0, source_code: source }),
@@ -181,7 +186,7 @@ export const v4Column: Column = {
   async once(url, secret, p, source) {
     const headers = { 'client-secret': secret, 'content-type': 'application/json' }
     const poll = V4_POLL_MS !== undefined
-    const r = await fetch(`${url}${V4_PATH}`, { method: 'POST', headers, body: JSON.stringify({ lang: p.code, source, ...(poll ? {} : { callback: callbackUrl }) }) })
+    const r = await benchFetch(`${url}${V4_PATH}`, { method: 'POST', headers, body: JSON.stringify({ lang: p.code, source, ...(poll ? {} : { callback: callbackUrl }) }) })
     const q = (await r.json()) as { he_id?: string; status_update_url?: string }
     if (r.status !== 200 || !q.status_update_url || !q.he_id) return { ok: false, why: `HTTP ${r.status}` }
     // v4's output is a link to the output file: the status is checked, the output not fetched
@@ -192,7 +197,7 @@ export const v4Column: Column = {
     }
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
-      const s = (await (await fetch(q.status_update_url, { headers })).json()) as { request_status: { code: string }; result: { run_status: { status: string } } }
+      const s = (await (await benchFetch(q.status_update_url, { headers })).json()) as { request_status: { code: string }; result: { run_status: { status: string } } }
       if (s.request_status.code === 'REQUEST_COMPLETED') return verdict(s.result.run_status)
       await new Promise((res) => setTimeout(res, V4_POLL_MS))
     }
@@ -204,7 +209,7 @@ export const v4Column: Column = {
 export const jobeColumn: Column = {
   name: 'jobe',
   async once(url, secret, p, source) {
-    const r = await fetch(`${url}/jobe/index.php/restapi/runs`, {
+    const r = await benchFetch(`${url}/jobe/index.php/restapi/runs`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json; charset=utf-8', Accept: 'application/json', 'X-API-KEY': secret },
       body: JSON.stringify({ run_spec: { language_id: p.jobe, sourcecode: source, input: '' } }),
@@ -305,7 +310,7 @@ const scraped = { cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0 }
 /** The server's sums now (its /metrics is open to the bench: its own server, on loopback). */
 async function sums(url: string): Promise<Sums> {
   const before = serverCpu(server.pid)
-  const text = await (await fetch(`${url}/metrics`)).text()
+  const text = await (await benchFetch(`${url}/metrics`)).text()
   const cpu = serverCpu(server.pid)
   for (const k of Object.keys(scraped) as (keyof typeof scraped)[]) {
     scraped[k] += cpu[k] - before[k]
@@ -446,10 +451,12 @@ try {
   server.cleanup()
   receiver.close()
   receiver.closeAllConnections()
+  closeBenchClient()
 }
 
-if (values.json) console.log(JSON.stringify({ rows, breakdown }, null, 2))
+if (values.json) console.log(JSON.stringify({ client: benchClient(), rows, breakdown }, null, 2))
 else {
+  console.log(`client: ${benchClient() === 'http' ? 'node:http with a keep-alive agent' : 'fetch'} (--client)`)
   console.table(rows)
   console.log('where the time goes at c=1 (ms per request, means; app = from the request reaching the app to its reply built):')
   console.table(breakdown)

@@ -3,6 +3,8 @@
 // Used by scripts/bench-piston.ts; `pistonColumn` has the shape of a scripts/bench-apis.ts Column
 // ({name, once(url, secret, program, source)}), so that benchmark takes it as one more column.
 
+import { benchFetch } from './bench-http.ts'
+
 export interface BenchProgram {
   /** Arbiter code (v3 lang) and Piston language */
   code: string
@@ -27,7 +29,7 @@ export type Outcome = { ok: true } | { ok: false; why: string }
 
 /** One Piston execute (key in the Authorization header, as aiopyston sends it). */
 export async function pistonOnce(url: string, secret: string, p: BenchProgram): Promise<Outcome> {
-  const r = await fetch(`${url}/piston/api/v2/execute`, {
+  const r = await benchFetch(`${url}/piston/api/v2/execute`, {
     method: 'POST',
     headers: { authorization: secret, 'content-type': 'application/json' },
     body: JSON.stringify({ language: p.piston, version: '*', files: [{ content: p.source }], run_timeout: 3000 }),
@@ -39,7 +41,7 @@ export async function pistonOnce(url: string, secret: string, p: BenchProgram): 
 
 /** One v3 synchronous /code/run/ of the same program: the baseline. */
 export async function v3Once(url: string, secret: string, p: BenchProgram): Promise<Outcome> {
-  const r = await fetch(`${url}/code/run/`, { method: 'POST', body: new URLSearchParams({ client_secret: secret, lang: p.code, source: p.source }) })
+  const r = await benchFetch(`${url}/code/run/`, { method: 'POST', body: new URLSearchParams({ client_secret: secret, lang: p.code, source: p.source }) })
   const body = (await r.json()) as { run_status?: { status?: string; output?: string } }
   if (r.status !== 200) return { ok: false, why: `HTTP ${r.status}` }
   return body.run_status?.status === 'AC' && body.run_status.output === p.expect ? { ok: true } : { ok: false, why: `v3 ${body.run_status?.status}` }
