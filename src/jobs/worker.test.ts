@@ -82,8 +82,10 @@ const C_CASES: Case[] = [
   killedBy('division by zero', 'int main(void){volatile int z=0;return 7/z;}', 'SIGFPE'),
   killedBy('abort()', '#include <stdlib.h>\nint main(void){abort();}', 'SIGABRT'),
   // the stack is 64 MiB (sandbox/jail.cfg), far under the 256 MB memory limit: a stack overflow is
-  // a SIGSEGV, not an OOM kill (MLE) as with the host's unlimited stack
-  killedBy('unbounded recursion', 'int f(int d){volatile char pad[256];pad[0]=(char)d;return f(d+1)+pad[0];}\nint main(void){return f(0);}', 'SIGSEGV'),
+  // a SIGSEGV, not an OOM kill (MLE) as with the host's unlimited stack. 10 s: under the cgroup v2
+  // check's emulated CPU, growing the stack to 64 MiB took 2.05 s of CPU (a 2 s limit judged it TLE,
+  // 2026-11-29); on the host it takes a few milliseconds
+  { ...killedBy('unbounded recursion', 'int f(int d){volatile char pad[256];pad[0]=(char)d;return f(d+1)+pad[0];}\nint main(void){return f(0);}', 'SIGSEGV'), timeLimitSec: 10 },
   exit3('#include <stdlib.h>\nint main(void){exit(3);}'),
   // C keeps SIGXFSZ's default action: RLIMIT_FSIZE itself must end the program
   flood('stdout', '#include <stdio.h>\nint main(void){for(int i=0;i<1000000;i++)puts("flooding the output file with lines");return 0;}', { signal: 'SIGXFSZ' }),
