@@ -264,6 +264,26 @@ describe('prepareKey', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it('changes when a helper file a step names as an argument changes (a source it compiles), not for other paths', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-helpers-'))
+    try {
+      writeFileSync(join(dir, 'python-precompile'), 'a')
+      writeFileSync(join(dir, 'driver.py'), 'x')
+      writeFileSync(join(dir, 'clojure.jsa'), 'j')
+      const steps = [['/usr/local/lib/arbiter/python-precompile', '/usr/local/lib/arbiter/driver.py', '/usr/local/lib/arbiter/driver.code']]
+      const before = prepareKey(steps, dir)
+      writeFileSync(join(dir, 'driver.py'), 'y')
+      expect(prepareKey(steps, dir)).not.toBe(before)
+      // a path below the helpers' folder (jvm-cds's archives) is what a step writes, not a helper
+      const cds = [['/usr/local/lib/arbiter/python-precompile', '/usr/local/lib/arbiter/cds/clojure.jsa']]
+      const cdsBefore = prepareKey(cds, dir)
+      writeFileSync(join(dir, 'clojure.jsa'), 'k')
+      expect(prepareKey(cds, dir)).toBe(cdsBefore)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('extractVersion', () => {

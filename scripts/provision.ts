@@ -470,16 +470,20 @@ export function planToolchains(langs: Language[]): ToolchainPlan[] {
 }
 
 /**
- * Hash of the prepare argv, of the helper scripts they name and of the pinned artifacts: a change
+ * Hash of the prepare argv, of the helper files they name and of the pinned artifacts: a change
  * reruns prepare (and lays the artifacts anew). No artifacts hash as before they existed.
  */
 export function prepareKey(prepare: string[][], helpersDir = HELPERS_DIR, artifacts: Artifact[] = []): string {
   const hash = createHash('sha256').update(JSON.stringify(prepare))
   if (artifacts.length) hash.update(JSON.stringify(artifacts))
+  // the helper a step runs, and the helpers' files it names (a source it compiles): only paths right in
+  // ROOT_HELPERS, so the steps named before files were hashed keep their keys
   for (const step of prepare) {
-    const helper = join(helpersDir, basename(step[0]))
-    if (step[0].startsWith(ROOT_HELPERS + '/') && existsSync(helper))
-      hash.update(readFileSync(helper))
+    for (const arg of step) {
+      const helper = join(helpersDir, basename(arg))
+      if (dirname(arg) === ROOT_HELPERS && existsSync(helper))
+        hash.update(readFileSync(helper))
+    }
   }
   return hash.digest('hex').slice(0, 16)
 }

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadLanguages, MANIFEST_DIR } from '../languages.ts'
-import { JOBE_OWN, jobeLanguages, PY_CHECK_AND_RUN, PY_SYNTAX_CHECK } from './languages.ts'
+import { JOBE_OWN, jobeLanguages, PY_CHECK_AND_RUN, PY_SYNTAX_CHECK, pyCheckAndRunLoader } from './languages.ts'
 
 describe('Jobe language names', () => {
   const manifest = loadLanguages()
@@ -40,7 +40,19 @@ describe('Jobe language names', () => {
 
 describe("python3's syntax check", () => {
   // the host's python3 stands in for the root's (the same check ran against trixie's 3.13 when it was
-  // written): what a student sees in cmpinfo must be what Jobe's py_compile prints
+  // written): what a student sees in cmpinfo must be what Jobe's py_compile prints. The check-and-run
+  // driver compiled by the host's python3 as provisioning compiles it for the root (python.toml)
+  const helpers = join(MANIFEST_DIR, '..', 'bin')
+  let driverDir = ''
+  let checkAndRun = ''
+  beforeAll(() => {
+    driverDir = mkdtempSync(join(tmpdir(), 'arbiter-pydriver-'))
+    const code = join(driverDir, 'driver.code')
+    const made = spawnSync('python3', [join(helpers, 'python-precompile'), join(helpers, 'jobe-python3-check-and-run.py'), code], { encoding: 'utf8' })
+    expect(made.status, made.stderr).toBe(0)
+    checkAndRun = pyCheckAndRunLoader(code)
+  })
+  afterAll(() => rmSync(driverDir, { recursive: true, force: true }))
   const sources: Record<string, string | Buffer> = {
     unclosed: 'print("a"\n',
     indentation: 'if 1:\nprint(2)\n',
@@ -67,7 +79,7 @@ describe("python3's syntax check", () => {
       // the check and the run in one interpreter: the same text after the marker line, the same exit
       // status, and for a valid program what a plain run prints
       const marker = 'M0123456789abcdefM'
-      const merged = run(['-BE', '-c', PY_CHECK_AND_RUN, marker, 'prog.py'])
+      const merged = run(['-BE', '-c', checkAndRun, marker, 'prog.py'])
       const plain = run(['-BE', 'prog.py'])
       if (name !== 'valid') expect({ status: merged.status, stderr: merged.stderr, stdout: merged.stdout }).toEqual({ status: theirs.status, stderr: `${marker}\n${theirs.stderr}`, stdout: '' })
       else expect({ status: merged.status, stderr: merged.stderr, stdout: merged.stdout }).toEqual({ status: plain.status, stderr: plain.stderr, stdout: plain.stdout })
