@@ -8,7 +8,7 @@ import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type JobRunner } from '../jobs/worker.ts'
 import type { Step } from '../sandbox/types.ts'
-import { JOBE_OWN, type JobeArgs } from './languages.ts'
+import { JOBE_OWN, PY_CHECK_AND_RUN, type JobeArgs } from './languages.ts'
 
 /** Every jailed step's argv, in order. */
 const steps: string[][] = []
@@ -92,6 +92,8 @@ describe('Jobe python3: the check and the run in one jailed process', () => {
     ['indentation (the "Sorry:" form)', 'if 1:\nprint(2)\n'],
     ['null byte', 'print(1)\0\n'],
     ['a warning only (any stderr fails, as on Jobe)', 'x = 1\nprint(x is 1)\n'],
+    ["the parser's warning", 'import re\nprint(re.compile("\\d"))\n'],
+    ["the compiler's warning, twice on a line", 'assert (1, "x"); assert (1, "x")\nprint(1)\n'],
   ])('%s: a compile error in one step, with the check step\'s text and exit status', async (_name, source) => {
     const { one, two, oneSteps, twoSteps } = await both(source)
     expect([oneSteps, twoSteps]).toEqual([1, 1])
@@ -111,6 +113,28 @@ describe('Jobe python3: the check and the run in one jailed process', () => {
     expect(two.run!.stderr).toContain('File "/work/prog.py", line 10, in <module>')
     expect(two.run!.stdout).toContain("['prog.py', 'a', 'b c'] __main__ /work/prog.py /work")
     for (const k of ['status', 'exitCode', 'stdout', 'stderr'] as const) expect(one.run![k], k).toEqual(two.run![k])
+  })
+
+  test('a declared encoding, nested code raising: as the plain run', async () => {
+    const source = Buffer.from('# -*- coding: latin-1 -*-\nclass A:\n    def f(self):\n        return [1 / 0 for _ in "\xe9"]\nprint("\xe9")\nA().f()\n', 'latin1').toString('latin1')
+    const { one, two } = await both(source)
+    expect(two.run!.stderr).toContain('File "/work/prog.py", line 4, in f')
+    for (const k of ['status', 'exitCode', 'stdout', 'stderr'] as const) expect(one.run![k], k).toEqual(two.run![k])
+  })
+
+  test("a program that compiles clean is compiled once, not again by compile() (the check's ~2 ms)", async () => {
+    // compile() under the script's name raises its audit event (written to stdout: stderr must start
+    // with the marker); exec()'s quick compile names '<string>'
+    const hook = "__import__('sys').addaudithook(lambda e, a: e == 'compile' and a[1] == 'prog.py' and __import__('os').write(1, b'<compile()>'));"
+    const audited = (source: string) => {
+      const j = job(source, true)
+      return runner.run({ ...j, runArgv: j.runArgv.map((a) => (a === PY_CHECK_AND_RUN ? hook + a : a)) })
+    }
+    const clean = await audited('print("hello")\n')
+    expect(clean.run).toMatchObject({ status: 'ok', stdout: 'hello\n', stderr: '' })
+    const warned = await audited('x = 1\nprint(x is 1)\n')
+    expect(warned.compile.ok).toBe(false)
+    expect(warned.compile.step!.stdout).toBe('<compile()>')
   })
 
   test('sys.exit and a program that reads stdin: as the plain run', async () => {
