@@ -128,7 +128,7 @@ describe('Jobe python3: the check and the run in one jailed process', () => {
     const hook = "__import__('sys').addaudithook(lambda e, a: e == 'compile' and a[1] == 'prog.py' and __import__('os').write(1, b'<compile()>'));"
     const audited = (source: string) => {
       const j = job(source, true)
-      return runner.run({ ...j, runArgv: j.runArgv.map((a) => (a === PY_CHECK_AND_RUN ? hook + a : a)) })
+      return runner.run({ ...j, runArgv: j.runArgv!.map((a) => (a === PY_CHECK_AND_RUN ? hook + a : a)) })
     }
     const clean = await audited('print("hello")\n')
     expect(clean.run).toMatchObject({ status: 'ok', stdout: 'hello\n', stderr: '' })
