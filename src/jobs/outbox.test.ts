@@ -83,6 +83,29 @@ describe('outbox', () => {
     expect(order.indexOf('end compiled')).toBeLessThan(order.indexOf('start completed'))
   })
 
+  test("a group's next row waits for the one in flight also when it is the only row due", async () => {
+    // one due row takes a shorter way than the window query (outbox.ts, dueFew): the group's order too
+    const order: string[] = []
+    let releaseFirst!: () => void
+    const { db, box } = setup(async (row: OutboxRow) => {
+      order.push(`start ${row.body}`)
+      if (row.body === 'compiled') await new Promise<void>((r) => (releaseFirst = r))
+      order.push(`end ${row.body}`)
+    })
+    put(db, 'compiled', { groupKey: 'g' })
+    box.wake()
+    await until(() => order.includes('start compiled'))
+    put(db, 'completed', { groupKey: 'g' })
+    for (let i = 0; i < 5; i++) {
+      box.wake()
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    expect(order).toEqual(['start compiled'])
+    releaseFirst()
+    await until(() => rows(db).every((r) => r.state === 'delivered'))
+    expect(order).toEqual(['start compiled', 'end compiled', 'start completed', 'end completed'])
+  })
+
   test('a failed row with a newer row in its group is dropped, and the newer row is sent', async () => {
     const sent: string[] = []
     const { db, box } = setup(async (row) => {
