@@ -32,6 +32,18 @@ const put = (db: Db, n: string, extra: { groupKey?: string; dedupeKey?: string }
 
 const rows = (db: Db) => db.select().from(outboxTable).all()
 
+/** An outbox whose sender holds the row 'compiled' until releaseFirst(); order: each send's start and end. */
+function withHeldCompiled() {
+  const order: string[] = []
+  let release!: () => void
+  const { db, box } = setup(async (row: OutboxRow) => {
+    order.push(`start ${row.body}`)
+    if (row.body === 'compiled') await new Promise<void>((r) => (release = r))
+    order.push(`end ${row.body}`)
+  })
+  return { order, releaseFirst: () => release(), db, box }
+}
+
 describe('outbox', () => {
   test('delivers, and retries a failing receiver with backoff until it answers', async () => {
     let calls = 0
@@ -65,13 +77,7 @@ describe('outbox', () => {
   })
 
   test('a group goes out in order: the second row waits while the first is in flight', async () => {
-    const order: string[] = []
-    let releaseFirst!: () => void
-    const { db, box } = setup(async (row: OutboxRow) => {
-      order.push(`start ${row.body}`)
-      if (row.body === 'compiled') await new Promise<void>((r) => (releaseFirst = r))
-      order.push(`end ${row.body}`)
-    })
+    const { order, releaseFirst, db, box } = withHeldCompiled()
     put(db, 'compiled', { groupKey: 'g' })
     put(db, 'completed', { groupKey: 'g' })
     put(db, 'other')
@@ -85,13 +91,7 @@ describe('outbox', () => {
 
   test("a group's next row waits for the one in flight also when it is the only row due", async () => {
     // one due row takes a shorter way than the window query (outbox.ts, dueFew): the group's order too
-    const order: string[] = []
-    let releaseFirst!: () => void
-    const { db, box } = setup(async (row: OutboxRow) => {
-      order.push(`start ${row.body}`)
-      if (row.body === 'compiled') await new Promise<void>((r) => (releaseFirst = r))
-      order.push(`end ${row.body}`)
-    })
+    const { order, releaseFirst, db, box } = withHeldCompiled()
     put(db, 'compiled', { groupKey: 'g' })
     box.wake()
     await until(() => order.includes('start compiled'))
