@@ -90,8 +90,8 @@ export const PY_SYNTAX_CHECK =
  * after the marker line, same exit status; a warning on stderr fails the check, as Jobe's any-stderr
  * rule does: a source that compiles clean is compiled once, by exec() of its bytes stopped before its
  * first instruction, which skips the ~2 ms compile() spends on the ast module's types; any other end
- * compiles it again by the check's own compile() call for the check's exact text) and, when it compiles, runs that code as __main__ as `python3 [flags]
- * prog.py args...` would: sys.argv, sys.orig_argv, sys.path[0], __file__, __loader__, __cached__ and the
+ * compiles it again by the check's own compile() call for the check's exact text) and, when it
+ * compiles, runs that code as __main__ as `python3 [flags] prog.py args...` would: sys.argv, sys.orig_argv, sys.path[0], __file__, __loader__, __cached__ and the
  * code's file name (so tracebacks' File lines and line numbers) are the script's; the driver leaves no
  * name in __main__, and the tracebacks an uncaught error prints start at the program (sys.excepthook
  * drops the driver's frames and flushes stdout first, as the interpreter does). What still shows the
