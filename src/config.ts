@@ -544,7 +544,7 @@ export const ConfigSchema = z
           .int()
           .min(0)
           .default(0)
-          .describe('Completed submissions older than this many days are deleted by the nightly sweep; 0 = keep forever.'),
+          .describe('Completed submissions older than this many days are deleted by the nightly sweep, and package verifies that ended that long ago; 0 = keep forever.'),
         outputs_days: z
           .number()
           .int()

@@ -9,7 +9,7 @@ import { queueRoomRun } from './evaluation/room-runs.ts'
 import { type TestDeps } from './testing/evaluation.ts'
 import { createBody, seedCompany, testApp, testDeps } from './testing/interviews.ts'
 import { retentionSweep, sweep } from './schedule.ts'
-import { interviewParticipants, interviews, submissions } from './storage/schema.ts'
+import { interviewParticipants, interviews, packageVerifies, problems, submissions } from './storage/schema.ts'
 
 const DAY = 86_400_000
 const MIN = 60_000
@@ -44,7 +44,7 @@ describe('retention sweep', () => {
     const deps = testDeps()
     const client = createClient(deps.db, deps.now(), { name: 'c' })
     addSubmission(deps, client.client.id, new Date(deps.now().getTime() - 3650 * DAY), 1)
-    expect(await retentionSweep(deps)).toEqual({ submissions: 0, outputs: 0, resumes: 0, interviews: 0 })
+    expect(await retentionSweep(deps)).toEqual({ submissions: 0, outputs: 0, verifies: 0, resumes: 0, interviews: 0 })
     expect(subs(deps)).toHaveLength(1)
   })
 
@@ -71,6 +71,38 @@ describe('retention sweep', () => {
     deps.advance(30 * DAY)
     expect(await retentionSweep(deps)).toMatchObject({ submissions: 2 })
     expect(subs(deps).map((s) => s.publicId)).toEqual(['he3']) // still queued: kept whatever its age
+  })
+
+  it('deletes a package verify that ended (done or failed) submissions_days after its end; never one queued or running', async () => {
+    const deps = testDeps()
+    Object.assign(deps.config.retention, { submissions_days: 30 })
+    const client = createClient(deps.db, deps.now(), { name: 'c' })
+    const problem = deps.db
+      .insert(problems)
+      .values({ publicId: 'p1', clientId: client.client.id, name: 'p', checkerJson: '{}', testCount: 0, totalBytes: 0, createdAt: deps.now() })
+      .returning()
+      .get()
+    const t0 = deps.now().getTime()
+    const addVerify = (publicId: string, state: string, completedAt: number | null) =>
+      deps.db
+        .insert(packageVerifies)
+        .values({ publicId, clientId: client.client.id, problemId: problem.id, state, stage: state, reportJson: '{"rows":[]}', createdAt: new Date(t0), completedAt: completedAt === null ? null : new Date(completedAt) })
+        .run()
+    addVerify('v_done', 'done', t0)
+    addVerify('v_failed', 'failed', t0 + DAY)
+    addVerify('v_later', 'done', t0 + 20 * DAY)
+    addVerify('v_queued', 'queued', null)
+    addVerify('v_running', 'running', null)
+    const left = () => deps.db.select({ publicId: packageVerifies.publicId }).from(packageVerifies).all().map((v) => v.publicId)
+
+    deps.advance(30 * DAY) // v_done ended 30 days ago exactly: not yet past
+    expect(await retentionSweep(deps)).toMatchObject({ verifies: 0 })
+    deps.advance(DAY + 1)
+    expect(await retentionSweep(deps)).toMatchObject({ verifies: 2 })
+    expect(left()).toEqual(['v_later', 'v_queued', 'v_running'])
+    deps.advance(3650 * DAY)
+    expect(await retentionSweep(deps)).toMatchObject({ verifies: 1 })
+    expect(left()).toEqual(['v_queued', 'v_running'])
   })
 
   it('removes a resume resumes_days after the interview ended, then the interview itself after interviews_days', async () => {
