@@ -59,7 +59,7 @@ test('while the sandbox has work the analysis is stopped, its deadline not runni
   // its own run (the child's start and the analysis, after the release) must fit in a deadline shorter
   // than the 3.2 s or more it is stopped: 8 sources at nice 0, as the jobs beside it (1.4-2.0 s with a
   // CI run's tests on the 2 cores). At the runner's default nice 19 there, 120 sources passed a 2 s
-  // deadline and 40 a 2.5 s one every time (2 of 5 at nice 0): the deadline counts the wall time it ran
+  // deadline in 2 of 3 runs and 40 a 2.5 s one in 5 of 5 (2 of 5 at nice 0): it counts the wall time run
   const { files } = generateSubmissions({ count: 8, seed: 7, copyShare: 0.05 })
   let busy = true
   const stages: string[] = []
