@@ -359,10 +359,11 @@ for (const [code, cases] of Object.entries(TABLE)) {
           }
           capped(result.run!, job.wallTimeSec!, why)
           // past the language's own start (measured here, in the same environment) the sleep added at
-          // least twice SLEEP_CPU_SEC of wall time; wherever the start itself is under SLEEP_CPU_SEC (on
-          // the host, every language but Groovy), the whole run's CPU time is under it too
+          // least twice SLEEP_CPU_SEC of wall time; wherever the start itself is under half SLEEP_CPU_SEC (on
+          // the host, every language but SCALA3 and GROOVY), the whole run's CPU time is under SLEEP_CPU_SEC too (not
+          // where it is near it: under emulation PYTHON3 started in 0.48 s and its whole sleep run took 0.57)
           expect(result.run!.wallSec - start.wallSec, why).toBeGreaterThanOrEqual(2 * SLEEP_CPU_SEC)
-          if (start.cpuSec < SLEEP_CPU_SEC) expect(v.timeUsedSec, why).toBeLessThan(SLEEP_CPU_SEC)
+          if (start.cpuSec < SLEEP_CPU_SEC / 2) expect(v.timeUsedSec, why).toBeLessThan(SLEEP_CPU_SEC)
           // and under SLEEP_CPU_SEC of CPU past the start; or, where the runtime spent more than its echo
           // did (a JVM or node under emulation works on for a second or two after its program sleeps),
           // the same program capped SLEEP_MORE_SEC later must add under SLEEP_CPU_SEC of CPU for those
