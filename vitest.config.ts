@@ -46,7 +46,9 @@ export default defineConfig({
   test: {
     projects: [
       // src/testing/unit-tier-guard.ts fails a unit test that starts the jail, a server or the CLI (it belongs in a tier below)
-      { extends: true, test: { name: 'unit', isolate: false, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'], exclude: ['src/e2e/**', ...JAIL], setupFiles: ['src/testing/unit-tier-guard.ts'] } },
+      // two files at a time in npm test (scripts/test.sh): a CPU-bound unit test (upload-scan's sizes, 2.5 s
+      // alone) can pass the default 5 s beside another file, and a timeout here only guards against a hang
+      { extends: true, test: { name: 'unit', isolate: false, testTimeout: 30_000, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'], exclude: ['src/e2e/**', ...JAIL], setupFiles: ['src/testing/unit-tier-guard.ts'] } },
       { extends: true, test: { name: 'jail', include: JAIL, ...SLOW } },
       { extends: true, test: { name: 'e2e', include: ['src/e2e/**/*.test.ts'], exclude: BROWSER, ...SLOW } },
       { extends: true, test: { name: 'browser', include: BROWSER, ...SLOW } },
