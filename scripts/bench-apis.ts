@@ -54,6 +54,8 @@ const { values } = parseArgs({
     'bare-python': { type: 'string' },
     'v4-poll': { type: 'string' },
     'cpu-prof': { type: 'string' },
+    // Node flags for the server after npm start's own, space-separated (an A/B of V8's settings)
+    'node-flags': { type: 'string' },
     'c1-window': { type: 'string', default: '1' },
     faces: { type: 'string' },
     client: { type: 'string', default: 'http' },
@@ -368,7 +370,7 @@ const profDir = values['cpu-prof'] && resolve(values['cpu-prof'])
 if (profDir) mkdirSync(profDir, { recursive: true })
 const server = await startServer({
   configToml: `[pool]\nsize = ${Math.max(...LEVELS)}\n[metrics]\nopen = true\n`,
-  ...(profDir && { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] }),
+  nodeFlags: [...(values['node-flags']?.split(' ').filter(Boolean) ?? []), ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
 })
 const rows: Record<string, unknown>[] = []
 const breakdown: Record<string, unknown>[] = []
