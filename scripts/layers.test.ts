@@ -18,7 +18,7 @@ const src = join(import.meta.dirname, '..', 'src')
 /** The layers, top first. Each entry is a folder directly under src/ or a top-level file. */
 export const LAYERS: ReadonlyArray<{ layer: string; nodes: string[] }> = [
   // nothing imports these: they build the server, the command line and the jail daemon
-  { layer: 'wiring', nodes: ['main.ts', 'app.ts', 'cli.ts', 'protocols.ts', 'jail-daemon.ts', 'schedule.ts', 'process-signals.ts'] },
+  { layer: 'wiring', nodes: ['main.ts', 'app.ts', 'cli.ts', 'cli-areas.ts', 'protocols.ts', 'jail-daemon.ts', 'schedule.ts', 'process-signals.ts'] },
   // one folder per wire protocol (see FACES) and the areas that serve people rather than a protocol
   {
     layer: 'protocol faces and areas',

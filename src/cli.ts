@@ -3,39 +3,11 @@
 // does a report that says it failed (`{ok: false, …}`, e.g. doctor): printed as usual, exit code 1.
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
-import { CliExit, type CliCommands, type CliContext } from './cli-types.ts'
-import { gradeCommands } from './evaluation/cli-grade.ts'
-import { problemCommands } from './problems/cli-commands.ts'
-import { packageCommands } from './packages/cli-commands.ts'
-import { adminCommands } from './admin/cli-commands.ts'
-import { evaluationCommands } from './evaluation/cli-commands.ts'
-import { runCommands } from './evaluation/cli-run.ts'
-import { interviewCommands } from './interviews/cli-commands.ts'
-import { jobCommands } from './jobs/cli-commands.ts'
-import { outboxCommands } from './jobs/outbox-commands.ts'
+import { CliExit, type CliContext } from './cli-types.ts'
+import { allCommands, areaOf } from './cli-areas.ts'
 import { dataDirFromEnv, loadConfig, requireDataDir, type Config } from './config.ts'
 import { openDb } from './storage/db.ts'
 import { repairOwnership } from './storage/backup.ts'
-import { storageCommands } from './storage/cli-commands.ts'
-import { sandboxHostCommands } from './sandbox-hosts/cli-commands.ts'
-import { similarityCommands } from './similarity/cli-commands.ts'
-import { metricsCommands } from './metrics/cli-commands.ts'
-
-const commands: CliCommands = {
-  ...jobCommands,
-  ...interviewCommands,
-  ...runCommands,
-  ...evaluationCommands,
-  ...outboxCommands,
-  ...storageCommands,
-  ...adminCommands,
-  ...gradeCommands,
-  ...problemCommands,
-  ...packageCommands,
-  ...sandboxHostCommands,
-  ...similarityCommands,
-  ...metricsCommands,
-}
 
 /** The one way a command reads the config and opens the database (cli-types.ts CliContext). */
 function cliContext(): CliContext {
@@ -65,11 +37,13 @@ function cliContext(): CliContext {
 
 async function main(argv: string[]): Promise<number> {
   // Sub-commands may be two words ("clients create"): take the longest name that matches.
+  // Only the area that serves it is loaded (cli-areas.ts); the usage text loads them all.
   const two = argv.slice(0, 2).join(' ')
-  const name = commands[two] ? two : argv[0]
-  const command = name ? commands[name] : undefined
+  const name = areaOf(two) ? two : argv[0]
+  const area = name ? areaOf(name) : undefined
+  const command = area ? (await area.load())[name!] : undefined
   if (!command) {
-    const lines = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(20)} ${c.summary}`)
+    const lines = Object.entries(await allCommands()).map(([n, c]) => `  ${n.padEnd(20)} ${c.summary}`)
     process.stderr.write(`usage: npm run -s cli -- <command>\n${lines.join('\n')}\n`)
     return name === 'help' || name === undefined ? 0 : 1
   }
