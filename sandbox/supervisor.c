@@ -567,7 +567,11 @@ static void child_exec(struct request* r, int wire_in, int wire_out, int hand) {
 		if (write_file(p, "0") != 0) _exit(121);
 	}
 	if (hand >= 0) {
-		if (dup2(hand, WIRE_HAND_FD) < 0 || fcntl(WIRE_HAND_FD, F_SETFD, 0) != 0) _exit(123);
+		/* kept clear of 0-3, which the step's files take below; it goes to WIRE_HAND_FD only after
+		 * them, since until then fd 4 may be one this process still needs: the io folder's cached
+		 * tree (io_tree_fd) was 4 in a cgroup v2 supervisor, and a dup2 over it made the step's files
+		 * fail to open through it (ENOTDIR), so every such wired run ended before nsjail started */
+		if (hand <= 3 && (hand = fcntl(hand, F_DUPFD_CLOEXEC, WIRE_HAND_FD + 1)) < 0) _exit(123);
 		wire_in = wire_out = -1; /* the parent hands them over: none goes through nsjail */
 	}
 	/* nsjail's own stdin and stdout when the init takes the wire: opened as they are, never through
@@ -579,6 +583,7 @@ static void child_exec(struct request* r, int wire_in, int wire_out, int hand) {
 	if (in < 0 || out < 0 || err < 0 || status < 0) _exit(122);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(status, 3) < 0) _exit(123);
 	for (int fd = 0; fd <= 3; fd++) fcntl(fd, F_SETFD, 0); /* dup2 onto itself keeps CLOEXEC */
+	if (hand >= 0 && (dup2(hand, WIRE_HAND_FD) < 0 || fcntl(WIRE_HAND_FD, F_SETFD, 0) != 0)) _exit(123);
 	if (!r->chroot[0] && limit_host_quotas() != 0) _exit(126);
 	/* nsjail keeps this with --rlimit_fsize soft: byte-exact output cap (its own flag is in MiB) */
 	if (r->fsize) {

@@ -21,7 +21,7 @@
 #   its JVM rows have roomy time limits), src/sandbox/net-counters.test.ts (no network figure passes
 #   from one run to the next), src/jobs/jail-shaped.test.ts (paths a jail shaped) and
 #   src/packages/interactive-modes.test.ts (interactive and multi-pass problems: two wired jails, in
-#   prepared jails; its one-nsjail-per-step half skips itself on v2, where it is not proven yet)
+#   prepared jails and with one nsjail per step)
 # ARBITER_V2_ACCEL=kvm uses hardware virtualisation; the default, tcg, emulates (slow but works on
 # hosts whose nested KVM cannot boot a guest, as on this project's machines); ARBITER_V2_CPU: the CPU
 # it emulates (default max; e.g. qemu64, Haswell).

@@ -13,7 +13,6 @@ import { loadConfig } from '../config.ts'
 import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type JobRunner } from '../jobs/worker.ts'
-import { detectCgroups } from '../sandbox/cgroups.ts'
 import type { OutputValidatorChecker } from '../grading/checkers.ts'
 import { DOUBLER, INTERACTIVE_MULTI, MULTI, prober, SUB, VALIDATOR } from '../testing/interactive-programs.ts'
 import { withTestSandbox } from '../testing/sandbox-bin.ts'
@@ -90,13 +89,9 @@ const job = (source: string, inputs: string[], checker: Partial<OutputValidatorC
 
 const wanted = ([status, message]: Want) => (message === undefined ? { status } : { status, checkerMessage: message instanceof RegExp ? expect.stringMatching(message) : message })
 
-// One nsjail per step is not proven on cgroup v2: in the one run of the v2 check (QEMU), 12 of its 14
-// rows ended RE at once with no CPU time, where the same binaries pass on v1; the cause is not found
-// (docs/api/problem-packages.md says so). Prepared jails, the default, pass there. Not a pass: an open defect.
-const perStepOnV2 = detectCgroups().version === 'v2'
 
 for (const prepared of [true, false]) {
-  describe.skipIf(!prepared && perStepOnV2)(`interactive and multi-pass problems, ${prepared ? 'in prepared jails' : 'one nsjail per step (pool.prepared_jails = false)'}`, () => {
+  describe(`interactive and multi-pass problems, ${prepared ? 'in prepared jails' : 'one nsjail per step (pool.prepared_jails = false)'}`, () => {
     const runner = createJobRunner({ ...base, sandbox: { ...base.sandbox, prepared } }, `imodes-${prepared ? 'p' : 'n'}-${process.pid}`)
     runners.push(runner)
 
