@@ -89,7 +89,6 @@ const job = (source: string, inputs: string[], checker: Partial<OutputValidatorC
 
 const wanted = ([status, message]: Want) => (message === undefined ? { status } : { status, checkerMessage: message instanceof RegExp ? expect.stringMatching(message) : message })
 
-
 for (const prepared of [true, false]) {
   describe(`interactive and multi-pass problems, ${prepared ? 'in prepared jails' : 'one nsjail per step (pool.prepared_jails = false)'}`, () => {
     const runner = createJobRunner({ ...base, sandbox: { ...base.sandbox, prepared } }, `imodes-${prepared ? 'p' : 'n'}-${process.pid}`)
