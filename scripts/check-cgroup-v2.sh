@@ -22,6 +22,8 @@
 #   from one run to the next), src/jobs/jail-shaped.test.ts (paths a jail shaped) and
 #   src/packages/interactive-modes.test.ts (interactive and multi-pass problems: two wired jails, in
 #   prepared jails and with one nsjail per step)
+# A file whose test process node died of a fault under emulation (the kernel logged it, no test
+# failed) runs once more in the same boot (scripts/cgroup-v2/vm-init.sh; docs/sandbox/README.md).
 # ARBITER_V2_ACCEL=kvm uses hardware virtualisation; the default, tcg, emulates (slow but works on
 # hosts whose nested KVM cannot boot a guest, as on this project's machines); ARBITER_V2_CPU: the CPU
 # it emulates (default max; e.g. qemu64, Haswell).

@@ -31,8 +31,32 @@ node --import tsx src/cli.ts doctor --lang C,PYTHON3 >/tmp/doctor.json || node -
 cat /tmp/doctor.json
 grep -q '"version": "v2"' /tmp/doctor.json || { echo "V2CHECK-RESULT 91 (doctor does not report cgroup v2)"; echo o >/proc/sysrq-trigger; sleep 60; }
 eval "set -- $VITEST_ARGS"
-node node_modules/vitest/vitest.mjs run --fileParallelism=false --testTimeout=600000 --hookTimeout=600000 "$@"
-echo "V2CHECK-RESULT $?"
+vitest() { node node_modules/vitest/vitest.mjs run --fileParallelism=false --testTimeout=600000 --hookTimeout=600000 \
+  --reporter=default --reporter=json --outputFile.json=/tmp/v2-report.json "$@"; }
+vitest "$@"
+rc=$?
+# Node under emulation (TCG) dies of a fault now and then (SIGSEGV: a file's test process "exited
+# unexpectedly", no test failed). Such files run once more, and only when the kernel logged a fault
+# of node and no test failed: an assertion, an import error or a process killed by anything else
+# (a kill is no fault) still fails the check.
+faults=$(dmesg | grep -E 'node\[[0-9]+\]: segfault|traps: node\[' || true)
+if [ "$rc" != 0 ] && [ -n "$faults" ] && [ -f /tmp/v2-report.json ]; then
+  unfinished=$(node -e '
+    const d = JSON.parse(require("fs").readFileSync("/tmp/v2-report.json", "utf8"))
+    if (d.numFailedTests === 0)
+      for (const f of d.testResults) if (f.assertionResults.some((t) => t.status === "pending")) console.log(f.name)')
+  if [ -n "$unfinished" ]; then
+    echo "V2CHECK node faulted under emulation:"; echo "$faults"
+    echo "V2CHECK running again the files it left unfinished:"; echo "$unfinished"
+    n=$#
+    for a in "$@"; do case "$a" in *.test.ts) [ -f "$a" ] && continue ;; esac; set -- "$@" "$a"; done
+    shift "$n"
+    vitest "$@" $unfinished
+    rc=$?
+  fi
+fi
+[ "$rc" = 0 ] || dmesg | grep -E 'node\[[0-9]+\]' | tail -n 20  # a fault of node, if any, for the log
+echo "V2CHECK-RESULT $rc"
 sync
 echo o >/proc/sysrq-trigger
 sleep 60
