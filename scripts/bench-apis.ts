@@ -19,7 +19,7 @@
 // v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
 // this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
 // server answers; the breakdown's app_rest then holds the polls' cost).
-// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--client http|fetch] [--json]
+// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--warmup 1500] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--client http|fetch] [--json]
 //   --client: the requests' HTTP client (scripts/bench-http.ts): node:http with a keep-alive agent (default)
 //   or fetch, which adds ~1 ms of its own to each round trip here.
 //   --faces v3,piston: only these faces' columns (the first is the baseline of p50_vs_v3).
@@ -27,6 +27,10 @@
 //   written to DIR when it stops (open them in Chrome's DevTools or speedscope).
 //   --c1-window N: requests per window at c=1 (default 1: the columns alternate request by request;
 //   the /metrics sums are read once between two windows). At c>1 a window is --requests requests.
+//   --warmup N: before a program's first window, N requests of it (default 1500) spread over the faces,
+//   four at a time, not counted: the server is measured as it runs after its first minutes, not just
+//   after its start (its JIT tiers up over the first ~1,500 requests: CPU per request 8.3–8.9 ms
+//   before, 5.3–6.1 after, docs/sandbox/performance.md). --warmup 0: one of each, as before.
 //   --fresh: a random tag in every source, so the compile cache never helps (by default every column
 //   compiles the same source, so after the first request all of them run from the cache alike).
 import { execFile, execFileSync } from 'node:child_process'
@@ -57,6 +61,7 @@ const { values } = parseArgs({
     // Node flags for the server after npm start's own, space-separated (an A/B of V8's settings)
     'node-flags': { type: 'string' },
     'c1-window': { type: 'string', default: '1' },
+    warmup: { type: 'string', default: '1500' },
     faces: { type: 'string' },
     client: { type: 'string', default: 'http' },
   },
@@ -70,6 +75,9 @@ const LEVELS = values.concurrency.split(',').map(Number)
  * the columns alternate request by request and a slow moment of the shared machine hits them alike.
  */
 const C1_WINDOW = Math.max(1, Math.min(REQUESTS, Number(values['c1-window'])))
+/** Requests of each program before its first window, spread over the faces (not counted). */
+const WARMUP = Number(values.warmup)
+if (!Number.isInteger(WARMUP) || WARMUP < 0) throw new Error('--warmup: a whole number of requests, 0 or more')
 
 export interface BenchProgram {
   /** Arbiter's code (v3 lang). */
@@ -380,8 +388,23 @@ try {
   const secret = await server.createClient('bench-apis')
   const only = values.programs?.split(',')
   for (const [name, p] of Object.entries(PROGRAMS).filter(([n]) => !only || only.includes(n))) {
-    // warm-up: one of each (the first compile, the language's first start)
+    // warm-up: one of each (the first compile, the language's first start), then --warmup more spread
+    // over the server's faces, four lanes, fresh sources as the windows have them (not counted)
     for (const col of COLUMNS) await col.once(server.url, secret, p, p.source)
+    const faces = COLUMNS.filter((col) => col.name !== 'bare')
+    let warmed = 0
+    const warmFailures = new Map<string, number>()
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (warmed < WARMUP) {
+          const col = faces[warmed++ % faces.length]!
+          const source = values.fresh ? `${p.comment} ${randomBytes(8).toString('hex')}\n${p.source}` : p.source
+          const out = await col.once(server.url, secret, p, source).catch((e: Error) => ({ ok: false as const, why: e.message }))
+          if (!out.ok) warmFailures.set(out.why, (warmFailures.get(out.why) ?? 0) + 1)
+        }
+      })
+    )
+    if (warmFailures.size) process.stderr.write(`warm-up of ${name}: failures ${JSON.stringify(Object.fromEntries(warmFailures))}\n`)
     for (const c of LEVELS) {
       const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0 } as Tally]))
       const perWindow = c === 1 ? C1_WINDOW : REQUESTS
@@ -456,9 +479,9 @@ try {
   closeBenchClient()
 }
 
-if (values.json) console.log(JSON.stringify({ client: benchClient(), rows, breakdown }, null, 2))
+if (values.json) console.log(JSON.stringify({ client: benchClient(), warmup: WARMUP, rows, breakdown }, null, 2))
 else {
-  console.log(`client: ${benchClient() === 'http' ? 'node:http with a keep-alive agent' : 'fetch'} (--client)`)
+  console.log(`client: ${benchClient() === 'http' ? 'node:http with a keep-alive agent' : 'fetch'} (--client); warm-up: ${WARMUP} requests of each program before its windows (--warmup)`)
   console.table(rows)
   console.log('where the time goes at c=1 (ms per request, means; app = from the request reaching the app to its reply built):')
   console.table(breakdown)
