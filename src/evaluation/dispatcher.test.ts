@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
-import { afterEach, describe, expect, test } from 'vitest'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createFakePool, echo } from '../testing/fake-pool.ts'
 import { submissions } from '../storage/schema.ts'
 import { findClientBySecret } from '../clients/clients.ts'
@@ -223,5 +224,24 @@ describe('a result the disk cannot take yet', () => {
     await dispatcher.stop(20_000)
     expect(Date.now() - t).toBeLessThan(1000)
     expect(dispatcher.inFlight).toBe(0)
+  })
+})
+
+describe("the statements of a submission's path", () => {
+  test('bind no LIMIT or OFFSET: SQLite compiles such a statement again at every run (storage/prepared.ts writtenLimit)', async () => {
+    // every statement the connection prepares from here on: accept, claim, the compile note, the
+    // completion, the outbox's looks and its bookkeeping of a v4 job's two callbacks
+    const prepare = vi.spyOn(Database.prototype, 'prepare')
+    try {
+      deps = createTestDeps()
+      const client = findClientBySecret(deps.db, addClient(deps))!
+      for (let i = 0; i < 3; i++) acceptSubmission(deps, client, { api: 'v4', lang: 'C', source: 's', input: String(i), callback: 'http://cb.test/' })
+      await until(() => deps.sent.length === 6)
+      const statements = prepare.mock.calls.map(([text]) => String(text))
+      expect(statements.some((s) => /^update "submissions" set "state" = \?, "attempt"/.test(s))).toBe(true) // the claim was seen
+      expect(statements.filter((s) => /\b(limit|offset)\s+[?@:$]/i.test(s))).toEqual([])
+    } finally {
+      prepare.mockRestore()
+    }
   })
 })

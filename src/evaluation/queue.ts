@@ -8,7 +8,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { submissions } from '../storage/schema.ts'
 import type { Submission } from './model.ts'
 import { completeSubmission, failAttempt, markCompiled, markTested, type TransitionDeps } from './submissions.ts'
-import { preparedPerDb } from '../storage/prepared.ts'
+import { preparedPerDb, writtenLimit } from '../storage/prepared.ts'
 
 export interface JobQueue {
   /** Rows a crash left running go back to the queue (their claim tokens become stale); how many. */
@@ -50,7 +50,7 @@ function claimStatement(db: Deps['db'], startedAt: Date, languages?: ReadonlySet
     .from(submissions)
     .where(languages ? and(queued, inArray(submissions.language, [...languages])) : queued)
     .orderBy(asc(submissions.priority), asc(submissions.fairRound), asc(submissions.async), asc(submissions.id))
-    .limit(1)
+    .limit(writtenLimit(1))
   return db
     .update(submissions)
     .set({ state: 'running', attempt: sql`${submissions.attempt} + 1`, startedAt })

@@ -35,8 +35,9 @@ export const hackerEarthV4: Protocol = {
   onCompleted(deps, row) {
     // Pollers and callback receivers always see CODE_COMPILED before REQUEST_COMPLETED, also when the
     // compile step failed (compile_status then holds the compiler's text) or the worker never
-    // reported it; the dedupe key makes this a no-op when the compiled hook already sent it.
-    enqueueV4Callback(deps, row, 'compiled')
+    // reported it. A compile step stored in this attempt (compiledAt) enqueued it in that commit: its body
+    // is not built again; otherwise the dedupe key makes this a no-op if an earlier attempt sent it.
+    if (!row.compiledAt) enqueueV4Callback(deps, row, 'compiled')
     enqueueV4Callback(deps, row, 'completed')
   },
 }

@@ -6,4 +6,6 @@ export interface Outbox {
   /** Stops taking rows and waits for the deliveries in flight. */
   stop(): Promise<void>
   readonly inFlight: number
+  /** How many times it has read the table for due rows (a send that ends well with nothing waiting costs none). */
+  readonly looks: number
 }

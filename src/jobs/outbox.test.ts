@@ -106,6 +106,37 @@ describe('outbox', () => {
     expect(order).toEqual(['start compiled', 'end compiled', 'start completed', 'end completed'])
   })
 
+  test('a delivery that ends well with nothing waiting is not followed by another read of the table', async () => {
+    const { db, box } = setup(async () => {})
+    await until(() => box.looks === 1) // the start's look
+    put(db, 'a')
+    box.wake()
+    await until(() => rows(db)[0].state === 'delivered')
+    await new Promise((r) => setTimeout(r, 30))
+    expect(box.looks).toBe(2)
+    // a row of a group: its end asks the group (one indexed read) and finds no next row
+    put(db, 'b', { groupKey: 'g' })
+    box.wake()
+    await until(() => rows(db)[1].state === 'delivered')
+    await new Promise((r) => setTimeout(r, 30))
+    expect(box.looks).toBe(3)
+  })
+
+  test('rows left behind by the slots go out as sends end, with no other wake', async () => {
+    const sent: string[] = []
+    const { db, box } = setup(
+      async (row) => {
+        await new Promise((r) => setTimeout(r, 5))
+        sent.push(row.body)
+      },
+      { concurrency: 1 }
+    )
+    for (const n of ['a', 'b', 'c', 'd']) put(db, n)
+    box.wake()
+    await until(() => rows(db).every((r) => r.state === 'delivered'))
+    expect(sent).toEqual(['a', 'b', 'c', 'd'])
+  })
+
   test('a failed row with a newer row in its group is dropped, and the newer row is sent', async () => {
     const sent: string[] = []
     const { db, box } = setup(async (row) => {

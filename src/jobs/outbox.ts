@@ -11,7 +11,7 @@ import type { Db } from '../storage/db.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { PermanentFailure, postCallback } from './callback.ts'
 import type { OutboxKind } from '../storage/outbox-kinds.ts'
-import { inTransaction, preparedPerDb } from '../storage/prepared.ts'
+import { inTransaction, preparedPerDb, writtenLimit } from '../storage/prepared.ts'
 import type { Outbox } from './outbox-types.ts'
 import { destinationHealth, destinationOf, EMAIL_SHARE, isTimeout, shareOf, slotCaps } from './outbox-shares.ts'
 
@@ -118,6 +118,9 @@ export function backoffMs(attempts: number, cfg: Config['outbox'], random = Math
   return Math.min(cfg.backoff_max_ms, Math.round(base * (0.8 + 0.4 * random())))
 }
 
+/** Rows one look at the table takes at most (written into the query: a bound LIMIT recompiles it each run). */
+const CANDIDATES_MAX = 2000
+
 /** Longest sleep between two looks at the table (a safety net; wake() is the normal trigger). */
 const IDLE_POLL_MS = 30_000
 
@@ -145,12 +148,23 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
   let scheduled = false
   let started = false
   let stopped = false
+  // Whether the next tick must look at the table. A send that ends well changes nothing another row
+  // waits for, unless the last look left due rows behind (slots, caps, a held destination) or the row's
+  // group has a next row: the tick after it is skipped otherwise (two of a v4 job's four ticks, each a
+  // due-row read and a next-due read on the main thread).
+  /** Rows may have changed since the last look: a wake (a row written), the timer, a failure. */
+  let unseen = true
+  /** The last look left due rows it did not send. */
+  let leftBehind = false
+  /** The sleep until the next due row needs working out again: at the start, after a failure, when it ended. */
+  let sleepStale = true
+  let looks = 0
 
   // Due rows, skipping rows in flight and any row with an older pending row in its group: at most
   // `perDest` of each share's destination and `perShare` of each share, each share's first rows first,
   // so one share's backlog (thousands of retries to a dead receiver) never hides another's new row.
   // better-sqlite3 directly: drizzle has no window functions. Prepared once; ids only, read below.
-  const candidates = db.$client.prepare<{ now: number; paused: string; flying: string; perDest: number; perShare: number; limit: number }, { id: number }>(`
+  const candidates = db.$client.prepare<{ now: number; paused: string; flying: string; perDest: number; perShare: number }, { id: number }>(`
     select id from (
       select id, row_number() over (partition by share_key order by id) as share_rank from (
         select o.id, coalesce(o.share, 'destination:' || coalesce(o.destination, o.target)) as share_key,
@@ -162,18 +176,25 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
           and not exists (select 1 from outbox o2 where o2.group_key = o.group_key and o2.state = 'pending' and o2.id < o.id)
       ) where dest_rank <= @perDest
     ) where share_rank <= @perShare
-    order by share_rank, id limit @limit`)
-  // The rows the window query above would rank, two at most. Most ticks find none (the one after each
-  // delivery, for one) or one (a v4 job's callback, a group's next row): one row is its own answer, its
-  // ranks are 1 and every cap is at least 1, so the window query (~0.5 ms of the main thread on a busy
-  // server, ~7 times this one) runs only when two or more are due.
-  const dueFew = db.$client.prepare<{ now: number; paused: string; flying: string }, { id: number }>(`
-    select o.id from outbox o
-    where o.state = 'pending' and o.next_at <= @now
-      and o.kind not in (select value from json_each(@paused))
-      and o.id not in (select value from json_each(@flying))
-      and not exists (select 1 from outbox o2 where o2.group_key = o.group_key and o2.state = 'pending' and o2.id < o.id)
-    limit 2`)
+    order by share_rank, id limit ${CANDIDATES_MAX}`)
+  // The rows the window query above would rank, two at most, read whole. Most looks find none or one (a
+  // v4 job's callback, a group's next row): one row is its own answer, its ranks are 1 and every cap is
+  // at least 1, so the window query (~0.5 ms of the main thread on a busy server, ~7 times this one)
+  // runs only when two or more are due.
+  const dueFew = db
+    .select()
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.state, 'pending'),
+        sql`${outbox.nextAt} <= ${p('now')}`,
+        sql`${outbox.kind} not in (select value from json_each(${p('paused')}))`,
+        sql`${outbox.id} not in (select value from json_each(${p('flying')}))`,
+        sql`not exists (select 1 from ${outbox} o2 where o2.group_key = ${outbox.groupKey} and o2.state = 'pending' and o2.id < ${outbox.id})`
+      )
+    )
+    .limit(writtenLimit(2))
+    .prepare()
   // prepared once, as every statement of a delivery (building a drizzle query costs more than running it)
   const rowsByIds = db
     .select()
@@ -185,6 +206,12 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     .select({ at: min(outbox.nextAt) })
     .from(outbox)
     .where(and(eq(outbox.state, 'pending'), notPaused, gt(outbox.nextAt, sql`${p('now')}`)))
+    .prepare()
+  const groupPending = db
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(and(eq(outbox.groupKey, sql`${p('groupKey')}`), eq(outbox.state, 'pending')))
+    .limit(writtenLimit(1))
     .prepare()
   const delivered = db
     .update(outbox)
@@ -209,7 +236,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
         attempted.run(attempt)
         delivered.run({ id: row.id, at: now })
       })
-      return
+      return true
     }
     attempted.run(attempt)
     const attempts = row.attempts + 1
@@ -227,6 +254,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     const fields = { id: row.id, kind: row.kind, target: row.target, attempts, error: reason, state }
     if (state === 'failed') log.warn('delivery given up', fields)
     else log.info('delivery failed', fields)
+    return false
   }
 
   const describe = (err: unknown) =>
@@ -245,43 +273,68 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
         () => finish(row, destination, undefined, startedMs),
         (err: unknown) => finish(row, destination, err ?? new Error('failed'), startedMs)
       )
-      .catch((err: unknown) => log.error('outbox bookkeeping failed', { id: row.id, err: String(err) }))
+      .catch((err: unknown) => {
+        log.error('outbox bookkeeping failed', { id: row.id, err: String(err) })
+        return false
+      })
+      .then((ok) => {
+        // a failure moved the row; a delivered row's group may hold the next one, kept back while it flew
+        if (!ok) unseen = sleepStale = true
+        else if (row.groupKey !== null && groupPending.get({ groupKey: row.groupKey }) !== undefined) unseen = true
+      })
+      .catch(() => {
+        unseen = sleepStale = true
+      })
       .finally(() => {
         flying.delete(row.id)
-        wake()
+        schedule()
       })
     flying.set(row.id, { group: row.groupKey, share: shareKey(row), destination, done: p })
   }
 
   const tick = () => {
     scheduled = false
-    if (stopped) return
+    if (stopped || (!unseen && !leftBehind)) return
+    unseen = false
+    looks++
     const now = deps.now().getTime()
     const caps = slotCaps(cfg.concurrency)
-    if (flying.size < cfg.concurrency) {
+    // no free slot: whatever is due is left behind until a send ends
+    leftBehind = flying.size >= cfg.concurrency
+    // e-mails all go to one destination, the SMTP server: their share's cap
+    const perDest = Math.max(caps.perDestination, caps.email)
+    // a few more than a share may hold: some of its destinations may be held back
+    const perShare = caps.perShare * 4
+    if (!leftBehind) {
       const flyingJson = JSON.stringify([...flying.keys()])
       const few = dueFew.all({ now, paused: pausedJson, flying: flyingJson })
       const rows = few.length < 2 ? few : candidates.all({
         now,
         paused: pausedJson,
         flying: flyingJson,
-        // e-mails all go to one destination, the SMTP server: their share's cap
-        perDest: Math.max(caps.perDestination, caps.email),
-        // a few more than a share may hold: some of its destinations may be held back
-        perShare: caps.perShare * 4,
-        limit: 2000,
+        perDest,
+        perShare,
       })
-      if (rows.length) pick(rowsById(rows.map((r) => r.id)), caps, now)
+      const sent = rows.length ? pick(few.length < 2 ? few : rowsById(rows.map((r) => r.id)), caps, now) : 0
+      // the window query leaves out rows past its caps only when it returns at least a cap's worth
+      leftBehind = sent < rows.length || (few.length > 1 && rows.length >= Math.min(perDest, perShare))
     }
     // Sleep until the next row falls due or a held destination is released. Rows already due but held
-    // back (the caps, a group's earlier row in flight) are looked at again when a send finishes.
+    // back (the caps, a group's earlier row in flight) are looked at again when a send finishes. Only
+    // a failure (its backoff, a held destination) sets a row's time ahead: a row written is due at
+    // once, so the sleep is worked out again only after a failure or when it ends.
+    if (!sleepStale) return
+    sleepStale = false
     const next = Math.min(nextDue.get({ now })?.at?.getTime() ?? Infinity, health.nextRelease(now) ?? Infinity)
     clearTimeout(timer)
-    timer = setTimeout(wake, Number.isFinite(next) ? Math.min(IDLE_POLL_MS, next - now + 5) : IDLE_POLL_MS)
+    timer = setTimeout(() => {
+      sleepStale = true
+      wake()
+    }, Number.isFinite(next) ? Math.min(IDLE_POLL_MS, next - now + 5) : IDLE_POLL_MS)
     timer.unref()
   }
 
-  /** Takes rows share by share in turn (round robin), one a turn, within every cap. */
+  /** Takes rows share by share in turn (round robin), one a turn, within every cap; returns how many. */
   const pick = (rows: OutboxRow[], caps: ReturnType<typeof slotCaps>, now: number) => {
     const count = (key: (f: { share: string; destination: string }) => string) => {
       const m = new Map<string, number>()
@@ -306,6 +359,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     const order = first < 0 ? shares : [...shares.slice(first), ...shares.slice(0, first)]
     const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1)
     let progressed = true
+    let sent = 0
     while (progressed && flying.size < cfg.concurrency) {
       progressed = false
       for (const share of order) {
@@ -333,12 +387,20 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
         else callbacks++
         lastShare = share
         progressed = true
+        sent++
         send(row)
       }
     }
+    return sent
   }
 
+  /** Something may be due: a row was written or changed, or the sleep ended. */
   function wake() {
+    unseen = true
+    schedule()
+  }
+
+  function schedule() {
     if (!started || stopped || scheduled) return
     scheduled = true
     setImmediate(() => {
@@ -346,6 +408,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
         tick()
       } catch (err) {
         scheduled = false
+        unseen = sleepStale = true
         log.error('outbox tick failed', { err: String(err) })
       }
     })
@@ -364,6 +427,9 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     },
     get inFlight() {
       return flying.size
+    },
+    get looks() {
+      return looks
     },
   }
 }

@@ -51,7 +51,7 @@ export const similarityCommands: CliCommands = {
       // the database stays open until the report is stored (withDb closes it once the promise settles)
       return ctx.withDb(async (db, config) => {
         // deliveries it queues (a callback) are sent by the server's outbox; nothing to wake here
-        const outbox: Outbox = { start() {}, wake() {}, stop: async () => {}, inFlight: 0 }
+        const outbox: Outbox = { start() {}, wake() {}, stop: async () => {}, inFlight: 0, looks: 0 }
         const deps = { config, db, now: () => new Date(), outbox, log: createLog({ svc: 'cli' }, 'warn'), languages: loadLanguages() }
         const client = clientNamed(db, values.client as string)
         let row

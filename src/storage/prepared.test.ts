@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { inTransaction, preparedPerDb } from './prepared.ts'
+import { inTransaction, preparedPerDb, writtenLimit } from './prepared.ts'
 
 describe('preparedPerDb', () => {
   it('prepares once per database, and apart for each database', () => {
@@ -53,3 +53,22 @@ describe('inTransaction', () => {
 function assertNever(): never {
   throw new Error('inner')
 }
+
+describe('writtenLimit', () => {
+  it('writes the LIMIT into the statement instead of binding it (a bound LIMIT recompiles the statement at every run)', async () => {
+    const { drizzle } = await import('drizzle-orm/better-sqlite3')
+    const { integer, sqliteTable } = await import('drizzle-orm/sqlite-core')
+    const t = sqliteTable('t', { v: integer() })
+    const db = drizzle(new Database(':memory:'))
+    const bound = db.select().from(t).limit(2).toSQL()
+    expect(bound.sql).toMatch(/limit \?$/)
+    const written = db.select().from(t).limit(writtenLimit(2)).toSQL()
+    expect(written.sql).toMatch(/limit 2$/)
+    expect(written.params).toEqual([])
+  })
+
+  it('takes only whole numbers from 0', () => {
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => writtenLimit(bad)).toThrow(/not a limit/)
+    expect(() => writtenLimit(0)).not.toThrow()
+  })
+})
