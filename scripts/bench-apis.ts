@@ -270,6 +270,8 @@ interface Tally {
   /** The server's sums over this column's windows, and the requests they cover. */
   spent: Sums
   measured: number
+  /** The whole machine's busy CPU over this column's windows (seconds): server, jails, the bench itself. */
+  machine: number
 }
 
 /**
@@ -314,6 +316,16 @@ function serverCpu(pid: number): Pick<Sums, 'cpuMain' | 'cpuThreads' | 'cpuSuper
   return { cpuMain: main / 1e9, cpuThreads: threads / 1e9, cpuSupervisors: supervisors / 1e9 }
 }
 
+/**
+ * Seconds every CPU of the machine has been busy so far (/proc/stat: user, nice, system, irq, softirq;
+ * not idle, I/O wait or the hypervisor's steal). At c=4 the cores are saturated, so a column's rate is
+ * the cores over this per request: what it spends beyond a bare spawn is what keeps it under bare's rate.
+ */
+function machineBusy(): number {
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  return (user! + nice! + system! + irq! + softirq!) / 100 // USER_HZ: 100 on Linux
+}
+
 /** The CPU the scrapes of /metrics themselves took so far: no request's, left out of every window. */
 const scraped = { cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0 }
 
@@ -352,6 +364,7 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
   const before = col.name === 'bare' ? undefined : (lastSums ?? (await sums(url)))
   const okBefore = into.ok
   const started = performance.now()
+  const busyBefore = machineBusy()
   await Promise.all(
     Array.from({ length: Math.min(lanes, col.maxLanes ?? lanes) }, async () => {
       while (next < total) {
@@ -367,6 +380,7 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
     })
   )
   into.seconds += (performance.now() - started) / 1000
+  into.machine += machineBusy() - busyBefore
   if (before) {
     const after = (lastSums = await sums(url))
     for (const k of Object.keys(ZERO) as (keyof Sums)[]) into.spent[k] += after[k] - before[k]
@@ -406,7 +420,7 @@ try {
     )
     if (warmFailures.size) process.stderr.write(`warm-up of ${name}: failures ${JSON.stringify(Object.fromEntries(warmFailures))}\n`)
     for (const c of LEVELS) {
-      const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0 } as Tally]))
+      const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0, machine: 0 } as Tally]))
       const perWindow = c === 1 ? C1_WINDOW : REQUESTS
       const rounds = Math.ceil((ROUNDS * REQUESTS) / perWindow)
       lastSums = undefined
@@ -465,6 +479,10 @@ try {
           p99_ms: Math.round(quantile(t.times, 0.99) * 10) / 10,
           per_sec: Math.round((t.ok / t.seconds) * 10) / 10,
           p50_vs_v3: Math.round((p50 / baseP50) * 100) / 100,
+          // CPU per request: the whole machine's (server, jails, this bench's client and receiver) and the
+          // server's own (its threads and supervisors); at c=4 the rate is the cores over the first
+          cpu_machine_ms: Math.round(((t.machine * 1000) / t.ok) * 100) / 100,
+          ...(t.measured && { cpu_server_ms: Math.round((((t.spent.cpuMain + t.spent.cpuThreads + t.spent.cpuSupervisors) * 1000) / t.measured) * 100) / 100 }),
           ...(bare && { p50_vs_bare: Math.round((p50 / (bareP50AtOne.get(name) ?? bareP50!)) * 100) / 100, per_sec_vs_bare_2way: Math.round((t.ok / t.seconds / bareRate!) * 100) / 100 }),
           ...(t.failures.size ? { failures: Object.fromEntries(t.failures) } : {}),
         })
