@@ -3,6 +3,7 @@
 // and the next run, in the same slot and so in the same prepared jail, looks for it. Whole jobs go
 // through the worker, as src/jobs/worker.test.ts's. Each case would find what it looks for if runs
 // shared their namespaces, mounts or cgroups.
+import { existsSync, rmdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
 import { verdictOf } from '../grading/verdict.ts'
@@ -194,6 +195,32 @@ describe('with prepared jails off (pool.prepared_jails = false)', () => {
       const v = await py('import os\nprint(os.getpid(), os.getuid())', {}, plain)
       expect(v.stdout).toBe('2 65534\n')
       expect(await plain.pool()).toEqual([])
+    } finally {
+      await plain.close()
+    }
+  })
+})
+
+describe('a step whose jail never starts reads back nothing of the last step', () => {
+  // The supervisor's child joins the slot's cgroup (v1) before it makes the step's files: with the
+  // group gone it exits 121 first, and what the last step (here another client's) wrote must not come
+  // back as this step's output or its init's report. cgroup v2 has no such step in the child.
+  it.skipIf(!existsSync('/sys/fs/cgroup/cpuacct'))('its result is the jail not starting, with no output of the step before', async () => {
+    const slot = `reuse-stale-${process.pid}`
+    const plain = createJobRunner({ ...settings, sandbox: { ...settings.sandbox, prepared: false } }, slot)
+    try {
+      const first = await py('print("the last step: secret-4711")\nimport sys; print("its stderr", file=sys.stderr)', {}, plain)
+      expect(first.stdout).toContain('secret-4711')
+      rmdirSync(`/sys/fs/cgroup/cpuacct/arbiter/${slot}`)
+      const job: Job = { language: 'PYTHON3', source: 'print("second")', input: '', timeLimitSec: 5, memoryLimitKb: 262144 }
+      // an internal failure (the core retries the job elsewhere or fails it), not the program's end:
+      // read with the last step's files, it was "RE, exit 121" with that step's stdout and stderr
+      const outcome = await plain.run(job).then(
+        (result) => ({ result: JSON.stringify(result) }),
+        (err: Error) => ({ error: err.message })
+      )
+      expect(JSON.stringify(outcome)).not.toMatch(/secret-4711|its stderr/)
+      expect(outcome).toEqual({ error: expect.stringMatching(/the jail did not start: .*\(supervisor exit 121\)/) })
     } finally {
       await plain.close()
     }

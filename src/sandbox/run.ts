@@ -189,6 +189,10 @@ export function openSandbox(paths: SandboxPaths, slot: string): Sandbox {
   /** One step through one nsjail start (steps in prepared jails skip all of this). */
   async function runThroughNsjail(step: Step, argv: string[], io: StepIo, headroom: number): Promise<[SupervisorReply, string]> {
     writeFileSync(file('nsjail.log'), '') // nsjail appends
+    // the supervisor's child makes these anew, but one that fails before opening them (exit 120, 121:
+    // the network namespace, the cgroup) would leave the last step's, maybe another client's, to be read
+    // back as this step's output and its init's report
+    for (const name of ['stdout', 'stderr', 'status']) rmSync(file(name), { force: true })
     const started = await supervisor.started
     // a supervisor that names a uid also makes each run's memory group (both came together)
     const runGroup = started.uid !== undefined
