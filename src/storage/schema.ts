@@ -131,6 +131,22 @@ export const submissions = sqliteTable(
 )
 
 /**
+ * How many completed submissions there are by verdict and language: kept by triggers on `submissions`
+ * (migration 0018), in the same transaction as each row's change, so /metrics reads a few rows instead
+ * of grouping the whole table (1.7 s of the main thread at a million rows). Rows not completed are few
+ * (capped per client) and counted from the claim index.
+ */
+export const submissionCounts = sqliteTable(
+  'submission_counts',
+  {
+    verdict: text().notNull(),
+    language: text().notNull(),
+    n: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.verdict, t.language] })]
+)
+
+/**
  * Problems: a client's test set stored once, graded against by `problem_id`. The data of
  * each test lives in content-addressed files under <data>/problems/blobs (equal files stored once).
  */
@@ -555,6 +571,20 @@ export const outbox = sqliteTable(
 )
 
 /** Every attempt at a delivery: when, how long it took, and what went wrong (null = delivered). */
+/**
+ * How many outbox rows there are by kind and state: kept by triggers on `outbox` (migration 0018) in each
+ * row's own transaction, so /metrics reads a few rows; the outbox keeps its delivered rows.
+ */
+export const outboxCounts = sqliteTable(
+  'outbox_counts',
+  {
+    kind: text().notNull(),
+    state: text().notNull(),
+    n: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.state] })]
+)
+
 export const outboxAttempts = sqliteTable(
   'outbox_attempts',
   {
