@@ -60,16 +60,22 @@ describe("problemtools' examples, verified", { timeout: 600_000 }, () => {
   })
   it('guess (interactive): every submission in an offered language gets its folder\'s verdict, the validator and each submission wired in jails of their own', async () => {
     const r = await cli('problems', 'verify', join(sdist, 'examples', 'guess'), '--json')
-    const report = JSON.parse(r.stdout)
-    expect(report.rows.filter((row: { outcome: string }) => row.outcome === 'fail')).toEqual([])
-    expect(r.code, r.stderr).toBe(0)
-    const got = Object.fromEntries(report.rows.filter((row: { outcome: string }) => row.outcome === 'pass').map((row: { file: string; got: string }) => [row.file, row.got]))
+    const report = JSON.parse(r.stdout) as { rows: { file: string; outcome: string; got?: string }[] }
+    // guess_rte.c exits 42 before reading anything and the validator, reading end of file, rejects
+    // within microseconds: which end comes first is only as good as the two inits' wake-ups (the known
+    // race of docs/api/problem-packages.md, seen twice in CI on 2026-11-30 as WA). It must be one of
+    // the two; guess_rte_after_correct.cc holds RTE whichever end is seen first, and is checked as such.
+    const RACY = 'run_time_error/guess_rte.c'
+    const racy = report.rows.find((row) => row.file === RACY)
+    expect(racy?.got).toMatch(/^(RTE|WA)$/)
+    expect(report.rows.filter((row) => row.outcome === 'fail' && row.file !== RACY)).toEqual([])
+    expect(r.code, r.stderr).toBe(racy?.outcome === 'fail' ? 1 : 0)
+    const got = Object.fromEntries(report.rows.filter((row) => row.outcome === 'pass').map((row) => [row.file, row.got]))
     // problemtools 1.20260907's verdicts (notes of its examples): guess_rte.c exits 42 itself (RTE),
     // guess_tle.cc is WA (the validator rejects its first guess before it runs out of time),
     // guess_no_flush.cc waits with the validator (TLE at the wall limit), GuessCrash.java is WA
     expect(got).toMatchObject({
       'accepted/guess.cc': 'AC',
-      'run_time_error/guess_rte.c': 'RTE',
       'run_time_error/guess_rte_after_correct.cc': 'RTE',
       'time_limit_exceeded/guess_no_flush.cc': 'TLE',
       'time_limit_exceeded/guess_tle_after_correct.cc': 'TLE',
