@@ -27,6 +27,9 @@ export type { Metrics }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+/** The states a submission is counted in from its row, not from submission_counts. */
+const NOT_COMPLETED = submissions.state.enumValues.filter((s) => s !== 'completed')
+
 export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'arbiter_process_' })
@@ -41,7 +44,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     const open = deps.db
       .select({ state: submissions.state, language: submissions.language, n: count() })
       .from(submissions)
-      .where(inArray(submissions.state, ['queued', 'running', 'compiled']))
+      .where(inArray(submissions.state, NOT_COMPLETED))
       .groupBy(submissions.state, submissions.language)
       .all()
     for (const r of open) g.set({ state: r.state, verdict: '', language: r.language }, r.n)

@@ -570,7 +570,6 @@ export const outbox = sqliteTable(
   (t) => [index('outbox_due').on(t.state, t.nextAt), index('outbox_group').on(t.groupKey, t.state)]
 )
 
-/** Every attempt at a delivery: when, how long it took, and what went wrong (null = delivered). */
 /**
  * How many outbox rows there are by kind and state: kept by triggers on `outbox` (migration 0018) in each
  * row's own transaction, so /metrics reads a few rows; the outbox keeps its delivered rows.
@@ -585,6 +584,7 @@ export const outboxCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.kind, t.state] })]
 )
 
+/** Every attempt at a delivery: when, how long it took, and what went wrong (null = delivered). */
 export const outboxAttempts = sqliteTable(
   'outbox_attempts',
   {
