@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createFakePool, echo } from '../testing/fake-pool.ts'
-import { submissions } from '../storage/schema.ts'
+import { outbox, submissions } from '../storage/schema.ts'
 import { findClientBySecret } from '../clients/clients.ts'
 import { createDispatcher } from './dispatcher.ts'
-import type { JobQueue } from './queue.ts'
+import { localQueue, type JobQueue } from './queue.ts'
 import type { Submission } from './model.ts'
 import { acceptSubmission } from './submissions.ts'
 import { addClient, createTestDeps, testConfig, until, type TestDeps } from '../testing/evaluation.ts'
@@ -14,6 +14,7 @@ let deps: TestDeps
 afterEach(() => deps?.stop())
 
 const all = () => deps.db.select().from(submissions).all()
+const queueOf = (d: TestDeps) => localQueue(d)
 
 describe('dispatcher', () => {
   test('runs every queued submission once, never more at a time than the pool has slots', async () => {
@@ -224,6 +225,56 @@ describe('a result the disk cannot take yet', () => {
     await dispatcher.stop(20_000)
     expect(Date.now() - t).toBeLessThan(1000)
     expect(dispatcher.inFlight).toBe(0)
+  })
+})
+
+describe('a compile step settled before the run', () => {
+  test("a v4 script's compile step is stored and its CODE_COMPILED enqueued with its claim, not reported by the pool; a compiled language's is reported", async () => {
+    // what the store held when the pool was handed each job, and which hooks it was given
+    const seen = new Map<string, { state: string; compiledAt: Date | null; queuedCallbacks: number; onCompiled: boolean; onTest: boolean }>()
+    const fake = createFakePool()
+    const pool = Object.assign(fake, {
+      run: (job: Parameters<typeof fake.run>[0], hooks: Parameters<typeof fake.run>[1] = {}) => {
+        const row = all().find((r) => r.input === job.input)!
+        const queued = deps.db.select().from(outbox).all().filter((o) => o.subjectId === String(row.id)).length
+        seen.set(job.input, { state: row.state, compiledAt: row.compiledAt, queuedCallbacks: queued, onCompiled: !!hooks.onCompiled, onTest: !!hooks.onTest })
+        return createFakePool().run(job, hooks)
+      },
+    })
+    deps = createTestDeps({ pool })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const cb = { api: 'v4' as const, source: 's', callback: 'http://cb.test/' }
+    acceptSubmission(deps, client, { ...cb, lang: 'PYTHON3', input: 'py' })
+    acceptSubmission(deps, client, { ...cb, lang: 'C', input: 'c' })
+    acceptSubmission(deps, client, { ...cb, lang: 'PYTHON3', input: 'graded', tests: [{ input: '1', expected_output: '1' }] })
+    acceptSubmission(deps, client, { api: 'v3', source: 's', lang: 'PYTHON3', input: 'v3' })
+    await until(() => all().every((r) => r.state === 'completed') && deps.sent.length === 6)
+    // committed with the claim: compiled, its callback queued, before the run began; no hook for it
+    expect(seen.get('py')).toEqual({ state: 'compiled', compiledAt: expect.any(Date), queuedCallbacks: 1, onCompiled: false, onTest: false })
+    expect(seen.get('graded')).toEqual({ state: 'compiled', compiledAt: expect.any(Date), queuedCallbacks: 1, onCompiled: false, onTest: true })
+    // C compiles in the job: the worker reports it
+    expect(seen.get('c')).toEqual({ state: 'running', compiledAt: null, queuedCallbacks: 0, onCompiled: true, onTest: false })
+    // stages not shown (v3): nothing stored early, nothing asked
+    expect(seen.get('v3')).toEqual({ state: 'running', compiledAt: null, queuedCallbacks: 0, onCompiled: false, onTest: false })
+    // each v4 submission: CODE_COMPILED once, then REQUEST_COMPLETED
+    const events = (id: number) => deps.sent.filter((o) => o.subjectId === String(id)).map((o) => JSON.parse(o.body).request_status.code)
+    for (const row of all().filter((r) => r.api === 'v4')) expect(events(row.id)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+    expect(all().filter((r) => r.api === 'v4').every((r) => r.compileStatus === 'OK')).toBe(true)
+  })
+
+  test("a claim run again after a crash stores the compile step again, and the dedupe keeps one CODE_COMPILED", async () => {
+    deps = createTestDeps({ start: false })
+    const client = findClientBySecret(deps.db, addClient(deps))!
+    const s = acceptSubmission(deps, client, { api: 'v4', lang: 'PYTHON3', source: 's', input: 'a', callback: 'http://cb.test/' })
+    const first = queueOf(deps).claim(deps.now())!
+    expect(first.compiledAt).toBeInstanceOf(Date)
+    // a crash: the row is left compiled, and the next start queues it again
+    deps.dispatcher.start()
+    deps.outbox.start()
+    await until(() => all()[0]!.state === 'completed' && deps.sent.length === 2)
+    expect(all()[0]!.attempt).toBe(2)
+    expect(deps.sent.map((o) => JSON.parse(o.body).request_status.code)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+    expect(s.id).toBe(all()[0]!.id)
   })
 })
 

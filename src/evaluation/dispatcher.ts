@@ -129,14 +129,18 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         })
         pending.clear()
       }
+      // (a compile step stored with the claim, compiledAt set, is not reported again; only a graded
+      // job has tests: without either hook the pool opens no progress channel for the job)
       const hooks: RunHooks =
         deps.protocols.get(row.api)?.stagesShown
           ? {
-              onCompiled: (outcome: CompileOutcome) => note('storing the compile step', () => queue.compiled(row, outcome)),
-              onTest: (index, outcome) => {
-                pending.set(index, outcome)
-                flushTimer ??= setTimeout(flush, TEST_FLUSH_MS)
-              },
+              ...(!row.compiledAt && { onCompiled: (outcome: CompileOutcome) => note('storing the compile step', () => queue.compiled(row, outcome)) }),
+              ...(row.checkerJson && {
+                onTest: (index: number, outcome: TestOutcome) => {
+                  pending.set(index, outcome)
+                  flushTimer ??= setTimeout(flush, TEST_FLUSH_MS)
+                },
+              }),
             }
           : {}
       let result

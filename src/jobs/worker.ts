@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { chownSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { isMainThread, threadId, workerData, type MessagePort } from 'node:worker_threads'
-import { BASE_ENV, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
+import { BASE_ENV, compileCommandOf, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import type { PreparedJailState } from '../sandbox/supervisor.ts'
 import { rootImagePath } from '../sandbox/root-image.ts'
@@ -222,8 +222,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const { limits: caps } = settings
     const box = sb.boxDir
     const memory = { memory_kb: memoryLimitKb, memory_mb: Math.max(1, Math.floor(memoryLimitKb / 1024)) }
-    // a protocol's own compile command replaces the manifest's; [] means no compile step
-    const argv = spec.compileArgv ? (spec.compileArgv.length ? spec.compileArgv : undefined) : lang.compile
+    const argv = compileCommandOf(lang, spec)
     const compileArgv = argv ? expandArgv(argv, memory) : undefined
     const compileLimits = stepLimits(lang, { language: lang.code, source, input: '', timeLimitSec: 1, memoryLimitKb, compileTimeSec: spec.compileTimeSec, compileMemoryKb: spec.compileMemoryKb }, 'compile')
     const sourceFile = spec.sourceFileName ?? lang.sourceFile
