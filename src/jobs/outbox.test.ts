@@ -210,3 +210,72 @@ describe('outbox', () => {
     expect(backoffMs(1, cfg, () => 0)).toBe(800)
   })
 })
+
+describe("a delivered row's record", () => {
+  const attempts = (db: Db) => db.select().from(outboxAttempts).all()
+
+  test('deliveries within a window are recorded together after it, never sent again meanwhile', async () => {
+    const sent: string[] = []
+    const { db, box } = setup(async (row) => void sent.push(row.body))
+    for (const n of ['a', 'b', 'c', 'd']) put(db, n)
+    box.wake()
+    await until(() => sent.length === 4)
+    // answered, not yet written: still pending in the table, and a look at the table does not send them again
+    expect(rows(db).map((r) => r.state)).toEqual(['pending', 'pending', 'pending', 'pending'])
+    box.wake()
+    await new Promise((r) => setTimeout(r, 10))
+    expect(sent).toHaveLength(4)
+    // written in one commit: the first record seen comes with all the others
+    await until(() => rows(db).some((r) => r.state === 'delivered'))
+    expect(rows(db).map((r) => r.state)).toEqual(['delivered', 'delivered', 'delivered', 'delivered'])
+    expect(sent).toEqual(['a', 'b', 'c', 'd'])
+    expect(rows(db).map((r) => r.attempts)).toEqual([1, 1, 1, 1])
+    expect(attempts(db).map((a) => [a.outboxId, a.attempt, a.error])).toEqual(rows(db).map((r) => [r.id, 1, null]))
+  })
+
+  test("a group's next row goes as soon as its predecessor is answered, not when the predecessor's record is written", async () => {
+    const sent: string[] = []
+    const { db, box } = setup(async (row) => void sent.push(row.body))
+    put(db, 'compiled', { groupKey: 'g' })
+    box.wake()
+    await until(() => sent.length === 1)
+    put(db, 'completed', { groupKey: 'g' })
+    box.wake()
+    await until(() => sent.length === 2)
+    // the first row's record is still waiting: the second did not wait for it
+    expect(rows(db)[0]!.state).toBe('pending')
+    await until(() => rows(db).every((r) => r.state === 'delivered'))
+    expect(sent).toEqual(['compiled', 'completed'])
+  })
+
+  test('stop() writes the waiting records', async () => {
+    const sent: string[] = []
+    const { db, box } = setup(async (row) => void sent.push(row.body))
+    put(db, 'a')
+    box.wake()
+    await until(() => sent.length === 1)
+    expect(rows(db)[0]!.state).toBe('pending')
+    await box.stop()
+    expect(rows(db)[0]).toMatchObject({ state: 'delivered', attempts: 1 })
+    expect(attempts(db)).toHaveLength(1)
+  })
+
+  test('records the table refuses (a full disk) wait for a later try: the rows are not sent again meanwhile', async () => {
+    const sent: string[] = []
+    const { db, box } = setup(async (row) => void sent.push(row.body))
+    db.$client.exec(`create temp trigger refuse before insert on outbox_attempts begin select raise(abort, 'database or disk is full'); end`)
+    put(db, 'a')
+    box.wake()
+    await until(() => sent.length === 1)
+    await new Promise((r) => setTimeout(r, 150))
+    expect(rows(db)[0]!.state).toBe('pending')
+    put(db, 'b')
+    box.wake()
+    await until(() => sent.length === 2)
+    expect(sent).toEqual(['a', 'b'])
+    db.$client.exec('drop trigger refuse')
+    await until(() => rows(db).every((r) => r.state === 'delivered'), 5000)
+    expect(sent).toEqual(['a', 'b'])
+    expect(attempts(db)).toHaveLength(2)
+  })
+})

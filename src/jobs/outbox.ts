@@ -4,7 +4,7 @@
 // (at-least-once; each carries its row id in X-Arbiter-Delivery so a receiver can drop repeats).
 // The slots are shared by client (and company, and e-mail) in turn, then by destination, and a
 // destination that times out is held back (outbox-shares.ts; docs/admin/outbox.md).
-import { and, eq, gt, min, notInArray, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, min, notInArray, sql } from 'drizzle-orm'
 import type { Config } from '../config.ts'
 import type { Log } from '../log.ts'
 import type { Db } from '../storage/db.ts'
@@ -12,6 +12,7 @@ import { outbox, outboxAttempts } from '../storage/schema.ts'
 import { PermanentFailure, postCallback } from './callback.ts'
 import type { OutboxKind } from '../storage/outbox-kinds.ts'
 import { inTransaction, preparedPerDb, writtenLimit } from '../storage/prepared.ts'
+import { noteStorageFault, storageFaultOf } from '../storage/faults.ts'
 import type { Outbox } from './outbox-types.ts'
 import { destinationHealth, destinationOf, EMAIL_SHARE, isTimeout, shareOf, slotCaps } from './outbox-shares.ts'
 
@@ -121,6 +122,11 @@ export function backoffMs(attempts: number, cfg: Config['outbox'], random = Math
 /** Rows one look at the table takes at most (written into the query: a bound LIMIT recompiles it each run). */
 const CANDIDATES_MAX = 2000
 
+/** How long a delivered row's record may wait to be written with others' (one commit for all). */
+export const RECORD_WINDOW_MS = 50
+/** Longest wait between two tries at writing the records while the disk refuses them. */
+const RECORD_RETRY_MAX_MS = 30_000
+
 /** Longest sleep between two looks at the table (a safety net; wake() is the normal trigger). */
 const IDLE_POLL_MS = 30_000
 
@@ -164,7 +170,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
   // `perDest` of each share's destination and `perShare` of each share, each share's first rows first,
   // so one share's backlog (thousands of retries to a dead receiver) never hides another's new row.
   // better-sqlite3 directly: drizzle has no window functions. Prepared once; ids only, read below.
-  const candidates = db.$client.prepare<{ now: number; paused: string; flying: string; perDest: number; perShare: number }, { id: number }>(`
+  const candidates = db.$client.prepare<{ now: number; paused: string; flying: string; done: string; perDest: number; perShare: number }, { id: number }>(`
     select id from (
       select id, row_number() over (partition by share_key order by id) as share_rank from (
         select o.id, coalesce(o.share, 'destination:' || coalesce(o.destination, o.target)) as share_key,
@@ -173,7 +179,8 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
         where o.state = 'pending' and o.next_at <= @now
           and o.kind not in (select value from json_each(@paused))
           and o.id not in (select value from json_each(@flying))
-          and not exists (select 1 from outbox o2 where o2.group_key = o.group_key and o2.state = 'pending' and o2.id < o.id)
+          and not exists (select 1 from outbox o2 where o2.group_key = o.group_key and o2.state = 'pending' and o2.id < o.id
+            and o2.id not in (select value from json_each(@done)))
       ) where dest_rank <= @perDest
     ) where share_rank <= @perShare
     order by share_rank, id limit ${CANDIDATES_MAX}`)
@@ -190,7 +197,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
         sql`${outbox.nextAt} <= ${p('now')}`,
         sql`${outbox.kind} not in (select value from json_each(${p('paused')}))`,
         sql`${outbox.id} not in (select value from json_each(${p('flying')}))`,
-        sql`not exists (select 1 from ${outbox} o2 where o2.group_key = ${outbox.groupKey} and o2.state = 'pending' and o2.id < ${outbox.id})`
+        sql`not exists (select 1 from ${outbox} o2 where o2.group_key = ${outbox.groupKey} and o2.state = 'pending' and o2.id < ${outbox.id} and o2.id not in (select value from json_each(${p('done')})))`
       )
     )
     .limit(writtenLimit(2))
@@ -207,22 +214,55 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     .from(outbox)
     .where(and(eq(outbox.state, 'pending'), notPaused, gt(outbox.nextAt, sql`${p('now')}`)))
     .prepare()
+  // a later row of the group (a delivered row may still read pending until its record is written)
   const groupPending = db
     .select({ id: outbox.id })
     .from(outbox)
-    .where(and(eq(outbox.groupKey, sql`${p('groupKey')}`), eq(outbox.state, 'pending')))
+    .where(and(eq(outbox.groupKey, sql`${p('groupKey')}`), eq(outbox.state, 'pending'), gt(outbox.id, sql`${p('id')}`)))
     .limit(writtenLimit(1))
     .prepare()
   const delivered = db
     .update(outbox)
     .set({ state: 'delivered', attempts: sql`${outbox.attempts} + 1`, deliveredAt: p('at') as unknown as Date, lastError: null })
-    .where(and(eq(outbox.id, p('id')), eq(outbox.state, 'pending')))
+    .where(and(eq(outbox.id, p('id')), inArray(outbox.state, ['pending', 'superseded'])))
     .prepare()
 
   const attempted = db
     .insert(outboxAttempts)
     .values({ outboxId: p('outboxId'), attempt: p('attempt'), at: p('at'), ms: p('ms'), error: p('error') } as unknown as typeof outboxAttempts.$inferInsert)
     .prepare()
+
+  /** Delivered rows whose attempt and state are not written yet, by id: written together (recordDelivered). */
+  const unrecorded = new Map<number, typeof outboxAttempts.$inferInsert>()
+  let recordTimer: NodeJS.Timeout | undefined
+  let recordFailures = 0
+  /**
+   * Writes the waiting records of delivered rows in one commit. A commit each cost the main thread more
+   * than the POST it records (two a v4 job); a crash before it sends those rows again (at-least-once,
+   * as for a crash during the send). A write that fails (a full disk) keeps them for the next try.
+   */
+  const recordDelivered = () => {
+    recordTimer = undefined
+    if (!unrecorded.size) return
+    const batch = [...unrecorded.values()]
+    try {
+      inTransaction(db, () => {
+        for (const a of batch) {
+          attempted.run(a)
+          delivered.run({ id: a.outboxId, at: a.at })
+        }
+      })
+    } catch (err) {
+      const fault = storageFaultOf(err)
+      if (fault) noteStorageFault(fault, log, { while: 'recording deliveries', count: batch.length })
+      else log.error('recording deliveries failed', { count: batch.length, err: String(err) })
+      recordFailures++
+      if (!stopped) recordTimer = setTimeout(recordDelivered, Math.min(RECORD_RETRY_MAX_MS, RECORD_WINDOW_MS * 2 ** recordFailures))
+      return
+    }
+    recordFailures = 0
+    for (const a of batch) unrecorded.delete(a.outboxId)
+  }
 
   const finish = (row: OutboxRow, destination: string, err: unknown, startedMs: number) => {
     const now = deps.now()
@@ -231,11 +271,8 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     if (err && isTimeout(err)) health.timedOut(destination, now.getTime())
     else health.answered(destination)
     if (!err) {
-      // one commit for the attempt and the row's state, not two
-      inTransaction(db, () => {
-        attempted.run(attempt)
-        delivered.run({ id: row.id, at: now })
-      })
+      unrecorded.set(row.id, attempt)
+      recordTimer ??= setTimeout(recordDelivered, RECORD_WINDOW_MS)
       return true
     }
     attempted.run(attempt)
@@ -280,7 +317,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
       .then((ok) => {
         // a failure moved the row; a delivered row's group may hold the next one, kept back while it flew
         if (!ok) unseen = sleepStale = true
-        else if (row.groupKey !== null && groupPending.get({ groupKey: row.groupKey }) !== undefined) unseen = true
+        else if (row.groupKey !== null && groupPending.get({ groupKey: row.groupKey, id: row.id }) !== undefined) unseen = true
       })
       .catch(() => {
         unseen = sleepStale = true
@@ -306,12 +343,15 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     // a few more than a share may hold: some of its destinations may be held back
     const perShare = caps.perShare * 4
     if (!leftBehind) {
-      const flyingJson = JSON.stringify([...flying.keys()])
-      const few = dueFew.all({ now, paused: pausedJson, flying: flyingJson })
+      // a delivered row whose record waits is neither sent again nor holds its group's next row back
+      const doneJson = JSON.stringify([...unrecorded.keys()])
+      const flyingJson = unrecorded.size ? JSON.stringify([...flying.keys(), ...unrecorded.keys()]) : JSON.stringify([...flying.keys()])
+      const few = dueFew.all({ now, paused: pausedJson, flying: flyingJson, done: doneJson })
       const rows = few.length < 2 ? few : candidates.all({
         now,
         paused: pausedJson,
         flying: flyingJson,
+        done: doneJson,
         perDest,
         perShare,
       })
@@ -424,6 +464,8 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
       stopped = true
       clearTimeout(timer)
       await Promise.allSettled([...flying.values()].map((f) => f.done))
+      clearTimeout(recordTimer)
+      recordDelivered()
     },
     get inFlight() {
       return flying.size
