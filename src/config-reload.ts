@@ -14,6 +14,7 @@ export const LIVE_KEYS = [
   'retention.outputs_days',
   'retention.resumes_days',
   'retention.interviews_days',
+  'retention.outbox_days',
   'pool.size',
   'evaluation.max_queued_per_client',
   'metrics',

@@ -563,6 +563,12 @@ export const ConfigSchema = z
           .min(0)
           .default(0)
           .describe('Finished (ended or deleted) interviews older than this many days are deleted with their participants, feedback and room; 0 = keep forever.'),
+        outbox_days: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe('Delivered and superseded outbox rows (callbacks, interview reports, e-mails) older than this many days are deleted with their attempts; failed ones are kept for `outbox retry`; 0 = keep forever.'),
         sweep_cron: z
           .string()
           .refine((v) => validateCron(v), 'not a cron expression')

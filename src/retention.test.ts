@@ -9,7 +9,8 @@ import { queueRoomRun } from './evaluation/room-runs.ts'
 import { type TestDeps } from './testing/evaluation.ts'
 import { createBody, seedCompany, testApp, testDeps } from './testing/interviews.ts'
 import { retentionSweep, sweep } from './schedule.ts'
-import { interviewParticipants, interviews, packageVerifies, problems, submissions } from './storage/schema.ts'
+import { interviewParticipants, interviews, outbox, outboxAttempts, outboxCounts, packageVerifies, problems, submissions } from './storage/schema.ts'
+import { OUTBOX_PRUNE_BATCH } from './jobs/outbox-retention.ts'
 
 const DAY = 86_400_000
 const MIN = 60_000
@@ -44,7 +45,7 @@ describe('retention sweep', () => {
     const deps = testDeps()
     const client = createClient(deps.db, deps.now(), { name: 'c' })
     addSubmission(deps, client.client.id, new Date(deps.now().getTime() - 3650 * DAY), 1)
-    expect(await retentionSweep(deps)).toEqual({ submissions: 0, outputs: 0, verifies: 0, resumes: 0, interviews: 0 })
+    expect(await retentionSweep(deps)).toEqual({ submissions: 0, outputs: 0, verifies: 0, resumes: 0, interviews: 0, outbox: 0 })
     expect(subs(deps)).toHaveLength(1)
   })
 
@@ -151,5 +152,53 @@ describe('retention sweep', () => {
     deps.advance(400 * DAY) // no sweep ran: never marked ended
     expect(await retentionSweep(deps)).toMatchObject({ interviews: 0 })
     expect(deps.db.select().from(interviews).where(eq(interviews.id, created.json.interview_id)).get()).toBeTruthy()
+  })
+
+  it('deletes delivered and superseded outbox rows outbox_days after they ended, with their attempts; never a failed or pending one', async () => {
+    const deps = testDeps()
+    Object.assign(deps.config.retention, { outbox_days: 14 })
+    const t0 = deps.now().getTime()
+    const add = (target: string, state: 'pending' | 'delivered' | 'failed' | 'superseded', createdAt: number, deliveredAt: number | null) => {
+      const row = deps.db
+        .insert(outbox)
+        .values({ kind: 'callback', target, body: '{}', contentType: 'application/json', state, attempts: 1, nextAt: new Date(createdAt), createdAt: new Date(createdAt), deliveredAt: deliveredAt === null ? null : new Date(deliveredAt) })
+        .returning()
+        .get()
+      deps.db.insert(outboxAttempts).values({ outboxId: row.id, attempt: 1, at: new Date(deliveredAt ?? createdAt), ms: 3, error: null }).run()
+    }
+    add('delivered-old', 'delivered', t0 - 20 * DAY, t0)
+    add('delivered-later', 'delivered', t0, t0 + 5 * DAY)
+    add('superseded', 'superseded', t0, null)
+    add('failed', 'failed', t0 - 400 * DAY, null)
+    add('pending', 'pending', t0 - 400 * DAY, null)
+    const left = () => deps.db.select({ target: outbox.target }).from(outbox).all().map((r) => r.target)
+    const attemptsLeft = () => deps.db.select().from(outboxAttempts).all().length
+    const counted = () => Object.fromEntries(deps.db.select().from(outboxCounts).all().filter((c) => c.n > 0).map((c) => [c.state, c.n]))
+
+    deps.advance(14 * DAY) // delivered-old was delivered 14 days ago exactly (created 34 days ago): kept
+    expect(await retentionSweep(deps)).toMatchObject({ outbox: 0 })
+    deps.advance(1)
+    expect(await retentionSweep(deps)).toMatchObject({ outbox: 2 })
+    expect(left()).toEqual(['delivered-later', 'failed', 'pending'])
+    expect(attemptsLeft()).toBe(3)
+    deps.advance(5 * DAY)
+    expect(await retentionSweep(deps)).toMatchObject({ outbox: 1 })
+    expect(left()).toEqual(['failed', 'pending'])
+    expect(attemptsLeft()).toBe(2)
+    // /metrics' counts follow the deletes
+    expect(counted()).toEqual({ failed: 1, pending: 1 })
+  })
+
+  it('deletes a backlog larger than one batch, every row of it', async () => {
+    const deps = testDeps()
+    Object.assign(deps.config.retention, { outbox_days: 1 })
+    const at = new Date(deps.now().getTime() - 2 * DAY)
+    const n = OUTBOX_PRUNE_BATCH * 2 + 7
+    const insert = deps.db.$client.prepare(`insert into outbox (kind, target, body, content_type, state, attempts, next_at, created_at, delivered_at) values ('callback', 'x', '{}', 'text/plain', 'delivered', 1, ?, ?, ?)`)
+    deps.db.$client.transaction(() => {
+      for (let i = 0; i < n; i++) insert.run(at.getTime(), at.getTime(), at.getTime())
+    })()
+    expect(await retentionSweep(deps)).toMatchObject({ outbox: n })
+    expect(deps.db.select().from(outbox).all()).toEqual([])
   })
 })

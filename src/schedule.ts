@@ -6,6 +6,7 @@ import { pruneSubmissions } from './evaluation/retention.ts'
 import { concludeDueInterviews } from './interviews/lifecycle.ts'
 import { pruneInterviews } from './interviews/retention.ts'
 import { redactSentMail } from './jobs/mailer.ts'
+import { pruneOutbox } from './jobs/outbox-retention.ts'
 import { pruneSessions } from './room/sessions.ts'
 
 export interface Schedule {
@@ -24,7 +25,7 @@ export function sweep(deps: Deps): void {
 
 /** The retention pass (config `retention`, read at each run so a SIGHUP applies to the next one). */
 export async function retentionSweep(deps: Deps): Promise<Record<string, number>> {
-  const counts = { ...pruneSubmissions(deps), ...(await pruneInterviews(deps)) }
+  const counts = { ...pruneSubmissions(deps), ...(await pruneInterviews(deps)), ...(await pruneOutbox(deps)) }
   if (Object.values(counts).some((n) => n > 0)) deps.log.info('retention sweep', counts)
   return counts
 }
