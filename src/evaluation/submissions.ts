@@ -369,7 +369,7 @@ function storeCompiled(deps: TransitionDeps, row: Submission, compileStatus: str
  * the run itself (a compile-check marker: the run says whether it compiled). Such a row's compile step
  * is stored with its claim (compiledAt set), so the worker does not report it.
  */
-export function compiledAtClaim(deps: Pick<Deps, 'languages' | 'protocols'>, row: Submission): boolean {
+function compiledAtClaim(deps: Pick<Deps, 'languages' | 'protocols'>, row: Submission): boolean {
   if (!deps.protocols.get(row.api)?.stagesShown) return false
   const lang = resolveLanguage(deps.languages, row.language)
   if (!lang) return false

@@ -1,8 +1,8 @@
 // Retention of the outbox (config `retention.outbox_days`): rows whose story has ended — delivered, or
 // superseded by a newer state of the same subject — are deleted with their attempts once that many days
-// old (a delivered row by its delivery, a superseded one by its creation). Failed rows stay until an
-// admin retries or they are old enough for nobody to care: they are what `outbox retry` works on.
-// Pending ones are never touched. 0 = keep forever. Run by the nightly sweep (schedule.ts).
+// old (a delivered row by its delivery, a superseded one by its creation). Failed rows are never
+// deleted (they are what `outbox retry` works on), nor pending ones. 0 = keep forever. Run by the
+// nightly sweep (schedule.ts).
 import type { Deps } from '../deps.ts'
 import { inTransaction } from '../storage/prepared.ts'
 
