@@ -8,6 +8,8 @@ export const LIVE_KEYS = [
   'limits',
   'languages.enabled',
   'server.cors_origins',
+  'server.max_connections_per_address',
+  'server.first_request_timeout_sec',
   'interviews.rate_per_minute',
   'interviews.rate_per_day',
   'retention.submissions_days',

@@ -32,6 +32,21 @@ export const ConfigSchema = z
           .array(z.string())
           .default(['*'])
           .describe('Origins allowed to call the v4 API from a browser ("*" = any).'),
+        max_connections_per_address: z
+          .number()
+          .int()
+          .min(0)
+          .max(1_000_000)
+          .default(256)
+          .describe(
+            'Connections one client address may hold at once (an IPv6 one counted by its /64); the next gets 503 with Retry-After and is closed. Trusted proxies are not counted. 0 = no cap (docs/admin/connections.md).'
+          ),
+        first_request_timeout_sec: z
+          .number()
+          .positive()
+          .max(300)
+          .default(30)
+          .describe("Seconds a new connection has to send its first request's headers; then it gets 408 and is closed (docs/admin/connections.md)."),
         trusted_proxies: z
           .array(z.union([z.ipv4(), z.ipv6()]))
           .default(['127.0.0.1', '::1', '::ffff:127.0.0.1'])

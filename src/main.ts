@@ -1,6 +1,7 @@
 // Composition root: config → database → languages → pool → dispatcher, outbox, schedule → HTTP server;
 // graceful stop on signals.
 import { serve } from '@hono/node-server'
+import type { Server as HttpServer } from 'node:http'
 import { join } from 'node:path'
 import { dataDirFromEnv, loadConfig, requireDataDir } from './config.ts'
 import { applyLiveConfig } from './config-reload.ts'
@@ -9,6 +10,7 @@ import { createDispatcher } from './evaluation/dispatcher.ts'
 import { resumeVerifies } from './evaluation/package-verifies.ts'
 import { createProtocols } from './protocols.ts'
 import { createApp } from './app.ts'
+import { guardConnections } from './http/connection-guard.ts'
 import { reportSecret } from './interviews/report.ts'
 import { emailSender, smtpConfigured } from './jobs/mailer.ts'
 import { callbackSender, createOutbox } from './jobs/outbox.ts'
@@ -87,6 +89,8 @@ async function main() {
   const server = serve({ fetch: app.fetch, hostname: config.server.host, port: config.server.port }, (info) => {
     log.info('listening', { port: info.port, public_url: config.server.public_url, data: config.dataDir, uid: process.getuid?.() })
   })
+  // silent connections closed, and a cap on one address's (http/connection-guard.ts)
+  guardConnections(server as HttpServer, () => config.server)
   // `cli restore` refuses to replace the data of a running server
   writePidFile(config.dataDir, config.server.port)
 

@@ -1,6 +1,7 @@
 // Abusive requests against the real server: nesting that cannot be echoed,
 // uploads cut off mid-body, limits that would round to "no limit", and the headers every reply carries.
 // None may answer 500 or log an internal error with a stack.
+import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
@@ -146,3 +147,77 @@ test("a C++ template explosion through v4: the stored and served compiler messag
   const stored = server.query<{ n: number }>('select length(compile_status) n from submissions where he_id = ?', he_id)[0].n
   expect(stored).toBeLessThanOrEqual(1_048_576 + 100)
 }, 120_000)
+
+describe('connections (a second server, its connection limits low: http/connection-guard.ts)', () => {
+  let guarded: RunningServer
+  beforeAll(async () => {
+    guarded = await startServer({ configToml: 'max_connections_per_address = 64\nfirst_request_timeout_sec = 3\n' })
+  }, 60_000)
+  afterAll(async () => {
+    await guarded?.stop()
+    guarded?.cleanup()
+  })
+
+  /** A GET from a given loopback address (any of 127/8 reaches the server; 127.0.0.1 is a trusted proxy by default). */
+  const getFrom = (from: string, path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(path, guarded.url)
+      const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, localAddress: from, agent: false, headers }, (res) => {
+        let body = ''
+        res.on('data', (d) => (body += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      })
+      r.on('error', reject)
+      r.end()
+    })
+
+  test('300 silent connections from one address: 64 held, then answered 408 and closed; the rest 503 at once; another address is served throughout', async () => {
+    const { port } = new URL(guarded.url)
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        new Promise<string>((resolve) => {
+          const s = connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.5' })
+          let text = ''
+          s.on('data', (d) => (text += d))
+          s.on('error', () => {})
+          s.on('close', () => resolve(text.split('\r\n')[0]))
+          setTimeout(() => s.destroy(), 20_000)
+        })
+      ).concat(
+        // while they are held: another address is served
+        (async () => {
+          await new Promise((r) => setTimeout(r, 500))
+          return `other ${(await getFrom('127.0.0.6', '/health')).status}`
+        })()
+      )
+    )
+    const count = (line: string) => answers.filter((a) => a === line).length
+    expect(count('other 200')).toBe(1)
+    expect(count('HTTP/1.1 408 Request Timeout')).toBe(64)
+    expect(count('HTTP/1.1 503 Service Unavailable')).toBe(236)
+    // the address's slots are free again once they closed
+    expect((await getFrom('127.0.0.5', '/health')).status).toBe(200)
+    const { token } = (await guarded.cli(['metrics', 'token'])) as { token: string }
+    const metrics = (await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body
+    expect(Number(/arbiter_http_connections_refused_total\{reason="per_address"\} (\d+)/.exec(metrics)?.[1])).toBe(236)
+    expect(Number(/arbiter_http_connections_refused_total\{reason="first_request_timeout"\} (\d+)/.exec(metrics)?.[1])).toBe(64)
+    expect(guarded.output().split('\n').filter((l) => /unhandled|"stack"|InternalServerError/.test(l))).toEqual([])
+  }, 60_000)
+
+  test('a v3 run from a counted address is not cut by the first-request deadline, however long it runs', async () => {
+    const secretHere = await guarded.createClient('guarded-e2e')
+    const body = JSON.stringify({ client_secret: secretHere, lang: 'PYTHON3', source: 'import time\ntime.sleep(4)\nprint("slept")', time_limit: 5 })
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL('/code/run/', guarded.url)
+      const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: '127.0.0.7', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+      })
+      r.on('error', reject)
+      r.end(body)
+    })
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.body).run_status.output).toBe('slept\n')
+  }, 60_000)
+})

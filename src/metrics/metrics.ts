@@ -13,6 +13,7 @@ import { interviews, outboxCounts, submissionCounts, submissions } from '../stor
 import { count, eq, gt, inArray, isNull, min } from 'drizzle-orm'
 import { STORAGE_CAUSES, storageFaultCounts } from '../storage/faults.ts'
 import { CORE_PHASES, corePhaseTotals } from '../evaluation/phases.ts'
+import { connectionRefusals } from '../http/connection-guard.ts'
 
 export interface MetricsDeps {
   config: Pick<Config, 'interviews'>
@@ -89,6 +90,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     collect() {
       this.reset()
       for (const cause of STORAGE_CAUSES) this.inc({ cause }, storageFaultCounts()[cause])
+    },
+  })
+
+  new Counter({
+    name: 'arbiter_http_connections_refused_total',
+    help: "Connections closed since start by reason: per_address (503: the address held server.max_connections_per_address), first_request_timeout (408: no request's headers within server.first_request_timeout_sec).",
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [reason, n] of Object.entries(connectionRefusals())) this.inc({ reason }, n)
     },
   })
 
