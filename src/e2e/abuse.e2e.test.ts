@@ -158,18 +158,19 @@ describe('connections (a second server, its connection limits low: http/connecti
     guarded?.cleanup()
   })
 
-  /** A GET from a given loopback address (any of 127/8 reaches the server; 127.0.0.1 is a trusted proxy by default). */
-  const getFrom = (from: string, path: string, headers: Record<string, string> = {}) =>
+  /** A request from a given loopback address (any of 127/8 reaches the server; 127.0.0.1 is a trusted proxy by default). */
+  const requestFrom = (from: string, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(path, guarded.url)
-      const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, localAddress: from, agent: false, headers }, (res) => {
+      const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: opts.method, localAddress: from, agent: false, headers: opts.headers }, (res) => {
         let body = ''
         res.on('data', (d) => (body += d))
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
       })
       r.on('error', reject)
-      r.end()
+      r.end(opts.body)
     })
+  const getFrom = (from: string, path: string, headers: Record<string, string> = {}) => requestFrom(from, path, { headers })
 
   test('300 silent connections from one address: 64 held, then answered 408 and closed; the rest 503 at once; another address is served throughout', async () => {
     const { port } = new URL(guarded.url)
@@ -207,16 +208,7 @@ describe('connections (a second server, its connection limits low: http/connecti
   test('a v3 run from a counted address is not cut by the first-request deadline, however long it runs', async () => {
     const secretHere = await guarded.createClient('guarded-e2e')
     const body = JSON.stringify({ client_secret: secretHere, lang: 'PYTHON3', source: 'import time\ntime.sleep(4)\nprint("slept")', time_limit: 5 })
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL('/code/run/', guarded.url)
-      const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: '127.0.0.7', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-        let text = ''
-        res.on('data', (d) => (text += d))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-      })
-      r.on('error', reject)
-      r.end(body)
-    })
+    const answer = await requestFrom('127.0.0.7', '/code/run/', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     expect(answer.status).toBe(200)
     expect(JSON.parse(answer.body).run_status.output).toBe('slept\n')
   }, 60_000)
