@@ -89,7 +89,7 @@ async function main() {
   const server = serve({ fetch: app.fetch, hostname: config.server.host, port: config.server.port }, (info) => {
     log.info('listening', { port: info.port, public_url: config.server.public_url, data: config.dataDir, uid: process.getuid?.() })
   })
-  // silent connections closed, and a cap on one address's (http/connection-guard.ts)
+  // connections that send no request closed, and a cap on one address's connections (http/connection-guard.ts)
   guardConnections(server as HttpServer, () => config.server)
   // `cli restore` refuses to replace the data of a running server
   writePidFile(config.dataDir, config.server.port)

@@ -30,11 +30,11 @@ export function addressKey(address: string): string {
   const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   if (v4) return v4[1]
   if (!isIPv6(address)) return address
-  const [head, tail = ''] = address.toLowerCase().split('::')
+  const [head, tail] = address.toLowerCase().split('::')
   const left = head ? head.split(':') : []
-  const right = address.includes('::') && tail ? tail.split(':') : []
-  // an embedded IPv4 tail takes two groups, which are past the /64 anyway
-  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left
+  const right = tail ? tail.split(':') : []
+  // '::' stands for the missing zero groups; an embedded IPv4 tail takes two groups, past the /64 anyway
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`
 }
 
