@@ -366,8 +366,9 @@ for (const [code, cases] of Object.entries(TABLE)) {
           if (start.cpuSec < SLEEP_CPU_SEC / 2) expect(v.timeUsedSec, why).toBeLessThan(SLEEP_CPU_SEC)
           // and under SLEEP_CPU_SEC of CPU past the start; or, where the runtime spent more than its echo
           // did (a JVM or node under emulation works on for a second or two after its program sleeps),
-          // the same program capped SLEEP_MORE_SEC later must add under SLEEP_CPU_SEC of CPU for those
-          // seconds of sleep: a sleep billed as CPU time fails either way
+          // the same program capped SLEEP_MORE_SEC later must add under half those seconds of CPU: a
+          // sleep billed as CPU time adds all of them, and fails either way (under emulation with the
+          // host busy, JAVA21's JIT and collector threads added 0.52 s over the 4 s in one v2 check)
           if (v.timeUsedSec - start.cpuSec >= SLEEP_CPU_SEC) {
             const more = await judge(code, c, { ...room, timeLimitSec: room.timeLimitSec + SLEEP_MORE_SEC, wallTimeSec: job.wallTimeSec! + SLEEP_MORE_SEC })
             const whyMore = JSON.stringify({ first: summary, more: { verdict: more.verdict.verdict, detail: more.verdict.statusDetail, cpuSec: more.verdict.timeUsedSec, wallSec: more.result.run?.wallSec } })
@@ -375,7 +376,7 @@ for (const [code, cases] of Object.entries(TABLE)) {
             expect(more.verdict.verdict, whyMore).toBe('TLE')
             capped(more.result.run!, more.job.wallTimeSec!, whyMore)
             expect(more.result.run!.wallSec - result.run!.wallSec, whyMore).toBeGreaterThanOrEqual(SLEEP_MORE_SEC - 0.5)
-            expect(more.verdict.timeUsedSec - v.timeUsedSec, whyMore).toBeLessThan(SLEEP_CPU_SEC)
+            expect(more.verdict.timeUsedSec - v.timeUsedSec, whyMore).toBeLessThan(SLEEP_MORE_SEC / 2)
           }
         }
         if (c.expect.flood) {
