@@ -20,10 +20,18 @@ import { queueHealth } from './sandbox-hosts/health.ts'
 import { cachedDiskUsage } from './storage/disk-usage.ts'
 import { storageAppError } from './storage/faults.ts'
 import { createHealth } from './health.ts'
+import { configureBodyBudget } from './http/body-budget.ts'
 
 /** The app with the faces of src/protocols.ts (a test may give others). */
 export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
   const app = new Hono({ strict: false })
+  // the bytes of one client's unfinished request bodies, bounded together (read at each body: live)
+  let trusted = { list: deps.config.server.trusted_proxies, set: new Set(deps.config.server.trusted_proxies) }
+  configureBodyBudget(() => {
+    const s = deps.config.server
+    if (trusted.list !== s.trusted_proxies) trusted = { list: s.trusted_proxies, set: new Set(s.trusted_proxies) }
+    return { perAddress: s.body_bytes_in_flight_per_address, trustedProxies: trusted.set }
+  })
   const metrics = deps.metrics ?? createMetrics(deps)
   const loggablePath = (path: string) => faces.reduce((p, face) => face.loggablePath?.(p) ?? p, path)
   /** The answer of the first face that claims the path, if any. */

@@ -10,6 +10,8 @@ export const LIVE_KEYS = [
   'server.cors_origins',
   'server.max_connections_per_address',
   'server.first_request_timeout_sec',
+  'server.keep_alive_timeout_sec',
+  'server.body_bytes_in_flight_per_address',
   'interviews.rate_per_minute',
   'interviews.rate_per_day',
   'retention.submissions_days',

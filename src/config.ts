@@ -47,6 +47,22 @@ export const ConfigSchema = z
           .max(300)
           .default(30)
           .describe("Seconds a new connection has to send its first request's headers; then it gets 408 and is closed (docs/admin/connections.md)."),
+        body_bytes_in_flight_per_address: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 * 1024 * 1024)
+          .describe(
+            "Bytes the request bodies one client address is still sending, but its oldest, may hold together (an IPv6 one counted by its /64); past it the body that would pass it is refused 429 with Retry-After. The oldest is neither refused nor counted. 0 = no budget (docs/admin/connections.md)."
+          ),
+        keep_alive_timeout_sec: z
+          .number()
+          .positive()
+          .max(600)
+          .default(75)
+          .describe(
+            'Seconds a connection may stay idle between two requests before the server closes it (stated in each reply\'s Keep-Alive header). Keep it longer than the idle timeout of a proxy in front of the server (docs/admin/connections.md).'
+          ),
         trusted_proxies: z
           .array(z.union([z.ipv4(), z.ipv6()]))
           .default(['127.0.0.1', '::1', '::ffff:127.0.0.1'])

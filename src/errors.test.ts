@@ -62,11 +62,12 @@ describe('each edge answers every core code', () => {
     for (const code of ['Internal', 'Unexpected', 'SandboxUnavailable'] as const) expect(jobeErrorBody(new AppError(code, 'secret detail'))).toEqual({ status: 500, body: expect.not.stringContaining('secret') })
   })
 
-  test('the interview envelope: bad data, or INTERNALERROR for our faults', () => {
+  test("the interview envelope: bad data, INTERNALERROR for our faults, RATELIMITEXCEEDED for the body reader's 'try later'", () => {
     for (const code of codes) {
       const { status, body } = envelopeErrorBody(new AppError(code, 'x'))
-      expect(body.ecode, code).toEqual([status >= 500 ? 'INTERNALERROR' : 'BADDATA'])
+      expect(body.ecode, code).toEqual([code === 'QueueFull' ? 'RATELIMITEXCEEDED' : status >= 500 ? 'INTERNALERROR' : 'BADDATA'])
     }
+    expect(envelopeErrorBody(new AppError('QueueFull', 'later')).status).toBe(429)
     expect(envelopeErrorBody(new AppError('SandboxUnavailable')).status).toBe(503)
     expect(envelopeErrorBody(new AppError('PayloadTooLarge')).status).toBe(413)
   })

@@ -3,7 +3,7 @@
 // None may answer 500 or log an internal error with a stack.
 import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { api, json, startServer, waitUntil, type RunningServer } from '../testing/harness.ts'
 
 let server: RunningServer
@@ -151,7 +151,7 @@ test("a C++ template explosion through v4: the stored and served compiler messag
 describe('connections (a second server, its connection limits low: http/connection-guard.ts)', () => {
   let guarded: RunningServer
   beforeAll(async () => {
-    guarded = await startServer({ configToml: 'max_connections_per_address = 64\nfirst_request_timeout_sec = 3\n' })
+    guarded = await startServer({ configToml: 'max_connections_per_address = 64\nfirst_request_timeout_sec = 3\nbody_bytes_in_flight_per_address = 262144\n' })
   }, 60_000)
   afterAll(async () => {
     await guarded?.stop()
@@ -202,6 +202,89 @@ describe('connections (a second server, its connection limits low: http/connecti
     const metrics = (await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body
     expect(Number(/arbiter_http_connections_refused_total\{reason="per_address"\} (\d+)/.exec(metrics)?.[1])).toBe(236)
     expect(Number(/arbiter_http_connections_refused_total\{reason="first_request_timeout"\} (\d+)/.exec(metrics)?.[1])).toBe(64)
+    expect(guarded.output().split('\n').filter((l) => /unhandled|"stack"|InternalServerError/.test(l))).toEqual([])
+  }, 60_000)
+
+  test("a connection kept alive is kept server.keep_alive_timeout_sec (75 s by default, not node's 5), as its reply states", async () => {
+    const { port } = new URL(guarded.url)
+    const s = connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.8' })
+    s.on('error', () => {})
+    let text = ''
+    s.on('data', (d) => (text += d))
+    s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n')
+    await vi.waitFor(() => expect(text).toMatch(/\r\n\r\n/), 10_000)
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    expect(text).toMatch(/\r\nKeep-Alive: timeout=75\r\n/i)
+    // still open past node's own 5 s: a second request on it is answered
+    await new Promise((r) => setTimeout(r, 6000))
+    text = ''
+    s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n')
+    await vi.waitFor(() => expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/), 10_000)
+    s.destroy()
+  }, 30_000)
+
+  test("bodies one address is still sending are bounded together (256 KiB here, its oldest not counted): every face answers one past it its own 'try later'; the held ones arrive whole", async () => {
+    const { port } = new URL(guarded.url)
+    const key = await guarded.createClient('budget-e2e')
+    const { token } = (await guarded.cli(['metrics', 'token'])) as { token: string }
+    const metric = async (name: string) =>
+      Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body)?.[1])
+    // two bodies from 127.0.0.11 sent in part, then waiting: the oldest (10 KB of 600 KB; not counted)
+    // and a second (200 KB of 600 KB, under the budget)
+    const slowBody = (first: number) => {
+      const s = connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.11' })
+      s.on('error', () => {})
+      let text = ''
+      s.on('data', (d) => (text += d))
+      s.write('POST /code/run/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 600007\r\n\r\nsource=')
+      s.write(Buffer.alloc(first, 'x'))
+      return { rest: () => s.write(Buffer.alloc(600_000 - first, 'x')), answer: () => text, done: () => s.destroy() }
+    }
+    const oldest = slowBody(10_000)
+    await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBeGreaterThanOrEqual(10_000), 10_000)
+    const second = slowBody(200_000)
+    await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBeGreaterThanOrEqual(210_000), 10_000)
+    const refusedBefore = await metric('arbiter_http_bodies_refused_total')
+    const big = 'x'.repeat(64 * 1024)
+    const from = (path: string, headers: Record<string, string>, body: string) =>
+      new Promise<{ status: number; retryAfter?: string; body: string }>((resolve, reject) => {
+        const url = new URL(path, guarded.url)
+        const r = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST', localAddress: '127.0.0.11', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          let text = ''
+          res.on('data', (d) => (text += d))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body: text }))
+        })
+        r.on('error', reject)
+        r.end(body)
+      })
+    const src = JSON.stringify({ source: big, lang: 'PYTHON3', client_secret: key })
+    const v3 = await from('/code/run/', {}, src)
+    expect([v3.status, v3.retryAfter, JSON.parse(v3.body).message]).toEqual([429, '1', expect.stringMatching(/^QueueFullError: .*still arriving/)])
+    const v4 = await from(V4, { 'client-secret': key }, src)
+    expect([v4.status, v4.retryAfter]).toEqual([429, '1'])
+    const judge0 = await from('/judge0/submissions?wait=true', { 'X-Auth-Token': key }, JSON.stringify({ source_code: big, language_id: 71 }))
+    expect([judge0.status, judge0.retryAfter]).toEqual([429, '1'])
+    const piston = await from('/piston/api/v2/execute', { authorization: key }, JSON.stringify({ language: 'python', version: '*', files: [{ content: big }] }))
+    expect([piston.status, piston.retryAfter]).toEqual([429, '1'])
+    const jobe = await from('/jobe/index.php/restapi/runs', { 'X-API-KEY': key }, JSON.stringify({ run_spec: { language_id: 'python3', sourcecode: big } }))
+    expect([jobe.status, jobe.retryAfter, JSON.parse(jobe.body).outcome]).toEqual([200, '1', 21])
+    const interviews = await from(INTERVIEWS, {}, JSON.stringify({ client_id: 'x', client_secret: 'y', pad: big }))
+    expect([interviews.status, JSON.parse(interviews.body).ecode]).toEqual([429, ['RATELIMITEXCEEDED']])
+    expect(await metric('arbiter_http_bodies_refused_total')).toBe(refusedBefore + 6)
+    // another address meanwhile: not held back
+    expect((await requestFrom('127.0.0.12', '/piston/api/v2/execute', { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify({ language: 'nope', version: '*', files: [{ content: big }] }) })).status).toBe(400)
+    // the oldest sends the rest and is read whole; then the second, the oldest now (600 KB each, past
+    // the budget): their answers are v3's own (no secret in them)
+    for (const body of [oldest, second]) {
+      body.rest()
+      await vi.waitFor(() => expect(body.answer()).toMatch(/^HTTP\/1\.1 (\d+)/), 10_000)
+      expect(body.answer()).toMatch(/^HTTP\/1\.1 400 /)
+      expect(body.answer()).toMatch(/ArgumentMissingError/)
+      body.done()
+    }
+    await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBe(0), 10_000)
+    // and the address may send again
+    expect((await from('/piston/api/v2/execute', { authorization: key }, JSON.stringify({ language: 'nope', version: '*', files: [{ content: big }] }))).status).toBe(400)
     expect(guarded.output().split('\n').filter((l) => /unhandled|"stack"|InternalServerError/.test(l))).toEqual([])
   }, 60_000)
 

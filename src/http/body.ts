@@ -7,6 +7,7 @@ import { Readable } from 'node:stream'
 import type { Context, MiddlewareHandler } from 'hono'
 import { AppError } from '../errors.ts'
 import { MAX_JSON_DEPTH } from '../json-limits.ts'
+import { reserveBody } from './body-budget.ts'
 
 export type Body = Record<string, unknown>
 
@@ -88,7 +89,8 @@ function nodeBody(c: Context): AsyncIterable<Uint8Array> | undefined {
 /**
  * The raw body, refused (PayloadTooLargeError) past limit bytes, declared or counted while reading.
  * onChunk sees each chunk as it arrives and may throw to refuse the body before the rest is read.
- * Given the request's Context, it reads the body from node's stream when the server is node's.
+ * Given the request's Context, it reads the body from node's stream when the server is node's, and
+ * counts it against its client's budget of bytes still arriving (body-budget.ts).
  */
 export async function rawBody(from: Request | Context, limit: number, onChunk?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
   const tooLarge = () => new AppError('PayloadTooLarge', `request body is larger than ${limit} bytes`, { limit })
@@ -97,13 +99,23 @@ export async function rawBody(from: Request | Context, limit: number, onChunk?: 
   if (declared > limit) throw tooLarge()
   const source = from instanceof Request ? undefined : nodeBody(from)
   if (!source && !req.body) return new Uint8Array()
+  // the bytes of the client's unfinished bodies are bounded together (body-budget.ts)
+  const budget = from instanceof Request ? undefined : reserveBody(from)
+  const counted = budget
+    ? (chunk: Uint8Array) => {
+        budget.take(chunk.byteLength)
+        onChunk?.(chunk)
+      }
+    : onChunk
   try {
-    return await readUpTo(source ?? req.body!, limit, onChunk)
+    return await readUpTo(source ?? req.body!, limit, counted)
   } catch (err) {
     if (err instanceof TooLarge) throw tooLarge()
     // the client went away mid-upload: its fault, nobody left to answer, nothing to log as ours
     if (err instanceof CutOff) throw new AppError('InvalidArgument', 'the request body was cut off before its end', {})
     throw err
+  } finally {
+    budget?.release()
   }
 }
 

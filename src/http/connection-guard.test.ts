@@ -15,7 +15,7 @@ afterEach(async () => {
 /** A node HTTP server answering "ok" (after `delayMs`), guarded with these limits. */
 async function guarded(limits: Partial<ConnectionLimits>, delayMs = 0, guard = true): Promise<number> {
   server = createServer((_req, res) => void setTimeout(() => res.end('ok'), delayMs))
-  const l: ConnectionLimits = { max_connections_per_address: 4, first_request_timeout_sec: 30, trusted_proxies: [], ...limits }
+  const l: ConnectionLimits = { max_connections_per_address: 4, first_request_timeout_sec: 30, keep_alive_timeout_sec: 75, trusted_proxies: [], ...limits }
   if (guard) guardConnections(server, () => l)
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
   return (server.address() as AddressInfo).port
@@ -98,7 +98,7 @@ describe('connections one address may hold', () => {
   })
 
   it('reads the limits at each connection (a reload applies to the next one)', async () => {
-    const limits: ConnectionLimits = { max_connections_per_address: 1, first_request_timeout_sec: 30, trusted_proxies: [] }
+    const limits: ConnectionLimits = { max_connections_per_address: 1, first_request_timeout_sec: 30, keep_alive_timeout_sec: 75, trusted_proxies: [] }
     server = createServer((_req, res) => res.end('ok'))
     guardConnections(server, () => limits)
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
@@ -139,6 +139,56 @@ describe('a connection that sends no request', () => {
     const got = await readAll(s, 1500)
     expect(got.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nok$/)
     expect(got.closed).toBe(false)
+  })
+})
+
+describe('a connection idle between requests', () => {
+  /** The replies on `s` to each request written, in order; resolves once `count` replies have been read. */
+  const replies = (s: Socket, count: number) =>
+    new Promise<string[]>((resolve) => {
+      let text = ''
+      const onData = (d: Buffer) => {
+        text += d
+        const got = text.split(/(?=HTTP\/1\.1 )/).filter((r) => /\r\n\r\nok$/.test(r))
+        if (got.length >= count) {
+          s.off('data', onData)
+          resolve(got)
+        }
+      }
+      s.on('data', onData)
+    })
+  const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+
+  it('stays open for keep_alive_timeout_sec (stated in the Keep-Alive header; node as it comes: 5 s), then is closed; a reload applies to the next connection', async () => {
+    const limits: ConnectionLimits = { max_connections_per_address: 4, first_request_timeout_sec: 30, keep_alive_timeout_sec: 2, trusted_proxies: [] }
+    server = createServer((_req, res) => res.end('ok'))
+    guardConnections(server, () => limits)
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
+    const port = (server.address() as AddressInfo).port
+    const s = await open(port, '127.0.0.10')
+    const first = replies(s, 1)
+    s.write(GET)
+    expect((await first)[0]).toMatch(/\r\nKeep-Alive: timeout=2\r\n/)
+    // idle 1.2 s: the next request on it is answered
+    await new Promise((r) => setTimeout(r, 1200))
+    expect(s.destroyed).toBe(false)
+    const second = replies(s, 1)
+    s.write(GET)
+    expect((await second)[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    // then, idle again, the server closes it at 2 s (node adds 1 s past what its header states, for a
+    // client that counts from an earlier moment)
+    const idleFrom = Date.now()
+    expect((await readAll(s, 6000)).closed).toBe(true)
+    expect(Date.now() - idleFrom).toBeGreaterThan(1900)
+    expect(Date.now() - idleFrom).toBeLessThan(4500)
+    limits.keep_alive_timeout_sec = 0.5
+    const t = await open(port, '127.0.0.10')
+    const third = replies(t, 1)
+    t.write(GET)
+    await third
+    const started = Date.now()
+    expect((await readAll(t, 4000)).closed).toBe(true)
+    expect(Date.now() - started).toBeLessThan(2500)
   })
 })
 

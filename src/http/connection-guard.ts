@@ -7,8 +7,12 @@
 // - one address holds at most server.max_connections_per_address connections at once (an IPv6 client
 //   counts by its /64, which one machine commonly has whole); the next one is answered 503 with
 //   Retry-After and closed before anything of it is read. Trusted proxies are not counted: every client
-//   of theirs comes through them, and they keep limits of their own.
-// Both read the running config at each connection (live on SIGHUP).
+//   of theirs comes through them, and they keep limits of their own;
+// - a connection idle between two requests is closed after server.keep_alive_timeout_sec (node's own
+//   5 s is shorter than the idle times of the clients and proxies in front of it: a client that reuses
+//   a connection as the server closes it sees a reset on a request it sent; the cap above bounds what
+//   the longer wait holds).
+// All read the running config at each connection (live on SIGHUP).
 import type { Server } from 'node:http'
 import { isIPv6, type Socket } from 'node:net'
 
@@ -17,6 +21,8 @@ export interface ConnectionLimits {
   max_connections_per_address: number
   /** Seconds a new connection has to send its first request's headers. */
   first_request_timeout_sec: number
+  /** Seconds a connection may stay idle between two requests (node's keepAliveTimeout, stated in its Keep-Alive header). */
+  keep_alive_timeout_sec: number
   trusted_proxies: string[]
 }
 
@@ -64,6 +70,8 @@ export function guardConnections(server: Server, limits: () => ConnectionLimits)
 
   server.on('connection', (socket: Socket) => {
     const l = limits()
+    // node reads it when a response ends (the idle timer and the Keep-Alive header): set before any request here
+    server.keepAliveTimeout = l.keep_alive_timeout_sec * 1000
     const address = socket.remoteAddress ?? ''
     const counted = l.max_connections_per_address > 0 && !!address && !l.trusted_proxies.includes(address) && !l.trusted_proxies.includes(addressKey(address))
     if (counted) {

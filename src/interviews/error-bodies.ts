@@ -76,7 +76,7 @@ const envelopeCoreStatus: Record<CoreErrorCode, ContentfulStatusCode> = {
   ArgumentMissing: 400,
   UnknownClient: 400,
   QuotaExceeded: 400,
-  QueueFull: 400,
+  QueueFull: 429,
   InvalidArgument: 400,
   LanguageNotSupported: 400,
   PayloadTooLarge: 413,
@@ -90,6 +90,9 @@ const envelopeCoreStatus: Record<CoreErrorCode, ContentfulStatusCode> = {
 
 export function envelopeErrorBody(e: AppError) {
   if (!isInterviewCode(e.code)) {
+    // the shared body reader's budget (http/body-budget.ts): the envelope's own word for "too much at once"
+    if (e.code === 'QueueFull')
+      return { status: envelopeStatus.RATELIMITEXCEEDED, body: { mcode: 'FAILED', message: 'Request failed', ecode: ['RATELIMITEXCEEDED'], emessage: [e.detail] } }
     // a room code cannot reach the interview API but by a bug: bad data, as any other unknown code
     const status = coreAnswer(envelopeCoreStatus, e.code) ?? 400
     if (status >= 500) {

@@ -18,7 +18,7 @@ const badData = () => new AppError('BADDATA')
 
 /** The body as a JSON object (whatever the Content-Type says); empty = {}; anything else is BADDATA. */
 async function readJsonObject(c: Context, limit: number): Promise<Record<string, unknown>> {
-  const text = new TextDecoder().decode(await rawBody(c.req.raw, limit))
+  const text = new TextDecoder().decode(await rawBody(c, limit))
   if (text.trim() === '') return {}
   let value: unknown
   try {

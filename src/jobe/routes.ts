@@ -49,8 +49,9 @@ const JOBE_STATUS: Record<CoreErrorCode, JobeStatus> = {
   ArgumentMissing: 400,
   LanguageNotSupported: 400,
   MethodNotAllowed: 400,
-  // the run route answers a full queue with Jobe's overload outcome (21), a 200; nowhere else is it thrown
-  QueueFull: 500,
+  // the run route answers a full queue with Jobe's overload outcome (21), a 200; a file PUT whose body
+  // its address's other bodies still arriving left no room for (http/body-budget.ts): try later
+  QueueFull: 503,
   SandboxUnavailable: 500,
   // a full or unwritable data disk (a file PUT): try later, the cause named; a run answers outcome 21
   StorageUnavailable: 503,
@@ -70,7 +71,8 @@ const jobeError = (log: Log) => (thrown: Error, c: Context) => {
   const err = storageAppError(thrown, log, { method: c.req.method, path: c.req.path }) ?? thrown
   const { status, body } = jobeErrorBody(err)
   if (status === 500) log.error('jobe: unhandled', { path: c.req.path, err: String(err), stack: err.stack })
-  const retry: Record<string, string> = err instanceof AppError && err.code === 'StorageUnavailable' ? { 'Retry-After': String(err.data.retry_after) } : {}
+  const retry: Record<string, string> =
+    err instanceof AppError && (err.code === 'StorageUnavailable' || err.code === 'QueueFull') ? { 'Retry-After': String(err.data.retry_after) } : {}
   return c.json(body, status, { ...CORS, ...retry })
 }
 
@@ -166,7 +168,14 @@ export function jobeRoutes(deps: Deps, cache: FileCache = createFileCache(join(d
   app.post(`${JOBE_PREFIX}/runs`, auth, documented(jobeDocs.runs, async (c: Context) => {
     // JSON whatever the Content-Type, as Jobe reads it
     // as large as a native Jobe takes (PHP's post_max_size): a 300 KB combinator source, MBs of stdin
-    const raw = await rawBody(c, config.jobe.request_max_bytes)
+    let raw: Uint8Array
+    try {
+      raw = await rawBody(c, config.jobe.request_max_bytes)
+    } catch (err) {
+      // the bodies its address is still sending hold their share (http/body-budget.ts): overload, as below
+      if (err instanceof AppError && err.code === 'QueueFull') return c.json(overloadResult(), 200, { ...CORS, 'Retry-After': String(err.data.retry_after) })
+      throw err
+    }
     let body: unknown
     try {
       body = parseBoundedJson(new TextDecoder().decode(raw))

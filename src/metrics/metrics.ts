@@ -14,6 +14,7 @@ import { count, eq, gt, inArray, isNull, min } from 'drizzle-orm'
 import { STORAGE_CAUSES, storageFaultCounts } from '../storage/faults.ts'
 import { CORE_PHASES, corePhaseTotals } from '../evaluation/phases.ts'
 import { connectionRefusals } from '../http/connection-guard.ts'
+import { bodyBudgetRefusals, bodyBytesArriving } from '../http/body-budget.ts'
 
 export interface MetricsDeps {
   config: Pick<Config, 'interviews'>
@@ -101,6 +102,23 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     collect() {
       this.reset()
       for (const [reason, n] of Object.entries(connectionRefusals())) this.inc({ reason }, n)
+    },
+  })
+  new Counter({
+    name: 'arbiter_http_bodies_refused_total',
+    help: "Request bodies refused (429) since start because the bodies their address was still sending held server.body_bytes_in_flight_per_address.",
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(bodyBudgetRefusals())
+    },
+  })
+  new Gauge({
+    name: 'arbiter_http_body_bytes_arriving',
+    help: 'Bytes held now by request bodies still being received, all addresses together.',
+    registers: [registry],
+    collect() {
+      this.set(bodyBytesArriving())
     },
   })
 
