@@ -4,8 +4,8 @@
 // 512 MiB of the server's memory until node's request timeout (300 s). So the bytes an address's bodies
 // have sent while unfinished are counted, and past server.body_bytes_in_flight_per_address a body is
 // refused (QueueFull: 429 with Retry-After on every face) before more of it is read. The oldest body
-// still arriving from an address is neither refused nor counted: any body up to its route's limit (a
-// problem package larger than the budget) arrives as before, and leaves the budget to the others. Behind a trusted proxy the
+// still arriving from an address is neither refused nor counted: any body up to its route's limit
+// arrives as before, and leaves the budget to the others. Behind a trusted proxy the
 // address is the one its X-Forwarded-For names (client-address.ts); an IPv6 address counts by its /64.
 import type { Context } from 'hono'
 import { AppError } from '../errors.ts'
@@ -66,7 +66,7 @@ export function reserveBody(c: Context): BodyReservation | undefined {
       const budget = limits().perAddress
       const oldest = held.readers[0]
       // the oldest body is bounded by its route's limit alone and is not counted: a large upload arriving
-      // slowly (a problem package) leaves the budget to the address's other bodies
+      // slowly leaves the budget to the address's other bodies
       if (budget > 0 && oldest !== self && held.bytes - oldest.bytes + bytes > budget) {
         refused++
         throw new AppError('QueueFull', 'the bodies of requests from your address still arriving already hold their share of the server: send this one again when they have arrived', {
