@@ -167,6 +167,16 @@ describe("readBody behind node's HTTP server (the body read from node's own stre
       expect(JSON.parse(refused.body)).toMatchObject({ code: 'PayloadTooLarge' })
       const next = await send('{"b":2}')
       expect(JSON.parse(next.body)).toEqual({ b: 2 })
+      // a body refused with much of it unread (200 KB in 10 KB chunks): what is left is drained, and
+      // the same connection serves the next request, at once and later (it was closed under it)
+      const refusedMany = await send(Readable.from(Array.from({ length: 20 }, () => Buffer.alloc(10_000, 'z'))))
+      expect(refusedMany.status).toBe(400)
+      for (const wait of [0, 700]) {
+        await new Promise((r) => setTimeout(r, wait))
+        expect(JSON.parse((await send('{"c":3}')).body)).toEqual({ c: 3 })
+      }
+      // one connection all along
+      expect(Object.values(agent.freeSockets).flat()).toHaveLength(1)
       agent.destroy()
     } finally {
       await s.close()

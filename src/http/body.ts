@@ -72,18 +72,16 @@ export async function readUpTo(source: AsyncIterable<Uint8Array>, limit: number,
 /**
  * The body of a request node's HTTP server received (hono's node adapter gives it as c.env.incoming),
  * read from node's own stream: `c.req.raw.body` would first build a fetch Request, an AbortController
- * and two web streams around it, on every request. No early return(): one would destroy the request
- * and with it the socket, before a refusal (413) is written; the adapter drains what is left unread.
+ * and two web streams around it, on every request. A body refused before its end (past its limit,
+ * its budget, a scan) stops the iterator without destroying the request (destroyOnReturn: false): a
+ * destroyed request takes the socket with it before the refusal is written, and an iterator left
+ * listening keeps the adapter from draining what is left unread, so it closed the keep-alive
+ * connection under the client's next request ("socket hang up").
  */
 function nodeBody(c: Context): AsyncIterable<Uint8Array> | undefined {
   const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming
   if (!(incoming instanceof Readable)) return undefined
-  return {
-    [Symbol.asyncIterator]: () => {
-      const it = incoming[Symbol.asyncIterator]()
-      return { next: () => it.next() }
-    },
-  }
+  return { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) }
 }
 
 /**
