@@ -39,9 +39,9 @@ async function readUpload(deps: Deps, c: Context): Promise<ProblemInput & { repo
   // problem takes (docs/api/grading.md, problems); a zip may take total_max_bytes and 1 MiB of overhead.
   const caps = multipart ? undefined : jsonUploadCaps(g, deps.config.limits.source_max_bytes)
   const scan = caps && uploadScanner(caps)
-  // the web Request's body, not node's stream: read from node's stream after the client check, a
-  // multipart upload's connection was closed under the client's next request (EPIPE, problems.e2e);
-  // so a problem upload, whose client is known before a byte is read, is not in the body budget
+  // the web Request's body, so a problem upload (its client known before a byte is read, each bounded
+  // by grading.total_max_bytes) is not in the body budget (http/body-budget.ts; passing the Context
+  // would put it there)
   const raw = await rawBody(c.req.raw, caps ? caps.bodyBytes : g.total_max_bytes + (1 << 20), scan && ((chunk) => scan.push(chunk)))
   if (multipart) {
     let form: FormData
