@@ -55,11 +55,10 @@ export function reserveBody(c: Context): BodyReservation | undefined {
   const address = requestAddress(c, l.trustedProxies)
   if (address === 'unknown') return undefined
   const key = addressKey(address)
-  let entry = arriving.get(key)
-  if (!entry) arriving.set(key, (entry = { readers: [], bytes: 0 }))
+  const held = arriving.get(key) ?? { readers: [], bytes: 0 }
+  arriving.set(key, held)
   const self: Reader = { bytes: 0 }
-  entry.readers.push(self)
-  const held = entry
+  held.readers.push(self)
   let released = false
   return {
     take(bytes) {

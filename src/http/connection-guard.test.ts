@@ -14,9 +14,14 @@ afterEach(async () => {
 
 /** A node HTTP server answering "ok" (after `delayMs`), guarded with these limits. */
 async function guarded(limits: Partial<ConnectionLimits>, delayMs = 0, guard = true): Promise<number> {
-  server = createServer((_req, res) => void setTimeout(() => res.end('ok'), delayMs))
   const l: ConnectionLimits = { max_connections_per_address: 4, first_request_timeout_sec: 30, keep_alive_timeout_sec: 75, trusted_proxies: [], ...limits }
-  if (guard) guardConnections(server, () => l)
+  return guardedBy(l, delayMs, guard)
+}
+
+/** The same, reading `limits` itself at each connection (a test changes it to stand for a reload). */
+async function guardedBy(limits: ConnectionLimits, delayMs = 0, guard = true): Promise<number> {
+  server = createServer((_req, res) => void setTimeout(() => res.end('ok'), delayMs))
+  if (guard) guardConnections(server, () => limits)
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
   return (server.address() as AddressInfo).port
 }
@@ -99,10 +104,7 @@ describe('connections one address may hold', () => {
 
   it('reads the limits at each connection (a reload applies to the next one)', async () => {
     const limits: ConnectionLimits = { max_connections_per_address: 1, first_request_timeout_sec: 30, keep_alive_timeout_sec: 75, trusted_proxies: [] }
-    server = createServer((_req, res) => res.end('ok'))
-    guardConnections(server, () => limits)
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
-    const port = (server.address() as AddressInfo).port
+    const port = await guardedBy(limits)
     await open(port, '127.0.0.7')
     expect((await get(port, '127.0.0.7')).status).toBe(503)
     limits.max_connections_per_address = 2
@@ -161,10 +163,7 @@ describe('a connection idle between requests', () => {
 
   it('stays open for keep_alive_timeout_sec (stated in the Keep-Alive header; node as it comes: 5 s), then is closed; a reload applies to the next connection', async () => {
     const limits: ConnectionLimits = { max_connections_per_address: 4, first_request_timeout_sec: 30, keep_alive_timeout_sec: 2, trusted_proxies: [] }
-    server = createServer((_req, res) => res.end('ok'))
-    guardConnections(server, () => limits)
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
-    const port = (server.address() as AddressInfo).port
+    const port = await guardedBy(limits)
     const s = await open(port, '127.0.0.10')
     const first = replies(s, 1)
     s.write(GET)
