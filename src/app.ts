@@ -25,10 +25,14 @@ import { configureBodyBudget } from './http/body-budget.ts'
 /** The app with the faces of src/protocols.ts (a test may give others). */
 export function createApp(deps: Deps, faces: readonly Face[] = FACES): Hono {
   const app = new Hono({ strict: false })
-  // the bytes of one client's unfinished request bodies, bounded together (the budget read at each
-  // body: live; the trusted proxies apply after a restart)
+  // the bytes of unfinished request bodies, bounded per client address and in all (the budgets read at
+  // each body: live; the trusted proxies apply after a restart)
   const trustedProxies = new Set(deps.config.server.trusted_proxies)
-  configureBodyBudget(() => ({ perAddress: deps.config.server.body_bytes_in_flight_per_address, trustedProxies }))
+  configureBodyBudget(() => ({
+    perAddress: deps.config.server.body_bytes_in_flight_per_address,
+    total: deps.config.server.body_bytes_in_flight,
+    trustedProxies,
+  }))
   const metrics = deps.metrics ?? createMetrics(deps)
   const loggablePath = (path: string) => faces.reduce((p, face) => face.loggablePath?.(p) ?? p, path)
   /** The answer of the first face that claims the path, if any. */

@@ -12,6 +12,7 @@ export const LIVE_KEYS = [
   'server.first_request_timeout_sec',
   'server.keep_alive_timeout_sec',
   'server.body_bytes_in_flight_per_address',
+  'server.body_bytes_in_flight',
   'interviews.rate_per_minute',
   'interviews.rate_per_day',
   'retention.submissions_days',

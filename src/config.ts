@@ -55,6 +55,14 @@ export const ConfigSchema = z
           .describe(
             "Bytes the request bodies one client address is still sending, but its oldest, may hold together (an IPv6 one counted by its /64); past it the body that would pass it is refused 429 with Retry-After. The oldest is neither refused nor counted. 0 = no budget (docs/admin/connections.md)."
           ),
+        body_bytes_in_flight: z
+          .number()
+          .int()
+          .min(0)
+          .default(512 * 1024 * 1024)
+          .describe(
+            "Bytes the request bodies all client addresses are still sending may hold together, the oldest of each too. Past it, a body whose address already holds its share (this ÷ the addresses sending) is refused like one past the per-address budget; at twice it every body is. 0 = no budget (docs/admin/connections.md)."
+          ),
         keep_alive_timeout_sec: z
           .number()
           .positive()

@@ -7,7 +7,7 @@ import { bodyBudgetRefusals, bodyBytesArriving, configureBodyBudget, type BodyBu
 import { setRetryAfter } from './error-bodies.ts'
 
 const KB = 1024
-const limits: BodyBudgetLimits = { perAddress: 1024 * KB, trustedProxies: new Set(['127.0.0.9']) }
+const limits: BodyBudgetLimits = { perAddress: 1024 * KB, total: 0, trustedProxies: new Set(['127.0.0.9']) }
 
 let port = 0
 let close: () => Promise<unknown>
@@ -100,6 +100,54 @@ describe('the bytes of one address’s unfinished bodies', () => {
     a2.rest()
     expect((await a2.answer).status).toBe(200)
     for (const p of [a, a2, other, same]) p.done()
+  })
+
+  test("past the server's budget an address holding its share is refused, the oldest body too, while one holding less is served", async () => {
+    limits.total = 1536 * KB
+    try {
+      const refusedBefore = bodyBudgetRefusals()
+      // 127.0.0.21's oldest body: not counted against its address, counted in all (1.4 MB of 2 MB)
+      const a = slowPost('127.0.0.21', 2000 * KB, 1400 * KB)
+      await vi.waitFor(() => expect(bodyBytesArriving()).toBeGreaterThanOrEqual(1400 * KB), 5000)
+      // another address: its 600 KB pass the server's 1.5 MiB, but it holds under its share (half of it)
+      const b = slowPost('127.0.0.22', 600 * KB, 600 * KB + 7)
+      expect(await b.answer).toMatchObject({ status: 200, body: JSON.stringify({ bytes: 600 * KB }) })
+      // the first address again: under its own budget (its oldest is not counted there), but past the
+      // server's with more than its share (all of it, alone)
+      const a2 = slowPost('127.0.0.21', 300 * KB, 300 * KB + 7)
+      const refused = await a2.answer
+      expect(refused).toMatchObject({ status: 429, retryAfter: '1' })
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'QueueFull' })
+      expect(bodyBudgetRefusals()).toBe(refusedBefore + 1)
+      // and so is the rest of its oldest body (what it sent before stays counted until the refusal)
+      a.rest()
+      expect((await a.answer).status).toBe(429)
+      await vi.waitFor(() => expect(bodyBytesArriving()).toBe(0), 5000)
+      for (const p of [a, a2, b]) p.done()
+    } finally {
+      limits.total = 0
+    }
+  })
+
+  test("at twice the server's budget every body is refused, one under its share too", async () => {
+    limits.total = 4096 * KB
+    try {
+      const a = slowPost('127.0.0.23', 1536 * KB, 1000 * KB)
+      await vi.waitFor(() => expect(bodyBytesArriving()).toBeGreaterThanOrEqual(1000 * KB), 5000)
+      // the budget lowered (live) under what is held: 1000 KB is past twice 400 KB
+      limits.total = 400 * KB
+      const b = slowPost('127.0.0.24', 100 * KB, 100 * KB + 7)
+      expect((await b.answer).status).toBe(429)
+      // back up: the same body from the same address is served
+      limits.total = 4096 * KB
+      const b2 = slowPost('127.0.0.24', 100 * KB, 100 * KB + 7)
+      expect((await b2.answer).status).toBe(200)
+      a.rest()
+      expect((await a.answer).status).toBe(200)
+      for (const p of [a, b, b2]) p.done()
+    } finally {
+      limits.total = 0
+    }
   })
 
   test('with the budget at 0 nothing is refused: both bodies are held whole (what the budget bounds)', async () => {

@@ -106,7 +106,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   })
   new Counter({
     name: 'arbiter_http_bodies_refused_total',
-    help: "Request bodies refused (429) since start because the bodies their address was still sending held server.body_bytes_in_flight_per_address.",
+    help: "Request bodies refused (429) since start because the bodies their address was still sending held server.body_bytes_in_flight_per_address, or their share of server.body_bytes_in_flight.",
     registers: [registry],
     collect() {
       this.reset()
