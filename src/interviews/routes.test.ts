@@ -112,8 +112,10 @@ describe('B2 create', () => {
     // with the user's credentials instead of a signature
     const q = `client_id=${t.seed.member.client_id}&client_secret=${t.seed.member.client_secret}`
     expect((await t.call('GET', `${url.pathname}?${q}`)).status).toBe(200)
-    // tampered or absent signature, other company
-    expect((await t.call('GET', url.pathname + url.search.replace(/signature=./, 'signature=A'))).json).toEqual(failed('INTERVIEWNOTFOUND'))
+    // tampered or absent signature, other company (the first character changed: one signature in 64 began with 'A')
+    const tampered = url.search.replace(/signature=(.)/, (_, first: string) => `signature=${first === 'A' ? 'B' : 'A'}`)
+    expect(tampered).not.toBe(url.search)
+    expect((await t.call('GET', url.pathname + tampered)).json).toEqual(failed('INTERVIEWNOTFOUND'))
     expect((await t.call('GET', url.pathname)).status).toBe(404)
     const other = seedCompany(t.deps, { name: 'Other' })
     const q2 = `client_id=${other.admin.client_id}&client_secret=${other.admin.client_secret}`
