@@ -23,7 +23,8 @@
 #   src/packages/interactive-modes.test.ts (interactive and multi-pass problems: two wired jails, in
 #   prepared jails and with one nsjail per step); of the tables, the rows a cgroup can decide (below)
 # A file whose test process node died of a fault under emulation (the kernel logged it, no test
-# failed) runs once more in the same boot (scripts/cgroup-v2/vm-init.sh; docs/sandbox/README.md).
+# failed), or whose every failed test shows a JVM's own report of SIGILL or SIGSEGV, runs once more
+# in the same boot (scripts/cgroup-v2/emulation-faults.ts, vm-init.sh; docs/sandbox/README.md).
 # ARBITER_V2_ACCEL=kvm uses hardware virtualisation; the default, tcg, emulates (slow but works on
 # hosts whose nested KVM cannot boot a guest, as on this project's machines); ARBITER_V2_CPU: the CPU
 # it emulates (default max; e.g. qemu64, Haswell).
