@@ -151,7 +151,7 @@ test("a C++ template explosion through v4: the stored and served compiler messag
 describe('connections (a second server, its connection limits low: http/connection-guard.ts)', () => {
   let guarded: RunningServer
   beforeAll(async () => {
-    guarded = await startServer({ configToml: 'max_connections_per_address = 64\nfirst_request_timeout_sec = 3\nbody_bytes_in_flight_per_address = 262144\n' })
+    guarded = await startServer({ configToml: 'max_connections_per_address = 64\nfirst_request_timeout_sec = 3\nbody_bytes_in_flight_per_address = 262144\nbody_bytes_in_flight = 1048576\n' })
   }, 60_000)
   afterAll(async () => {
     await guarded?.stop()
@@ -285,6 +285,47 @@ describe('connections (a second server, its connection limits low: http/connecti
     await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBe(0), 10_000)
     // and the address may send again
     expect((await from('/piston/api/v2/execute', { authorization: key }, JSON.stringify({ language: 'nope', version: '*', files: [{ content: big }] }))).status).toBe(400)
+    expect(guarded.output().split('\n').filter((l) => /unhandled|"stack"|InternalServerError/.test(l))).toEqual([])
+  }, 60_000)
+
+  test("bodies all addresses are still sending share the server's budget (1 MiB here): past it an address holding its share is refused, its oldest body too; the others arrive", async () => {
+    const { port } = new URL(guarded.url)
+    const { token } = (await guarded.cli(['metrics', 'token'])) as { token: string }
+    const metric = async (name: string) =>
+      Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body)?.[1])
+    // a v3 body of 600 KB from an address, `first` bytes of it now, the rest on rest()
+    const slowBody = (address: string, first: number) => {
+      const s = connect({ port: Number(port), host: '127.0.0.1', localAddress: address })
+      s.on('error', () => {})
+      let text = ''
+      s.on('data', (d) => (text += d))
+      s.write('POST /code/run/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 600007\r\n\r\nsource=')
+      s.write(Buffer.alloc(first, 'x'))
+      return { rest: () => s.write(Buffer.alloc(600_000 - first, 'x')), answer: () => text, done: () => s.destroy() }
+    }
+    const status = async (body: { answer(): string }) => {
+      await vi.waitFor(() => expect(body.answer()).toMatch(/^HTTP\/1\.1 (\d+)[^]*\r\n\r\n[^]+/), 10_000)
+      return Number(body.answer().slice(9, 12))
+    }
+    // two addresses' oldest bodies, 500 KB of 600 KB each: under the server's 1 MiB together
+    const a = slowBody('127.0.0.31', 500_000)
+    const b = slowBody('127.0.0.32', 500_000)
+    await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBeGreaterThanOrEqual(1_000_000), 10_000)
+    const refusedBefore = await metric('arbiter_http_bodies_refused_total')
+    // a third address sends 600 KB whole: past the budget with more than its share (a third of it)
+    const c = slowBody('127.0.0.33', 600_000)
+    expect(await status(c)).toBe(429)
+    expect(c.answer()).toMatch(/QueueFullError: .*all the request bodies/)
+    expect(await metric('arbiter_http_bodies_refused_total')).toBe(refusedBefore + 1)
+    // the first address's rest passes the budget with more than its share (half): refused too
+    a.rest()
+    expect(await status(a)).toBe(429)
+    // the second's rest is under the budget now: read whole, v3's own answer (no secret in it)
+    b.rest()
+    expect(await status(b)).toBe(400)
+    expect(b.answer()).toMatch(/ArgumentMissingError/)
+    for (const body of [a, b, c]) body.done()
+    await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBe(0), 10_000)
     expect(guarded.output().split('\n').filter((l) => /unhandled|"stack"|InternalServerError/.test(l))).toEqual([])
   }, 60_000)
 
