@@ -6,10 +6,7 @@ const SIGILL =
   'AssertionError: {"compileStatus":"OK","stdout":"#\\n# A fatal error has been detected by the Java Runtime Environment:\\n#\\n#  SIGILL (0x4) at pc=0x00007f4600ad26a4, pid=2, tid=3\\n#\\n# JRE version: OpenJDK","signal":"SIGABRT","verdict":"RE"}: expected \'RE\' to be \'MLE\''
 const SIGSEGV = '# A fatal error has been detected by the Java Runtime Environment:\n#\n#  SIGSEGV (0xb) at pc=0x00007f3c1d2e4f10, pid=2, tid=14\n'
 
-const report = (...files: VitestReport['testResults']): VitestReport => ({
-  numFailedTests: files.flatMap((f) => f.assertionResults).filter((t) => t.status === 'failed').length,
-  testResults: files,
-})
+const report = (...files: VitestReport['testResults']): VitestReport => ({ testResults: files })
 const passed = { status: 'passed', failureMessages: [] }
 
 describe('the cgroup v2 check runs a file again only after a fault of the emulated CPU', () => {

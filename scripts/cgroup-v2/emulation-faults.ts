@@ -12,7 +12,6 @@ import { pathToFileURL } from 'node:url'
 
 /** The parts of vitest's JSON report (jest's shape) this reads. */
 export interface VitestReport {
-  numFailedTests: number
   testResults: {
     name: string
     status: string
