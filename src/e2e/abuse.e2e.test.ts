@@ -157,6 +157,22 @@ describe('connections (a second server, its connection limits low: http/connecti
     await guarded?.stop()
     guarded?.cleanup()
   })
+  /** A reader of one unlabelled figure of the guarded server's /metrics. */
+  const metricReader = async () => {
+    const { token } = (await guarded.cli(['metrics', 'token'])) as { token: string }
+    return async (name: string) =>
+      Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body)?.[1])
+  }
+  /** A v3 form body of 600 KB from `address`: `first` bytes of it now, the rest on rest(); answer() is what came back so far. */
+  const slowV3Body = (address: string, first: number) => {
+    const s = connect({ port: Number(new URL(guarded.url).port), host: '127.0.0.1', localAddress: address })
+    s.on('error', () => {})
+    let text = ''
+    s.on('data', (d) => (text += d))
+    s.write('POST /code/run/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 600007\r\n\r\nsource=')
+    s.write(Buffer.alloc(first, 'x'))
+    return { rest: () => s.write(Buffer.alloc(600_000 - first, 'x')), answer: () => text, done: () => s.destroy() }
+  }
 
   /** A request from a given loopback address (any of 127/8 reaches the server; 127.0.0.1 is a trusted proxy by default). */
   const requestFrom = (from: string, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
@@ -224,22 +240,11 @@ describe('connections (a second server, its connection limits low: http/connecti
   }, 30_000)
 
   test("bodies one address is still sending are bounded together (256 KiB here, its oldest not counted): every face answers one past it its own 'try later'; the held ones arrive whole", async () => {
-    const { port } = new URL(guarded.url)
     const key = await guarded.createClient('budget-e2e')
-    const { token } = (await guarded.cli(['metrics', 'token'])) as { token: string }
-    const metric = async (name: string) =>
-      Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body)?.[1])
+    const metric = await metricReader()
     // two bodies from 127.0.0.11 sent in part, then waiting: the oldest (10 KB of 600 KB; not counted)
     // and a second (200 KB of 600 KB, under the budget)
-    const slowBody = (first: number) => {
-      const s = connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.11' })
-      s.on('error', () => {})
-      let text = ''
-      s.on('data', (d) => (text += d))
-      s.write('POST /code/run/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 600007\r\n\r\nsource=')
-      s.write(Buffer.alloc(first, 'x'))
-      return { rest: () => s.write(Buffer.alloc(600_000 - first, 'x')), answer: () => text, done: () => s.destroy() }
-    }
+    const slowBody = (first: number) => slowV3Body('127.0.0.11', first)
     const oldest = slowBody(10_000)
     await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBeGreaterThanOrEqual(10_000), 10_000)
     const second = slowBody(200_000)
@@ -289,31 +294,18 @@ describe('connections (a second server, its connection limits low: http/connecti
   }, 60_000)
 
   test("bodies all addresses are still sending share the server's budget (1 MiB here): past it an address holding its share is refused, its oldest body too; the others arrive", async () => {
-    const { port } = new URL(guarded.url)
-    const { token } = (await guarded.cli(['metrics', 'token'])) as { token: string }
-    const metric = async (name: string) =>
-      Number(new RegExp(`^${name} (\\d+)`, 'm').exec((await getFrom('127.0.0.1', '/metrics', { authorization: `Bearer ${token}` })).body)?.[1])
-    // a v3 body of 600 KB from an address, `first` bytes of it now, the rest on rest()
-    const slowBody = (address: string, first: number) => {
-      const s = connect({ port: Number(port), host: '127.0.0.1', localAddress: address })
-      s.on('error', () => {})
-      let text = ''
-      s.on('data', (d) => (text += d))
-      s.write('POST /code/run/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 600007\r\n\r\nsource=')
-      s.write(Buffer.alloc(first, 'x'))
-      return { rest: () => s.write(Buffer.alloc(600_000 - first, 'x')), answer: () => text, done: () => s.destroy() }
-    }
+    const metric = await metricReader()
     const status = async (body: { answer(): string }) => {
       await vi.waitFor(() => expect(body.answer()).toMatch(/^HTTP\/1\.1 (\d+)[^]*\r\n\r\n[^]+/), 10_000)
       return Number(body.answer().slice(9, 12))
     }
     // two addresses' oldest bodies, 500 KB of 600 KB each: under the server's 1 MiB together
-    const a = slowBody('127.0.0.31', 500_000)
-    const b = slowBody('127.0.0.32', 500_000)
+    const a = slowV3Body('127.0.0.31', 500_000)
+    const b = slowV3Body('127.0.0.32', 500_000)
     await vi.waitFor(async () => expect(await metric('arbiter_http_body_bytes_arriving')).toBeGreaterThanOrEqual(1_000_000), 10_000)
     const refusedBefore = await metric('arbiter_http_bodies_refused_total')
     // a third address sends 600 KB whole: past the budget with more than its share (a third of it)
-    const c = slowBody('127.0.0.33', 600_000)
+    const c = slowV3Body('127.0.0.33', 600_000)
     expect(await status(c)).toBe(429)
     expect(c.answer()).toMatch(/QueueFullError: .*all the request bodies/)
     expect(await metric('arbiter_http_bodies_refused_total')).toBe(refusedBefore + 1)
