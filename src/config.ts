@@ -53,7 +53,7 @@ export const ConfigSchema = z
           .min(0)
           .default(16 * 1024 * 1024)
           .describe(
-            "Bytes the request bodies one client address is still sending, but its oldest, may hold together (an IPv6 one counted by its /64); past it the body that would pass it is refused 429 with Retry-After. The oldest is neither refused nor counted. 0 = no budget (docs/admin/connections.md)."
+            "Bytes the request bodies one client address is still sending, but its oldest, may hold together (an IPv6 one counted by its /64); past it the body that would pass it is refused 429 with Retry-After. The oldest is neither refused nor counted here (server.body_bytes_in_flight counts it). 0 = no budget (docs/admin/connections.md)."
           ),
         body_bytes_in_flight: z
           .number()
