@@ -1,9 +1,9 @@
 // HackerEarth v4 as the server mounts it: CORS for browser clients, problems, submissions, similarity
 // reports and their pages, and the v4 error body for any unknown path under /v4.
-import { cors } from 'hono/cors'
 import { AppError } from '../errors.ts'
 import { v4Error, v4ErrorBody } from '../hackerearth/error-bodies.ts'
 import { hackerEarthApi } from '../hackerearth/openapi-docs.ts'
+import { cors } from '../http/cors.ts'
 import type { Face } from '../http/face.ts'
 import { internalRoutes } from '../http/route-docs.ts'
 import { similarityApi } from '../similarity/openapi-docs.ts'
