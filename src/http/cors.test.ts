@@ -42,7 +42,7 @@ describe('cors', () => {
     const post = (headers: Record<string, string>) => app.request('/x', { method: 'POST', headers })
     const ok = await post({ origin: 'https://app.example' })
     expect([ok.status, ok.headers.get('access-control-allow-origin'), ok.headers.get('vary'), await ok.json()]).toEqual([200, 'https://app.example', 'Origin', { a: 1 }])
-    for (const headers of [{}, { origin: 'https://evil.example' }]) {
+    for (const headers of [{}, { origin: 'https://evil.example' }] as Record<string, string>[]) {
       const r = await post(headers)
       expect([r.headers.get('access-control-allow-origin'), r.headers.get('vary')]).toEqual([null, 'Origin'])
     }
