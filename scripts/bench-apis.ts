@@ -15,7 +15,8 @@
 // validation, polls) and what is outside it (node's HTTP parsing and writing, loopback, the client);
 // and the server's CPU per request (not wall time, so the load moves it less): its main thread, its
 // other threads (the pool's workers, V8's and libuv's helpers) and its jail supervisors, the scrapes of
-// /metrics left out.
+// /metrics left out. Each row's CPU a request: the whole machine's (cpu_machine_ms: /proc/stat), of which
+// this bench's own process (cpu_bench_ms: the client side, and v4's callback receiver) and the server's.
 // v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
 // this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
 // server answers; the breakdown's app_rest then holds the polls' cost).
@@ -272,6 +273,8 @@ interface Tally {
   measured: number
   /** The whole machine's busy CPU over this column's windows (seconds): server, jails, the bench itself. */
   machine: number
+  /** This bench's own process CPU over those windows (seconds): its client and v4's callback receiver. */
+  bench: number
 }
 
 /**
@@ -365,6 +368,7 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
   const okBefore = into.ok
   const started = performance.now()
   const busyBefore = machineBusy()
+  const benchBefore = process.cpuUsage()
   await Promise.all(
     Array.from({ length: Math.min(lanes, col.maxLanes ?? lanes) }, async () => {
       while (next < total) {
@@ -381,6 +385,8 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
   )
   into.seconds += (performance.now() - started) / 1000
   into.machine += machineBusy() - busyBefore
+  const benchUsed = process.cpuUsage(benchBefore)
+  into.bench += (benchUsed.user + benchUsed.system) / 1e6
   if (before) {
     const after = (lastSums = await sums(url))
     for (const k of Object.keys(ZERO) as (keyof Sums)[]) into.spent[k] += after[k] - before[k]
@@ -420,7 +426,7 @@ try {
     )
     if (warmFailures.size) process.stderr.write(`warm-up of ${name}: failures ${JSON.stringify(Object.fromEntries(warmFailures))}\n`)
     for (const c of LEVELS) {
-      const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0, machine: 0 } as Tally]))
+      const tallies = new Map(COLUMNS.map((col) => [col.name, { times: [], ok: 0, seconds: 0, failures: new Map(), spent: { ...ZERO }, measured: 0, machine: 0, bench: 0 } as Tally]))
       const perWindow = c === 1 ? C1_WINDOW : REQUESTS
       const rounds = Math.ceil((ROUNDS * REQUESTS) / perWindow)
       lastSums = undefined
@@ -482,6 +488,9 @@ try {
           // CPU per request: the whole machine's (server, jails, this bench's client and receiver) and the
           // server's own (its threads and supervisors); at c=4 the rate is the cores over the first
           cpu_machine_ms: Math.round(((t.machine * 1000) / t.ok) * 100) / 100,
+          // of which this bench's own process: a face's client side (v4's: its submit and the receiver
+          // answering two callbacks), on the same two cores as the server here
+          cpu_bench_ms: Math.round(((t.bench * 1000) / t.ok) * 100) / 100,
           ...(t.measured && { cpu_server_ms: Math.round((((t.spent.cpuMain + t.spent.cpuThreads + t.spent.cpuSupervisors) * 1000) / t.measured) * 100) / 100 }),
           ...(bare && { p50_vs_bare: Math.round((p50 / (bareP50AtOne.get(name) ?? bareP50!)) * 100) / 100, per_sec_vs_bare_2way: Math.round((t.ok / t.seconds / bareRate!) * 100) / 100 }),
           ...(t.failures.size ? { failures: Object.fromEntries(t.failures) } : {}),
