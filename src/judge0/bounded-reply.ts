@@ -16,6 +16,8 @@ import { ALL_FIELDS, shapeField, type Field } from './replies.ts'
 
 /** An encoded attribute past this size gives the event loop a turn before the next one is built. */
 const YIELD_BYTES = 64 * 1024
+/** A reply of several parts up to this size is sent as one buffer (a copy this small costs less than a write a part). */
+export const ONE_WRITE_BYTES = 64 * 1024
 const OPEN_OBJECT = Buffer.from('{')
 const CLOSE_OBJECT = Buffer.from('}')
 
@@ -165,15 +167,21 @@ export async function boundedSubmissions(
 
 /** A JSON body sent part by part (a repeated part is the same Buffer again), its length known. */
 export function jsonParts(parts: readonly Buffer[], status = 200): Response {
-  let i = 0
   const length = parts.reduce((n, p) => n + p.length, 0)
+  const headers = { 'content-type': 'application/json', 'content-length': String(length) }
+  // One part, or small ones together: one buffer, which node writes with the headers in one go. A
+  // stream costs a write for the headers and one for each part, each ~0.25 ms of the main thread on
+  // loopback here (every wait=true reply is one part). Large parts stay apart, never copied.
+  if (parts.length === 1) return new Response(parts[0], { status, headers })
+  if (length <= ONE_WRITE_BYTES) return new Response(Buffer.concat(parts, length), { status, headers })
+  let i = 0
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       if (i < parts.length) controller.enqueue(parts[i++])
       else controller.close()
     },
   })
-  return new Response(body, { status, headers: { 'content-type': 'application/json', 'content-length': String(length) } })
+  return new Response(body, { status, headers })
 }
 
 const OPEN = Buffer.from('{"submissions":[')
