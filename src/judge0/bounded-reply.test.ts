@@ -25,8 +25,8 @@ describe('the lengths query of a reply', () => {
 })
 
 // How a reply of parts reaches the socket, through node-server as the server serves it: every wait=true
-// reply is one part, and a streamed one cost a write for its headers and one a part (~0.25 ms of the
-// main thread each on loopback). Counted: the socket's flushes to the kernel (_write, _writev).
+// reply is one part, and a streamed one cost a write for its headers and one a part. Counted: the
+// socket's flushes to the kernel (_write, _writev).
 describe('a reply of parts', () => {
   const flushesOf = async (parts: Buffer[]) => {
     const app = new Hono().get('/', () => jsonParts(parts, 201))
