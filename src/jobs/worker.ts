@@ -64,6 +64,8 @@ const filesCount = (spec: JobSpec) => (spec.files?.length ?? 0) + (spec.filesAt?
 
 /** A step's stdin and stdout wired to a step of another slot (Sandbox.runStep). */
 type Wire = { role: 'serve' | 'join'; path: string }
+/** A box's caps: the bytes and inodes its tmpfs may hold. */
+type BoxSize = { bytes: number; inodes: number }
 
 const redirected = (r: RunResult): RunResult => ({ ...r, stdout: r.stdout + r.stderr, stderr: '' })
 /** A Kattis validator with a test's own flags (a package's group flags), else as it is. */
@@ -147,9 +149,15 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
   // supervisor, cgroups, jail uid and box), opened by the first such test
   let peer: Sandbox | undefined
   const openPeer = () => (peer ??= openSandbox(settings.sandbox, `${slot}-v`))
-  // the last job's box is unmounted after its result went back, off the path of its reply: the next
-  // job (and close) waits for it first, so no job sees another's box
+  // the last job's box is replaced after its result went back, off the path of its reply, by a fresh
+  // empty one of the size that job's first box had: the next job (and close) waits for it first, so no
+  // job sees another's box, and a next job whose first box is of that size finds it mounted
   let cleaning: Promise<void> = Promise.resolve()
+  /** The fresh box the last job left mounted (nothing has run in it since), by its size. */
+  let ready: BoxSize | undefined
+  /** This job's: the box left ready, until its first box takes it, and the size of that first box. */
+  let left: BoxSize | undefined
+  let firstSize: BoxSize | undefined
 
   function stepLimits(lang: Language, job: Job, phase: 'compile' | 'run'): Limits {
     const { limits } = settings
@@ -236,7 +244,7 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     const cached = cache && cacheKey ? lookupCompiled(cache.dir, cacheKey, caps.outputCapBytes) : undefined
     if (cached) {
       // the program (and its source) as a compile of this same source left them; room to run already
-      await sb.box('mount', caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
+      await firstBox(sb, caps.workDirBytes + cached.size.bytes, caps.workDirInodes + cached.size.inodes)
       try {
         copyTree(cached.tree, box, keptBounds())
         return { compile: { ok: true, message: '', cached: true, step: replayedCompile(cached.output) }, roomy: true }
@@ -246,11 +254,11 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     // a box just mounted holds nothing: the source is written exclusively all the same
     if (!compileArgv) {
-      await sb.box('mount', caps.workDirBytes + filesBytes(spec), caps.workDirInodes + filesCount(spec))
+      await firstBox(sb, caps.workDirBytes + filesBytes(spec), caps.workDirInodes + filesCount(spec))
       writeSources()
       return { compile: { ok: true, message: '' }, roomy: true }
     }
-    await sb.box('mount', caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + filesCount(spec))
+    await firstBox(sb, caps.compileWorkDirBytes + filesBytes(spec), caps.compileWorkDirInodes + filesCount(spec))
     writeSources()
     // a compiler may write large binaries (its own file size cap) but its messages are read back
     // only up to the output cap: a 221-byte template error can print 35 MB
@@ -272,6 +280,20 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
     if (cache && cacheKey) storeCompiled(cache.dir, cacheKey, box, cache.maxBytes, measured, { stdout: step.stdout, stderr: step.stderr, ...(step.textCut && { textCut: true }) })
     return { compile: { ok: true, message: '', step }, roomy: false, measured }
+  }
+
+  /**
+   * A job's first box (a compile's, or a program's that needs none): the one the last job left when it
+   * is of this size, else a fresh one mounted now (a checker's compile later in the job mounts anew).
+   */
+  async function firstBox(sb: Sandbox, bytes: number, inodes: number): Promise<void> {
+    const fresh = sb === sandbox ? left : undefined
+    if (sb === sandbox) {
+      left = undefined
+      firstSize ??= { bytes, inodes }
+    }
+    if (fresh?.bytes === bytes && fresh.inodes === inodes) return
+    await sb.box('mount', bytes, inodes)
   }
 
   /** One run of a compiled program in the box. */
@@ -304,6 +326,8 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
 
   async function run(job: Job, hooks: RunHooks = {}): Promise<JobResult> {
     await cleaning
+    left = ready
+    ready = firstSize = undefined
     const lang = resolveLanguage(languages, job.language)
     if (!lang) throw new Error(`unknown language ${job.language}`)
     const sb = open()
@@ -385,10 +409,10 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       }
       return { compile, tests }
     } finally {
-      // every byte and inode the job wrote is freed with its tmpfs, unmounted while the result goes
+      // every byte and inode the job wrote is freed with its tmpfs, replaced while the result goes
       // back: the next job (and close) waits for it. The request is written before the result is
       // returned, since a pool thread sleeps between jobs (piscina's atomics) and would send it late
-      const unmounting = unmountBoxes(sb)
+      const unmounting = replaceBoxes(sb, firstSize)
       cleaning = unmounting.done
       // the kept copies are root's own, bounded in depth when they were made
       rmSync(kept, { recursive: true, force: true })
@@ -398,13 +422,19 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
     }
   }
 
-  /** The job's box (and its interactive validator's) unmounted: sent once both requests are written, done once both are answered. */
-  function unmountBoxes(sb: Sandbox): { sent: Promise<unknown>; done: Promise<void> } {
+  /**
+   * The job's box replaced by a fresh empty one of `size` (the next job's, most likely: a supervisor's
+   * mount detaches the old one first), or unmounted without a size; its interactive validator's
+   * unmounted. Sent once both requests are written, done once both are answered.
+   */
+  function replaceBoxes(sb: Sandbox, size: BoxSize | undefined): { sent: Promise<unknown>; done: Promise<void> } {
     const boxes = [sb, ...(peer ? [peer] : [])].map((s) => {
       let sent!: () => void
       const written = new Promise<void>((resolve) => (sent = resolve))
+      const fresh = s === sb ? size : undefined
+      const request = fresh ? s.box('mount', fresh.bytes, fresh.inodes, sent).then(() => (ready = fresh)) : s.box('umount', 0, 0, sent)
       // a request that fails before it is written (a supervisor gone) settles it too
-      const answered = s.box('umount', 0, 0, sent).then(() => undefined, () => undefined).finally(sent)
+      const answered = request.then(() => undefined, () => undefined).finally(sent)
       return { written, answered }
     })
     return { sent: Promise.all(boxes.map((b) => b.written)), done: Promise.all(boxes.map((b) => b.answered)).then(() => undefined) }
