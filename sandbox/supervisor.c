@@ -823,6 +823,10 @@ static void run(struct request* r) {
  * is in it now (the compile step's output stays, within its own cap), "boxumount" frees it.
  * Reply: "boxed ID used_bytes=N used_inodes=N free_bytes=N free_inodes=N" or "error ID MESSAGE".
  */
+/* The box this supervisor mounted last and has not unmounted: unmounted when its caller goes (EOF),
+ * since a job leaves a fresh empty box mounted for the next one (worker.ts). */
+static char mounted_box[sizeof ((struct request*)0)->box];
+
 static void box_request(struct request* r) {
 	struct statfs fs;
 	char opts[160];
@@ -835,6 +839,7 @@ static void box_request(struct request* r) {
 		}
 	}
 	if (r->box_op == 3) {
+		if (!strcmp(mounted_box, r->box)) mounted_box[0] = 0;
 		printf("boxed %s used_bytes=0 used_inodes=0 free_bytes=0 free_inodes=0\n", r->id);
 		return;
 	}
@@ -849,6 +854,7 @@ static void box_request(struct request* r) {
 			printf("error %s box: mount: %s\n", r->id, strerror(errno));
 			return;
 		}
+		snprintf(mounted_box, sizeof mounted_box, "%s", r->box);
 	} else {
 		if (statfs(r->box, &fs) != 0) {
 			printf("error %s box: statfs: %s\n", r->id, strerror(errno));
@@ -997,6 +1003,9 @@ int main(int argc, char** argv) {
 	}
 	close_prepared_jails();
 	close_io_tree();
+	if (mounted_box[0])
+		while (umount2(mounted_box, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
+		}
 	cleanup_cgroups();
 	return 0;
 }

@@ -133,7 +133,8 @@ function buildBaseline(rev: string): SandboxPaths {
   const cc = (out: string, srcs: string[], ...flags: string[]) =>
     execFileSync('gcc', ['-O2', '-Wno-format-truncation', '-o', join(dir, out), ...srcs.map((f) => join(dir, f)), ...flags])
   if (prepared) {
-    cc('arbiter-supervisor', ['supervisor.c', 'prepared-jails.c'], `-I${kafel}`, join(kafel, 'libkafel.a'))
+    // wire.c (interactive problems' pipes) is part of the supervisor since it came
+    cc('arbiter-supervisor', ['supervisor.c', 'prepared-jails.c', ...(files.includes('wire.c') ? ['wire.c'] : [])], `-I${kafel}`, join(kafel, 'libkafel.a'))
     cc('arbiter-jail-init', ['jail-init.c', 'jail-prepared.c'], '-static', '-s')
   } else {
     cc('arbiter-supervisor', ['supervisor.c'])
