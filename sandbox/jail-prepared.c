@@ -310,16 +310,7 @@ static ssize_t receive_run(int fd, int* fds) {
 
 /* Hands a request and its descriptors on (to the run init cloned ahead); 0 when it went. */
 static int forward_run(int to, size_t len, const int* fds) {
-	char cbuf[CMSG_SPACE(PREPARED_RUN_FDS * sizeof(int))];
-	memset(cbuf, 0, sizeof cbuf);
-	struct iovec iov = {run_msg, len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	struct cmsghdr* c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(PREPARED_RUN_FDS * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, PREPARED_RUN_FDS * sizeof(int));
-	return sendmsg(to, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+	return send_run_message(to, run_msg, len, fds);
 }
 
 /*

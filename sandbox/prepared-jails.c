@@ -319,16 +319,7 @@ static size_t build_message(struct prepared_jail* j, struct request* r, char* bu
 
 /* Sends the run to the jail's init with its descriptors; 0 on success. */
 static int send_run(struct prepared_jail* j, const char* msg, size_t len, const int* fds) {
-	char cbuf[CMSG_SPACE(PREPARED_RUN_FDS * sizeof(int))];
-	memset(cbuf, 0, sizeof cbuf);
-	struct iovec iov = {(void*)msg, len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	struct cmsghdr* c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(PREPARED_RUN_FDS * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, PREPARED_RUN_FDS * sizeof(int));
-	return sendmsg(j->ctl, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+	return send_run_message(j->ctl, msg, len, fds);
 }
 
 /*

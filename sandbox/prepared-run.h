@@ -7,6 +7,8 @@
 #ifndef ARBITER_PREPARED_RUN_H
 #define ARBITER_PREPARED_RUN_H
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #define PREPARED_RUN_MAGIC 0x31425241u /* "ARB1" */
 #define PREPARED_RUN_FDS 6
@@ -23,5 +25,19 @@ struct prepared_run {
 	/* rlimits (RLIM_INFINITY for none); as_bytes 0: no address-space limit */
 	uint64_t cpu_sec, nofile, fsize, stack_bytes, as_bytes;
 };
+
+/* Sends a run's message with its PREPARED_RUN_FDS descriptors on a SEQPACKET socket; 0 when it went whole. */
+static inline int send_run_message(int sock, const void* msg, size_t len, const int* fds) {
+	char cbuf[CMSG_SPACE(PREPARED_RUN_FDS * sizeof(int))];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {(void*)msg, len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct cmsghdr* c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(PREPARED_RUN_FDS * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, PREPARED_RUN_FDS * sizeof(int));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
 
 #endif
