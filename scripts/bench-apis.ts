@@ -46,6 +46,7 @@ import { parseArgs } from 'node:util'
 import { pistonColumn } from './bench-piston-part.ts'
 import { benchClient, benchFetch, closeBenchClient, useBenchClient, type BenchClient } from './bench-http.ts'
 import { startServer } from '../src/testing/harness.ts'
+import { loadLanguages } from '../src/languages.ts'
 
 const { values } = parseArgs({
   options: {
@@ -98,8 +99,14 @@ export interface BenchProgram {
   expect: string
 }
 
-// the compile line of toolchains/languages/gcc.toml's C, which Jobe's c gets with -fuse-ld=gold first
-const SAME_C = { compileargs: ['-std=gnu17', '-O2', '-pipe'], linkargs: ['-lm'] }
+/** The manifest's own C flags (toolchains/languages/gcc.toml) as Jobe's parameters; Jobe puts -fuse-ld=gold first. */
+function manifestCFlags(): { compileargs: string[]; linkargs: string[] } {
+  const argv = loadLanguages().get('C')?.compile
+  const o = argv?.indexOf('-o') ?? -1
+  if (!argv || o < 0) throw new Error("the manifest's C has no compile step of the form gcc FLAGS -o OUT SRC LIBS")
+  return { compileargs: argv.slice(1, o).filter((a) => !a.startsWith('-fuse-ld=')), linkargs: argv.slice(o + 3) }
+}
+const SAME_C = manifestCFlags()
 
 export const PROGRAMS: Record<string, BenchProgram> = {
   'python3 hello': { code: 'PYTHON3', judge0: 71, jobe: 'python3', comment: '#', source: 'print("hello")\n', expect: 'hello\n' },
