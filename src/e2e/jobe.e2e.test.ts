@@ -138,9 +138,11 @@ describe("Jobe: outcomes by Jobe's rules", () => {
   test('memorylimit is an address-space limit: a 2 GB malloc returns NULL; past the jail memory cap the outcome is a real 17', async () => {
     const malloc = '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(2000000000); printf(p ? "malloc worked" : "Memory limit worked\\n"); return 0; }\n'
     expect(await result({ language_id: 'c', sourcecode: malloc })).toMatchObject({ outcome: 15, stdout: 'Memory limit worked\n' })
-    // memorylimit 0: no address-space limit, the jail's memory cap only: touching 2 GB is killed there
+    // memorylimit 0: no address-space limit, the jail's memory cap only: touching 2 GB is killed there.
+    // cputime 30: on a loaded machine faulting in pages up to the cap took longer than the default
+    // 5 s (10 s of wall clock), and the run ended as a time limit (13) before the cap was reached
     const touch = '#include <stdlib.h>\n#include <string.h>\nint main(void) { char *p = malloc(2000000000); if (p) memset(p, 1, 2000000000); return 0; }\n'
-    expect(await result({ language_id: 'c', sourcecode: touch, parameters: { memorylimit: 0 } })).toMatchObject({ outcome: 17 })
+    expect(await result({ language_id: 'c', sourcecode: touch, parameters: { memorylimit: 0, cputime: 30 } })).toMatchObject({ outcome: 17 })
   })
 
   test("nodejs under Jobe's memorylimit, as on Jobe: the 400 MB default is too little for V8 to start (12); 1000 MB runs, and an allocation past it fails (12)", async () => {
