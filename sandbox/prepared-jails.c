@@ -11,7 +11,8 @@
  * neither to the run's CPU time nor to its memory.
  *
  * Doubt ends a jail: a run init that fails its set-up, a malformed or missing reply, a process left in
- * the run's groups after the run, a run that does not end within 2 s of being killed. The next run
+ * the run's groups after the run, a run that does not end within 2 s of being killed or whose init goes
+ * away during it, an nsjail found exited before a run (killed from outside). The next run
  * builds a new one (and is retried once when the doubt came before the program started).
  *
  * Requests (see supervisor.c's usage):
@@ -123,6 +124,12 @@ static void start_jail(struct prepared_jail* j) {
 
 /* Waits for the jail's init to say it is ready; 0 when it is, else the jail is gone. */
 static int await_ready(struct prepared_jail* j) {
+	/* a ready jail whose nsjail has exited (killed from outside: its init got PR_SET_PDEATHSIG as it
+	 * exited) is built again now, rather than sent a run its dying init would drop after "go" */
+	if (j->ready && j->nsjail > 0 && waitpid(j->nsjail, NULL, WNOHANG | __WALL) == j->nsjail) {
+		j->nsjail = 0;
+		destroy_jail(j);
+	}
 	if (j->ready) return 0;
 	if (j->ctl < 0) start_jail(j);
 	if (j->ctl < 0) return -1;
@@ -422,7 +429,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try, int
 
 	uint64_t start = now_us(), killed_at = 0;
 	const char* limit = "none";
-	int ended = 0, status = 0, fresh_net = 0;
+	int ended = 0, gone = 0, status = 0, fresh_net = 0;
 	long maxrss = 0;
 	/* a run init that cannot hear "go" never starts the program: it is killed and reaped as any run */
 	if (send(sock[0], "go", 2, MSG_NOSIGNAL) != 2) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
@@ -439,7 +446,10 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try, int
 				end[n] = 0;
 				if (sscanf(end, "end %d %ld %d", &status, &maxrss, &fresh_net) == 3) ended = 1;
 			}
-			if (!ended) break; /* the init is gone or spoke out of turn */
+			if (!ended) {
+				gone = 1;
+				break; /* the init is gone or spoke out of turn */
+			}
 			continue;
 		}
 		elapsed = now_us() - start;
@@ -474,7 +484,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try, int
 	if (!ended || left || fresh_net < 0) destroy_jail(j);
 	j->runs++;
 	if (!ended) {
-		printf("error %s prepared jail: the run did not end within 2 s of being killed\n", r->id);
+		printf("error %s prepared jail: %s\n", r->id, gone ? "its init went away during the run" : "the run did not end within 2 s of being killed");
 		turn_over_groups();
 		return 0;
 	}

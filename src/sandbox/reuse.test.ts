@@ -3,7 +3,7 @@
 // and the next run, in the same slot and so in the same prepared jail, looks for it. Whole jobs go
 // through the worker, as src/jobs/worker.test.ts's. Each case would find what it looks for if runs
 // shared their namespaces, mounts or cgroups.
-import { existsSync, rmdirSync } from 'node:fs'
+import { existsSync, readFileSync, rmdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.ts'
 import { verdictOf } from '../grading/verdict.ts'
@@ -179,6 +179,10 @@ describe('a prepared jail in doubt is replaced', () => {
     await py('print(1)')
     const jail = (await runner.pool()).find((j) => j.root.endsWith('/trixie'))!
     process.kill(jail.pid, 'SIGKILL')
+    // died: exited (a zombie until the supervisor reaps it), so its init has been sent PR_SET_PDEATHSIG.
+    // The supervisor must see that and build anew; a run sent to the dying init failed after "go"
+    // (CI, 2026-12-02: "the run did not end within 2 s of being killed")
+    await exited(jail.pid)
     const v = await py('print(2)')
     expect(v.stdout).toBe('2\n')
     const now = (await runner.pool()).find((j) => j.root.endsWith('/trixie'))!
@@ -187,6 +191,21 @@ describe('a prepared jail in doubt is replaced', () => {
     expect(now.ready).toBe(true)
   })
 })
+
+/** Resolves once the process has exited (a zombie, or reaped): at most 5 s. */
+async function exited(pid: number): Promise<void> {
+  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 5))) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    } catch {
+      return
+    }
+    // the state follows the command's closing parenthesis
+    if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') return
+  }
+  throw new Error(`process ${pid} did not exit within 5 s of SIGKILL`)
+}
 
 describe('with prepared jails off (pool.prepared_jails = false)', () => {
   it('each step runs through its own nsjail start, as before them, and no prepared jail is kept', async () => {
