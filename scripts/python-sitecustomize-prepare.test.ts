@@ -34,11 +34,12 @@ function folder(files: Record<string, string>): string {
 }
 
 /** An interpreter whose module path is `path` alone: the host's python3 without site, `-c CODE ARGS` as given. */
-function interpreter(path: string[]): string {
+function interpreter(path: string[], needs?: string): string {
   const dir = folder({})
   const boot = `import sys, importlib.util; code = sys.argv[2]; sys.argv = ['-c'] + sys.argv[3:]; sys.path[:] = ${JSON.stringify(path)}; exec(code)`
   const file = join(dir, 'python')
-  writeFileSync(file, `#!/bin/sh\nexec ${PYTHON} -S -c '${boot.replaceAll("'", `'"'"'`)}' "$@"\n`)
+  // needs: a file without which it does not start
+  writeFileSync(file, `#!/bin/sh\n${needs ? `[ -e '${needs}' ] || exit 1\n` : ''}exec ${PYTHON} -S -c '${boot.replaceAll("'", `'"'"'`)}' "$@"\n`)
   chmodSync(file, 0o755)
   return file
 }
@@ -71,6 +72,16 @@ describe('python-sitecustomize-prepare', () => {
     symlinkSync(join(dir, 'etc', 'sitecustomize.py'), join(dir, 'sitecustomize.py'))
     const later = folder({ 'sitecustomize.py': 'import os\n' })
     const r = prepare(interpreter([dir, later]))
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain('put back')
+    expect(readlinkSync(join(dir, 'sitecustomize.py'))).toBe(join(dir, 'etc', 'sitecustomize.py'))
+    expect(readFileSync(join(dir, 'etc', 'sitecustomize.py'), 'utf8')).toBe(APPORT)
+  })
+
+  it('puts the hook back and fails when the interpreter does not start without it', () => {
+    const dir = folder({ 'etc/sitecustomize.py': APPORT })
+    symlinkSync(join(dir, 'etc', 'sitecustomize.py'), join(dir, 'sitecustomize.py'))
+    const r = prepare(interpreter([dir], join(dir, 'etc', 'sitecustomize.py')))
     expect(r.status).not.toBe(0)
     expect(r.stderr).toContain('put back')
     expect(readlinkSync(join(dir, 'sitecustomize.py'))).toBe(join(dir, 'etc', 'sitecustomize.py'))
