@@ -20,12 +20,17 @@
 // v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
 // this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
 // server answers; the breakdown's app_rest then holds the polls' cost).
-// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--warmup 1500] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--client http|fetch] [--json]
+// Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--warmup 1500] [--concurrency 1,8] [--fresh] [--bare] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--client http|fetch] [--pool N] [--json]
 //   --client: the requests' HTTP client (scripts/bench-http.ts): node:http with a keep-alive agent (default)
 //   or fetch, which adds ~1 ms of its own to each round trip here.
 //   --faces v3,piston: only these faces' columns (the first is the baseline of p50_vs_v3).
-//   --cpu-prof DIR: the server runs with node's --cpu-prof, its profiles (main thread, pool threads)
-//   written to DIR when it stops (open them in Chrome's DevTools or speedscope).
+//   --pool N: the server's pool.size (default: the highest --concurrency, so no request of a window
+//   waits for a pool thread; the service's own default is the machine's cores).
+//   --cpu-prof DIR: the server runs with node's --cpu-prof, its main thread's profile (and the module
+//   loader's thread's) written to DIR when it stops (open them in Chrome's DevTools or speedscope); the
+//   pool's threads are ended by terminate(), which writes none: `perf record -g` with
+//   --node-flags=--perf-basic-prof sees them (their native frames; a JS frame's name may be another
+//   thread's, as the isolates share one map file).
 //   --c1-window N: requests per window at c=1 (default 1: the columns alternate request by request;
 //   the /metrics sums are read once between two windows). At c>1 a window is --requests requests.
 //   --warmup N: before a program's first window, N requests of it (default 1500) spread over the faces,
@@ -66,6 +71,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1500' },
     faces: { type: 'string' },
     client: { type: 'string', default: 'http' },
+    pool: { type: 'string' },
   },
 })
 useBenchClient(values.client as BenchClient)
@@ -415,7 +421,7 @@ async function window(col: Column, url: string, secret: string, p: BenchProgram,
 const profDir = values['cpu-prof'] && resolve(values['cpu-prof'])
 if (profDir) mkdirSync(profDir, { recursive: true })
 const server = await startServer({
-  configToml: `[pool]\nsize = ${Math.max(...LEVELS)}\n[metrics]\nopen = true\n`,
+  configToml: `[pool]\nsize = ${values.pool ? Number(values.pool) : Math.max(...LEVELS)}\n[metrics]\nopen = true\n`,
   nodeFlags: [...(values['node-flags']?.split(' ').filter(Boolean) ?? []), ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
 })
 const rows: Record<string, unknown>[] = []

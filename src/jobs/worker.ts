@@ -414,10 +414,9 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
       // returned, since a pool thread sleeps between jobs (piscina's atomics) and would send it late
       const unmounting = replaceBoxes(sb, firstSize)
       cleaning = unmounting.done
-      // the kept copies are root's own, bounded in depth when they were made
-      rmSync(kept, { recursive: true, force: true })
-      rmSync(keptChecker, { recursive: true, force: true })
-      rmSync(join(sb.slotDir, 'feedback'), { recursive: true, force: true })
+      // the kept copies are root's own, bounded in depth when they were made (most jobs make none:
+      // looked for first, as rmSync's force reads an absent path through a thrown ENOENT)
+      for (const dir of [kept, keptChecker, join(sb.slotDir, 'feedback')]) if (lstatSync(dir, { throwIfNoEntry: false })) rmSync(dir, { recursive: true, force: true })
       await unmounting.sent
     }
   }
