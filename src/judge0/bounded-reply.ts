@@ -9,6 +9,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Deps } from '../deps.ts'
 import type { Client } from '../clients/clients.ts'
 import { submissions } from '../storage/schema.ts'
+import type { Submission } from '../evaluation/model.ts'
 import { preparedPerDb } from '../storage/prepared.ts'
 import { Judge0Reply } from './errors.ts'
 import { JUDGE0, findSubmission, judge0Record } from './service.ts'
@@ -144,25 +145,41 @@ export async function boundedSubmissions(
       encoded.set(t, null)
       continue
     }
-    // attribute by attribute (the JSON.stringify of the whole object, in the serializer's order), counted
-    // as each is encoded, with a turn for the event loop after each large one
-    const record = judge0Record(row)
-    const chosen = new Set(fields)
-    const pieces: Buffer[] = []
-    let size = 2
-    for (const f of ALL_FIELDS) {
-      if (!chosen.has(f)) continue
-      const piece = Buffer.from(`${pieces.length ? ',' : ''}${JSON.stringify(f)}:${JSON.stringify(shapeField(record, f, base64))}`)
-      size += piece.length
-      if (bytes + size * times.get(t)! > budget) throw tooLarge(bytes + size * times.get(t)!, budget, batch)
-      pieces.push(piece)
-      if (piece.length > YIELD_BYTES) await new Promise((r) => setImmediate(r))
-    }
-    const part = Buffer.concat([OPEN_OBJECT, ...pieces, CLOSE_OBJECT])
+    const part = await encodeSubmission(row, fields, base64, bytes, times.get(t)!, budget, batch)
     bytes += part.length * times.get(t)!
     encoded.set(t, part)
   }
   return { parts: tokens.map((t) => encoded.get(t)!), bytes }
+}
+
+/**
+ * One submission's JSON, attribute by attribute (the JSON.stringify of the whole object, in the
+ * serializer's order), counted as each is encoded: a 413 as soon as `used` plus the part sent `times`
+ * passes the budget, and a turn for the event loop after each large attribute.
+ */
+async function encodeSubmission(row: Submission, fields: readonly Field[], base64: boolean, used: number, times: number, budget: number, batch: boolean): Promise<Buffer> {
+  const record = judge0Record(row)
+  const chosen = new Set(fields)
+  const pieces: Buffer[] = []
+  let size = 2
+  for (const f of ALL_FIELDS) {
+    if (!chosen.has(f)) continue
+    const piece = Buffer.from(`${pieces.length ? ',' : ''}${JSON.stringify(f)}:${JSON.stringify(shapeField(record, f, base64))}`)
+    size += piece.length
+    if (used + size * times > budget) throw tooLarge(used + size * times, budget, batch)
+    pieces.push(piece)
+    if (piece.length > YIELD_BYTES) await new Promise((r) => setImmediate(r))
+  }
+  return Buffer.concat([OPEN_OBJECT, ...pieces, CLOSE_OBJECT])
+}
+
+/**
+ * The reply of a wait=true submission from its completed row, which the waiting request already holds:
+ * no estimate and no second read (both are there so a stored row is not read into memory before the
+ * reply is known to fit; this one is in memory). Counted and refused as boundedSubmissions does.
+ */
+export function boundedCompleted(row: Submission, fields: readonly Field[], base64: boolean, budget: number): Promise<Buffer> {
+  return encodeSubmission(row, fields, base64, 0, 1, budget, false)
 }
 
 /** A JSON body of parts (a repeated part is the same Buffer again), its length known: one buffer when small, else sent part by part. */

@@ -98,6 +98,27 @@ describe('Judge0 submissions', () => {
     expect(body.status).toEqual({ id: 4, description: 'Wrong Answer' })
   })
 
+  // wait=true builds its reply from the completed row it was handed, not from a second read: what a
+  // later GET of the token reads from the database is the same bytes, whatever the fields and encoding
+  test.each([
+    ['', { source_code: 'x', language_id: 71, stdin: 'a\n', expected_output: 'b' }],
+    ['&fields=*', { source_code: 'print(input())', language_id: 71, stdin: 'h\u00e9\n', expected_output: 'h\u00e9' }],
+    ['&fields=*&base64_encoded=true', { source_code: Buffer.from('print(1)').toString('base64'), language_id: 71, stdin: Buffer.from('\0\u00ff').toString('base64') }],
+    ['&fields=*', { source_code: 'COMPILE_ERROR', language_id: 1007 }],
+    ['&fields=stdout,status,time,memory,number_of_runs', { source_code: 'x', language_id: 71, number_of_runs: 3 }],
+  ])('wait=true%s: the reply is what a GET of its token then reads', async (query, body) => {
+    const { app, secret } = setup()
+    const r = await post(app, `/submissions?wait=true${query}`, secret, body)
+    expect(r.status).toBe(201)
+    const text = await r.text()
+    const [row] = deps.db.select({ token: submissions.publicId, state: submissions.state }).from(submissions).all()
+    expect(row!.state).toBe('completed')
+    // no fields given: wait=true's defaults, which a GET shows by default too
+    const stored = await get(app, `/submissions/${row!.token}?${query.slice(1)}`, secret)
+    expect(stored.status).toBe(200)
+    expect(text).toBe(await stored.text())
+  })
+
   test('base64_encoded=true: request text decoded, reply text in encode64 form', async () => {
     const { app, secret } = setup()
     const b = (s: string) => Buffer.from(s).toString('base64')

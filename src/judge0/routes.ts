@@ -11,7 +11,7 @@ import { documented } from '../http/route-docs.ts'
 import { submissions } from '../storage/schema.ts'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { badRequest, forbidden, Judge0Reply, judge0Error, notFound, unauthorized } from './errors.ts'
-import { batchReply, boundedSubmissions, jsonParts } from './bounded-reply.ts'
+import { batchReply, boundedCompleted, boundedSubmissions, jsonParts } from './bounded-reply.ts'
 import { judge0Docs } from './openapi-docs.ts'
 import { NOT_UTF8_BATCH_ERROR, NOT_UTF8_ERROR, NotUtf8, requestedFields, type Field } from './replies.ts'
 import { checkContext, createSubmission, JUDGE0, judge0Language, judge0Languages, judge0Ranges } from './service.ts'
@@ -79,9 +79,12 @@ export function judge0Routes(deps: Deps): Hono {
     if (!wait) return c.json({ token: row.publicId }, 201)
     try {
       // not done within judge0.wait_max_sec: whatever the fields, its token and status, so the client can tell and poll
-      const shown: readonly Field[] = done ? fields : [...fields, 'token', 'status']
-      const [part] = (await boundedSubmissions(deps, c.var.client, [row.publicId], shown, base64, deps.config.judge0.reply_max_bytes)).parts
-      return jsonParts([part!], 201)
+      const budget = deps.config.judge0.reply_max_bytes
+      // done: the completed row is in hand; not done: read again, it may have moved on since it was accepted
+      const part = done
+        ? await boundedCompleted(row, fields, base64, budget)
+        : (await boundedSubmissions(deps, c.var.client, [row.publicId], [...fields, 'token', 'status'], base64, budget)).parts[0]!
+      return jsonParts([part], 201)
     } catch (err) {
       // the submission was made: its token goes back with why it cannot be shown, so the client can read it another way
       if (err instanceof NotUtf8) return c.json({ error: NOT_UTF8_ERROR, token: row.publicId }, 201)
