@@ -31,6 +31,9 @@
 //   pool's threads are ended by terminate(), which writes none: `perf record -g` with
 //   --node-flags=--perf-basic-prof sees them (their native frames; a JS frame's name may be another
 //   thread's, as the isolates share one map file).
+//   --requests N: at c>1, a window's requests; at c=1, the requests of a round. 60 at c=4 gives the faces
+//   an order that holds from run to run; 20 (the default, kept so earlier sets compare) is a quarter of a
+//   second, short enough for any face to read as the fastest (docs/sandbox/performance.md, fourteenth look).
 //   --c1-window N: requests per window at c=1 (default 1: the columns alternate request by request;
 //   the /metrics sums are read once between two windows). At c>1 a window is --requests requests.
 //   --warmup N: before a program's first window, N requests of it (default 1500) spread over the faces,
