@@ -16,7 +16,8 @@
 // and the server's CPU per request (not wall time, so the load moves it less): its main thread, its
 // other threads (the pool's workers, V8's and libuv's helpers) and its jail supervisors, the scrapes of
 // /metrics left out. Each row's CPU a request: the whole machine's (cpu_machine_ms: /proc/stat), of which
-// this bench's own process (cpu_bench_ms: the client side, and v4's callback receiver) and the server's.
+// this bench's own process (cpu_bench_ms: the client side, and v4's callback receiver) and the server's,
+// of which its main thread (cpu_main_ms), with the times the kernel woke that thread (main_wakes).
 // v4 is measured as its clients wait: from the submit to its REQUEST_COMPLETED callback at a receiver in
 // this process (--v4-poll MS: polling the status URL every MS ms instead, each poll a request the
 // server answers; the breakdown's app_rest then holds the polls' cost).
@@ -345,10 +346,12 @@ interface Tally {
 /**
  * The sums the breakdown reads, in seconds: from /metrics, and the CPU the server's process has used
  * (its main thread; its other threads: the pool's workers, V8's and libuv's helpers; its jail
- * supervisors), from the kernel's per-thread run time (/proc/…/schedstat, ns).
+ * supervisors), from the kernel's per-thread run time (/proc/…/schedstat, ns); and `wakes`, how many
+ * times the kernel put the main thread on a CPU (schedstat's third field): each a wake-up of the event
+ * loop, or its return after being preempted.
  */
-type Sums = Record<'http' | 'jail' | 'accept' | 'queued' | 'claim' | 'pool' | 'store' | 'cpuMain' | 'cpuThreads' | 'cpuSupervisors', number>
-const ZERO: Sums = { http: 0, jail: 0, accept: 0, queued: 0, claim: 0, pool: 0, store: 0, cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0 }
+type Sums = Record<'http' | 'jail' | 'accept' | 'queued' | 'claim' | 'pool' | 'store' | 'cpuMain' | 'cpuThreads' | 'cpuSupervisors' | 'wakes', number>
+const ZERO: Sums = { http: 0, jail: 0, accept: 0, queued: 0, claim: 0, pool: 0, store: 0, cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0, wakes: 0 }
 
 const ranNs = (path: string) => {
   try {
@@ -359,7 +362,7 @@ const ranNs = (path: string) => {
 }
 
 /** The CPU the server's threads and its supervisor processes have used so far, in seconds. */
-function serverCpu(pid: number): Pick<Sums, 'cpuMain' | 'cpuThreads' | 'cpuSupervisors'> {
+function serverCpu(pid: number): Pick<Sums, 'cpuMain' | 'cpuThreads' | 'cpuSupervisors' | 'wakes'> {
   let main = 0
   let threads = 0
   let supervisors = 0
@@ -381,7 +384,8 @@ function serverCpu(pid: number): Pick<Sums, 'cpuMain' | 'cpuThreads' | 'cpuSuper
       // ended
     }
   }
-  return { cpuMain: main / 1e9, cpuThreads: threads / 1e9, cpuSupervisors: supervisors / 1e9 }
+  const wakes = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ')[2])
+  return { cpuMain: main / 1e9, cpuThreads: threads / 1e9, cpuSupervisors: supervisors / 1e9, wakes }
 }
 
 /**
@@ -395,7 +399,7 @@ function machineBusy(): number {
 }
 
 /** The CPU the scrapes of /metrics themselves took so far: no request's, left out of every window. */
-const scraped = { cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0 }
+const scraped = { cpuMain: 0, cpuThreads: 0, cpuSupervisors: 0, wakes: 0 }
 
 /** The server's sums now (its /metrics is open to the bench: its own server, on loopback). */
 async function sums(url: string): Promise<Sums> {
@@ -557,6 +561,8 @@ try {
           // answering two callbacks), on the same two cores as the server here
           cpu_bench_ms: Math.round(((t.bench * 1000) / t.ok) * 100) / 100,
           ...(t.measured && { cpu_server_ms: Math.round((((t.spent.cpuMain + t.spent.cpuThreads + t.spent.cpuSupervisors) * 1000) / t.measured) * 100) / 100 }),
+          // the main thread's part, and its wake-ups a request (the event loop's: v4's callbacks' answers add two)
+          ...(t.measured && { cpu_main_ms: Math.round(((t.spent.cpuMain * 1000) / t.measured) * 100) / 100, main_wakes: Math.round((t.spent.wakes / t.measured) * 10) / 10 }),
           ...(bare && { p50_vs_bare: Math.round((p50 / (bareP50AtOne.get(name) ?? bareP50!)) * 100) / 100, per_sec_vs_bare_2way: Math.round((t.ok / t.seconds / bareRate!) * 100) / 100 }),
           ...(t.failures.size ? { failures: Object.fromEntries(t.failures) } : {}),
         })
