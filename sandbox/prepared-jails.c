@@ -11,7 +11,7 @@
  * neither to the run's CPU time nor to its memory.
  *
  * Doubt ends a jail: a run init that fails its set-up, a malformed or missing reply, a process left in
- * the run's groups after the run, a run that does not end within 2 s of being killed or whose init goes
+ * the run's groups after the run, a run that does not end within 5 s of being killed or whose init goes
  * away during it, an nsjail found exited before a run (killed from outside). The next run
  * builds a new one (and is retried once when the doubt came before the program started).
  *
@@ -50,6 +50,11 @@
 #define MAX_JAILS 8
 /* How long a jail may take to come up, and a run to report "ready" */
 #define READY_MS 15000
+/* How long a killed run may take to be reaped, counted from the kill: a killed process ends only after
+ * what it waits on uninterruptibly (a page being read in), and a supervisor starved past the wall limit
+ * kills late. 2 s counted from the wall limit was once not enough on a loaded machine (Octave's endless
+ * loop, a CI run of 2026-12-03). */
+#define KILLED_GRACE_US 5000000u
 
 struct prepared_jail {
 	char key[512];
@@ -461,8 +466,8 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try, int
 				killed_at = now_us();
 				syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 			}
-		} else if (elapsed >= r->wall_ms * 1000u + 2000000u) {
-			break; /* killed 2 s ago and still not reaped: the jail is not trusted again */
+		} else if (now_us() - killed_at >= KILLED_GRACE_US) {
+			break; /* killed KILLED_GRACE_US ago and still not reaped: the jail is not trusted again */
 		}
 	}
 	uint64_t ended_at = now_us(), wall = ended_at - start;
@@ -484,7 +489,7 @@ static int try_run(struct prepared_jail* j, struct request* r, int last_try, int
 	if (!ended || left || fresh_net < 0) destroy_jail(j);
 	j->runs++;
 	if (!ended) {
-		printf("error %s prepared jail: %s\n", r->id, gone ? "its init went away during the run" : "the run did not end within 2 s of being killed");
+		printf("error %s prepared jail: %s\n", r->id, gone ? "its init went away during the run" : "the run did not end within 5 s of being killed");
 		turn_over_groups();
 		return 0;
 	}
