@@ -190,7 +190,53 @@ describe('a prepared jail in doubt is replaced', () => {
     expect(now.pid).not.toBe(jail.pid)
     expect(now.ready).toBe(true)
   })
+
+  it('a run killed late is waited for (its supervisor held up past the wall limit, its end reported late): TLE, the jail kept', async () => {
+    await py('print(1)')
+    const jail = (await runner.pool()).find((j) => j.root.endsWith('/trixie'))!
+    const supervisor = parentOf(jail.pid)
+    expect(readFileSync(`/proc/${supervisor}/comm`, 'utf8')).toMatch(/^arbiter-super/)
+    // the jails' resident inits (each nsjail's child): each reaps its runs and reports their end to the
+    // supervisor (all of the slot's, whichever jail the run goes to)
+    const inits = (await runner.pool()).flatMap((j) => readFileSync(`/proc/${j.pid}/task/${j.pid}/children`, 'utf8').trim().split(' ').map(Number))
+    expect(inits.length).toBeGreaterThan(0)
+    // a sleeping program: only the wall limit (1 s + 0.5 s) ends it. The supervisor, stopped from 0.5 s
+    // to 4 s into the run, kills it 2.5 s past that limit, and the init, held 0.5 s longer, reports its
+    // end 0.5 s after the kill. With the grace counted from the limit (2 s, as it was) the supervisor
+    // gave up at its first look after the kill, and the run came back as a jail in doubt.
+    const job: Job = { language: 'PYTHON3', source: 'import time\ntime.sleep(60)\n', input: '', timeLimitSec: 1, memoryLimitKb: 262144 }
+    // settled at once (its error, if any, is read below, not left unhandled while the test waits)
+    const running = runner.run(job).then(
+      (result) => ({ result }),
+      (err: Error) => ({ err })
+    )
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+    await pause(500)
+    process.kill(supervisor, 'SIGSTOP')
+    for (const init of inits) process.kill(init, 'SIGSTOP')
+    try {
+      await pause(3500)
+      process.kill(supervisor, 'SIGCONT')
+      await pause(500)
+    } finally {
+      process.kill(supervisor, 'SIGCONT')
+      for (const init of inits) process.kill(init, 'SIGCONT')
+    }
+    const out = await running
+    expect('err' in out ? out.err.message : '').toBe('')
+    const v = verdictOf((out as { result: Awaited<ReturnType<typeof runner.run>> }).result, job)
+    expect(v.verdict, JSON.stringify(v)).toBe('TLE')
+    const now = (await runner.pool()).find((j) => j.root.endsWith('/trixie'))!
+    expect(now.pid).toBe(jail.pid)
+    expect(now.builds).toBe(jail.builds)
+  })
 })
+
+/** The parent process of pid (/proc/PID/stat's fourth field, after the command's closing parenthesis). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+}
 
 /** Resolves once the process has exited (a zombie, or reaped): at most 5 s. */
 async function exited(pid: number): Promise<void> {
