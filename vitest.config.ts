@@ -9,6 +9,7 @@ const JAIL = [
   'src/languages.provisioned.test.ts',
   'src/jobs/worker.test.ts',
   'src/jobs/box-cleanup.test.ts',
+  'src/jobs/pool-progress.test.ts',
   'src/jobe/check-and-run.test.ts',
   'src/jobs/languages-tle.test.ts',
   'src/jobs/language-tables.test.ts',

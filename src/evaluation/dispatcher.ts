@@ -130,7 +130,9 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         pending.clear()
       }
       // (a compile step stored with the claim, compiledAt set, is not reported again; only a graded
-      // job has tests: without either hook the pool opens no progress channel for the job)
+      // job has tests: without either hook the pool relays no progress for the job. A pool thread
+      // reports a compile step only when the run outlasts COMPILED_REPORT_DELAY_MS; the completion
+      // stores one not reported, and the protocol's onCompleted shows it first)
       const hooks: RunHooks =
         deps.protocols.get(row.api)?.stagesShown
           ? {

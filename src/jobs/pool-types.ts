@@ -4,7 +4,11 @@ import type { Config } from '../config.ts'
 import type { CompileOutcome, Job, JobResult, TestOutcome } from './types.ts'
 
 export interface RunHooks {
-  /** Called once the compile step is over, before the run step starts (v4 CODE_COMPILED). */
+  /**
+   * Called once the compile step is over (v4 CODE_COMPILED). A pool thread holds it
+   * COMPILED_REPORT_DELAY_MS (progress.ts) and drops it when the job ends sooner: then only the result
+   * carries the step, and a caller takes a step not reported as one reported with the result.
+   */
   onCompiled?: (outcome: CompileOutcome) => void
   /** A graded job's test `index` (0-based) is over (a poll shows result.tests filling in). */
   onTest?: (index: number, outcome: TestOutcome) => void
@@ -13,7 +17,7 @@ export interface RunHooks {
 }
 
 /**
- * A job's progress in the one vocabulary every carrier uses: a pool thread's port, the jail daemon's
+ * A job's progress in the one vocabulary every carrier uses: a pool thread's messages, the jail daemon's
  * socket (the sandbox hosts' wire says the same with `kind`, src/sandbox-hosts/wire.ts).
  */
 export type Progress = { type: 'compiled'; outcome: CompileOutcome } | { type: 'test'; index: number; outcome: TestOutcome }

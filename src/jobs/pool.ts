@@ -1,11 +1,10 @@
 // The Piscina pool: config.pool.size worker threads, each with its own jail slot (supervisor,
 // cgroups, network namespace). Kept short: the queue of record is the submissions table.
-import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import { removeEndedSlots } from '../sandbox/leftovers.ts'
 import { jobCeilings, type Config } from '../config.ts'
 import type { Pool, Progress, RunHooks } from './pool-types.ts'
-import { relayProgress } from './progress.ts'
+import { isThreadProgress, relayProgress } from './progress.ts'
 import type { Job, JobResult } from './types.ts'
 import type { WorkerSettings, WorkerTask } from './worker.ts'
 
@@ -55,7 +54,16 @@ const startPiscina = (config: Config) =>
 
 export function createPool(config: Config): Pool {
   let size = config.pool.size
-  let piscina = startPiscina(config)
+  // the hooks of each run whose steps someone hears of (v4's stages, graded tests), by the number its
+  // thread's progress messages carry; a message for a run that has ended is dropped (its result says all)
+  const listening = new Map<number, RunHooks>()
+  let lastRun = 0
+  const start = (c: Config) =>
+    startPiscina(c).on('message', (m: unknown) => {
+      const hooks = isThreadProgress(m) && listening.get(m.progressOf)
+      if (hooks) relayProgress(hooks, (m as { progress: Progress }).progress)
+    })
+  let piscina = start(config)
   const retiring = new Set<Promise<void>>()
   let busy = 0
   return {
@@ -66,16 +74,15 @@ export function createPool(config: Config): Pool {
       return busy
     },
     async run(job: Job, hooks: RunHooks = {}) {
-      // a progress port only for a job whose steps someone hears of (v4's stages, graded tests): a channel,
-      // its transfer and its close cost both threads on every job, and a synchronous run's face hears nothing
-      const channel = hooks.onCompiled || hooks.onTest ? new MessageChannel() : undefined
-      channel?.port1.on('message', (m: Progress) => relayProgress(hooks, m))
+      // a number only for a run whose steps someone hears of: a synchronous run's face hears nothing
+      const progressOf = hooks.onCompiled || hooks.onTest ? ++lastRun : undefined
+      if (progressOf !== undefined) listening.set(progressOf, hooks)
       busy++
       try {
-        return await (channel ? piscina.run({ job, port: channel.port2 }, { transferList: [channel.port2] }) : piscina.run({ job }))
+        return await piscina.run(progressOf === undefined ? { job } : { job, progressOf })
       } finally {
         busy--
-        channel?.port1.close()
+        if (progressOf !== undefined) listening.delete(progressOf)
       }
     },
     // a worker reads its settings once: new limits take a fresh set of threads; the old ones finish
@@ -83,7 +90,7 @@ export function createPool(config: Config): Pool {
     reconfigure(next: Config) {
       const old = piscina
       const oldSlots = slotsOf(old)
-      piscina = startPiscina(next)
+      piscina = start(next)
       size = next.pool.size
       const closing: Promise<void> = old
         .close()

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { chownSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { isMainThread, threadId, workerData, type MessagePort } from 'node:worker_threads'
+import { isMainThread, parentPort, threadId, workerData } from 'node:worker_threads'
 import { BASE_ENV, compileCommandOf, compileOverridesByCode, expandArgv, isProvisioned, loadLanguages, resolveLanguage, type Language } from '../languages.ts'
 import { openSandbox, type Sandbox, type SandboxPaths } from '../sandbox/run.ts'
 import type { PreparedJailState } from '../sandbox/supervisor.ts'
@@ -18,7 +18,7 @@ import { isOutputValidator, isProgramChecker, type BuiltinChecker, type CheckerS
 import { checkerOutcome, interactiveOutcome, judgeTest, runFailure, SKIPPED, validatorOutcome, type ValidatorFeedback } from '../grading/judge-test.ts'
 import { BUILD_ARGV, BUILD_FILE, RUN_ARGV } from '../grading/build-run.ts'
 import type { RunHooks } from './pool-types.ts'
-import { sendProgress } from './progress.ts'
+import { COMPILED_REPORT_DELAY_MS, deferCompiled, sendProgress, type ThreadProgress } from './progress.ts'
 import { MAX_REPEAT, type CompileOutcome, type Job, type JobResult, type JobSpec, type RunFigures, type TestOutcome } from './types.ts'
 import { readStoredFile, writeJobFiles, writeNewFile } from './job-files.ts'
 
@@ -683,8 +683,12 @@ export function createJobRunner(settings: WorkerSettings, slot: string): JobRunn
 
 export interface WorkerTask {
   job: Job
-  /** Receives a Progress message (pool-types.ts) at the end of the compile step and of each test. */
-  port?: MessagePort
+  /**
+   * The run's number when someone hears of its steps: a Progress message (pool-types.ts) goes to the
+   * pool (piscina's 'message' event) at the end of the compile step (held COMPILED_REPORT_DELAY_MS) and
+   * of each test. No port per job: a channel, its transfer and its close cost both threads on every job.
+   */
+  progressOf?: number
 }
 
 
@@ -695,13 +699,20 @@ if (!isMainThread && (workerData as WorkerSettings | undefined)?.sandbox) {
   void runner.prepare().catch(() => undefined) // the first job builds what could not be built now, and says why
 }
 
-export default async function runTask({ job, port }: WorkerTask): Promise<JobResult> {
+export default async function runTask({ job, progressOf }: WorkerTask): Promise<JobResult> {
   const settings = workerData as WorkerSettings
   runner ??= createJobRunner(settings, `w${process.pid}-${threadId}`)
+  // no number: nobody hears of the steps (pool.ts numbers only jobs whose progress is relayed)
+  const hooks =
+    progressOf === undefined
+      ? undefined
+      : deferCompiled(
+          sendProgress((progress) => parentPort!.postMessage({ progressOf, progress } satisfies ThreadProgress)),
+          COMPILED_REPORT_DELAY_MS
+        )
   try {
-    // no port: nobody hears of the steps (pool.ts gives one only to jobs whose progress is relayed)
-    return await runner.run(job, port ? sendProgress((m) => port.postMessage(m)) : {})
+    return await runner.run(job, hooks ?? {})
   } finally {
-    port?.close()
+    hooks?.settle()
   }
 }
