@@ -3,7 +3,7 @@
 import { Piscina } from 'piscina'
 import { removeEndedSlots } from '../sandbox/leftovers.ts'
 import { jobCeilings, type Config } from '../config.ts'
-import type { Pool, Progress, RunHooks } from './pool-types.ts'
+import type { Pool, RunHooks } from './pool-types.ts'
 import { isThreadProgress, relayProgress } from './progress.ts'
 import type { Job, JobResult } from './types.ts'
 import type { WorkerSettings, WorkerTask } from './worker.ts'
@@ -60,8 +60,9 @@ export function createPool(config: Config): Pool {
   let lastRun = 0
   const start = (c: Config) =>
     startPiscina(c).on('message', (m: unknown) => {
-      const hooks = isThreadProgress(m) && listening.get(m.progressOf)
-      if (hooks) relayProgress(hooks, (m as { progress: Progress }).progress)
+      if (!isThreadProgress(m)) return
+      const hooks = listening.get(m.progressOf)
+      if (hooks) relayProgress(hooks, m.progress)
     })
   let piscina = start(config)
   const retiring = new Set<Promise<void>>()
