@@ -164,9 +164,18 @@ describe('privilege split', () => {
     expect(daemonOut).toMatch(/request too large/)
   })
 
-  test('a well-formed job gets progress and a result', { timeout: 60_000 }, async () => {
-    const replies = (await ask(JSON.stringify({ job }) + '\n')).map((l) => JSON.parse(l) as { type: string; result?: { run?: { stdout: string } } })
+  type Reply = { type: string; result?: { compile: { ok: boolean }; run?: { stdout: string } } }
+  test('a well-formed job gets its result, its compile step in it when the run is short', { timeout: 60_000 }, async () => {
+    const replies = (await ask(JSON.stringify({ job }) + '\n')).map((l) => JSON.parse(l) as Reply)
+    expect(replies.map((r) => r.type)).toEqual(['result'])
+    expect(replies[0].result?.compile.ok).toBe(true)
+    expect(replies[0].result?.run?.stdout).toBe('1\n')
+  })
+
+  test('a job that runs on past its compile step gets progress, then its result', { timeout: 60_000 }, async () => {
+    const slow = { ...job, source: 'import time\ntime.sleep(0.6)\nprint(2)' }
+    const replies = (await ask(JSON.stringify({ job: slow }) + '\n')).map((l) => JSON.parse(l) as Reply)
     expect(replies.map((r) => r.type)).toEqual(['compiled', 'result'])
-    expect(replies[1].result?.run?.stdout).toBe('1\n')
+    expect(replies[1].result?.run?.stdout).toBe('2\n')
   })
 })
