@@ -320,8 +320,7 @@ export function compileOverridesByCode<T>(langs: Map<string, Language>, override
 
 /**
  * The compile command a job runs, undefined when it has no compile step: a protocol's own
- * (`compileArgv`, where [] means none) replaces the manifest's. The worker runs it; the claim asks
- * it too (a job with none has nothing to report of its compile step before it runs).
+ * (`compileArgv`, where [] means none) replaces the manifest's.
  */
 export function compileCommandOf(lang: Pick<Language, 'compile'>, spec: { compileArgv?: string[] }): string[] | undefined {
   return spec.compileArgv ? (spec.compileArgv.length ? spec.compileArgv : undefined) : lang.compile

@@ -136,8 +136,10 @@ describe('callbacks', () => {
     const q = await submit(JSON.stringify({ lang: 'PYTHON3', source: 'print("slow cb")', callback: `${receiver.url}/v4/hang` }))
     const done = await completed(q.body.he_id)
     expect(done.result.run_status.status).toBe('AC')
-    // the CODE_COMPILED delivery is still hanging when the job has already completed
-    expect(receiver.received.filter((r) => r.path === '/v4/hang').length).toBeGreaterThan(0)
+    // the CODE_COMPILED delivery (sent just before REQUEST_COMPLETED, in its row) hangs once the job
+    // has completed, and only it has come: REQUEST_COMPLETED waits for the destination's backoff
+    await waitUntil(() => receiver.received.some((r) => r.path === '/v4/hang'), 5_000, 'the hanging delivery')
+    expect(receiver.received.filter((r) => r.path === '/v4/hang').map((r) => JSON.parse(r.body).request_status.code)).toEqual(['CODE_COMPILED'])
     receiver.respond = () => 200
   })
 

@@ -129,14 +129,13 @@ export function createDispatcher(deps: Omit<Deps, 'dispatcher'>, queue: JobQueue
         })
         pending.clear()
       }
-      // (a compile step stored with the claim, compiledAt set, is not reported again; only a graded
-      // job has tests: without either hook the pool relays no progress for the job. A pool thread
-      // reports a compile step only when the run outlasts COMPILED_REPORT_DELAY_MS; the completion
-      // stores one not reported, and the protocol's onCompleted shows it first)
+      // (a pool thread reports a compile step only when the run outlasts COMPILED_REPORT_DELAY_MS; the
+      // completion stores one not reported, and the protocol's onCompleted shows it first. Only a
+      // graded job has tests; without a hook the pool relays no progress for the job)
       const hooks: RunHooks =
         deps.protocols.get(row.api)?.stagesShown
           ? {
-              ...(!row.compiledAt && { onCompiled: (outcome: CompileOutcome) => note('storing the compile step', () => queue.compiled(row, outcome)) }),
+              onCompiled: (outcome: CompileOutcome) => note('storing the compile step', () => queue.compiled(row, outcome)),
               ...(row.checkerJson && {
                 onTest: (index: number, outcome: TestOutcome) => {
                   pending.set(index, outcome)

@@ -7,8 +7,8 @@ import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { submissions } from '../storage/schema.ts'
 import type { Submission } from './model.ts'
-import { completeSubmission, failAttempt, markCompiled, markCompiledAtClaim, markTested, type TransitionDeps } from './submissions.ts'
-import { inTransaction, preparedPerDb, writtenLimit } from '../storage/prepared.ts'
+import { completeSubmission, failAttempt, markCompiled, markTested, type TransitionDeps } from './submissions.ts'
+import { preparedPerDb, writtenLimit } from '../storage/prepared.ts'
 
 export interface JobQueue {
   /** Rows a crash left running go back to the queue (their claim tokens become stale); how many. */
@@ -74,15 +74,7 @@ export function localQueue(deps: TransitionDeps & Pick<Deps, 'db' | 'languages'>
   return {
     recover: () => requeueAbandoned(deps.db),
     inFlight: () => deps.db.select().from(submissions).where(inArray(submissions.state, ['running', 'compiled'])).orderBy(asc(submissions.id)).all(),
-    claim: (now, languages) => {
-      // the claim and, for a script shown in stages, its compile step: one commit
-      const row = inTransaction(deps.db, () => {
-        const claimed = claimNext(deps.db, now, languages)
-        return claimed && markCompiledAtClaim(deps, claimed)
-      })
-      if (row?.compiledAt && row.callbackUrl) deps.outbox.wake()
-      return row
-    },
+    claim: (now, languages) => claimNext(deps.db, now, languages),
     compiled: (row, outcome) => markCompiled(deps, row, outcome),
     tested: (row, index, outcome) => markTested(deps, row, index, outcome),
     complete: (row, result) => completeSubmission(deps, row, result),

@@ -223,7 +223,26 @@ describe('transitions', () => {
     const { client } = setup()
     acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
     completeSubmission(deps, claim(), ok)
-    expect(outboxRows().map((r) => JSON.parse(r.body).request_status.code)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+    // one row: CODE_COMPILED is its lead, sent just before it (jobs/outbox.ts sendLead)
+    const [row, ...more] = outboxRows()
+    expect(more).toEqual([])
+    const lead = JSON.parse(row!.leadJson!) as { body: string; headers: Record<string, string> }
+    expect([lead.body, row!.body].map((b) => JSON.parse(b).request_status.code)).toEqual(['CODE_COMPILED', 'REQUEST_COMPLETED'])
+    expect(lead.headers['x-arbiter-event']).toBe('CODE_COMPILED')
+  })
+
+  test('a retried job whose compile step was never reported: CODE_COMPILED in a row of its own, once', () => {
+    const { client } = setup(testConfig({ evaluation: { job_max_attempts: 2 } }))
+    acceptSubmission(deps, client, v4({ callback: 'http://cb.test/x' }))
+    const first = claim()
+    deps.db.update(submissions).set({ state: 'queued' }).run()
+    completeSubmission(deps, claim(), ok)
+    expect(first.attempt).toBe(1)
+    const rows = outboxRows()
+    expect(rows.map((r) => [JSON.parse(r.body).request_status.code, r.leadJson])).toEqual([
+      ['CODE_COMPILED', null],
+      ['REQUEST_COMPLETED', null],
+    ])
   })
 
   test('exactly once: a stale claim (re-queued and claimed again) cannot complete it', () => {

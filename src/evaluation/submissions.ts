@@ -9,7 +9,7 @@ import { clampLimit } from '../config.ts'
 import { normaliseCallbackUrl } from '../jobs/callback.ts'
 import { checkerProgram, checkerSourceBytes, type CheckerSpec } from '../grading/checkers.ts'
 import type { CompileOutcome, JobResult, TestOutcome } from '../jobs/types.ts'
-import { compileCommandOf, offeredLanguage, resolveLanguage } from '../languages.ts'
+import { offeredLanguage } from '../languages.ts'
 import { clients, submissions, submissionTests } from '../storage/schema.ts'
 import { fairRound, PRIORITY } from './fair-share.ts'
 import { loadProblemForGrading } from '../problems/problems.ts'
@@ -361,32 +361,6 @@ function storeCompiled(deps: TransitionDeps, row: Submission, compileStatus: str
   const u: Submission | undefined = head && { ...row, ...head }
   if (u) deps.protocols.get(u.api)?.onCompiled?.(deps, u)
   return u
-}
-
-/**
- * Whether a claimed row's compile step is settled before it runs: shown (stagesShown), with nothing
- * to compile (an interpreted language, or a protocol's compile command of none) and no check made by
- * the run itself (a compile-check marker: the run says whether it compiled). Such a row's compile step
- * is stored with its claim (compiledAt set), so the worker does not report it.
- */
-function compiledAtClaim(deps: Pick<Deps, 'languages' | 'protocols'>, row: Submission): boolean {
-  if (!deps.protocols.get(row.api)?.stagesShown) return false
-  const lang = resolveLanguage(deps.languages, row.language)
-  if (!lang) return false
-  const spec = jobSpecOf(row)
-  if (compileCommandOf(lang, spec)) return false
-  // (the worker's checkedInRun: a graded or compile-only job reports the compile step before any run)
-  return spec.compileCheckMarker === undefined || row.compileOnly || row.checkerJson !== null
-}
-
-/**
- * Stores the compile step of a row just claimed whose step is settled already (compiledAtClaim), in
- * the claim's own transaction: one commit, and no report from the worker. A script's CODE_COMPILED
- * (v4) is so enqueued as its run starts rather than a moment into it, where it was the same 'OK'.
- * The caller wakes the outbox once committed.
- */
-export function markCompiledAtClaim(deps: TransitionDeps & Pick<Deps, 'languages'>, row: Submission): Submission {
-  return compiledAtClaim(deps, row) ? (storeCompiled(deps, row, 'OK') ?? row) : row
 }
 
 /**

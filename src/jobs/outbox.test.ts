@@ -151,6 +151,62 @@ describe('outbox', () => {
     expect(sent).toEqual(['completed'])
   })
 
+  describe('a lead (a delivery sent once just before its row: v4 CODE_COMPILED with REQUEST_COMPLETED)', () => {
+    const withLead = (db: Db) =>
+      enqueueDelivery(db, { kind: 'callback', target: 'http://x/', body: 'completed', headers: { e: 'C' }, lead: { body: 'compiled', headers: { e: 'L' } }, contentType: 'text/plain', groupKey: 'g' }, new Date())
+    const seen = (row: OutboxRow) => {
+      const h = JSON.parse(row.headersJson!) as Record<string, string>
+      return `${row.body} ${h.e} ${h['x-arbiter-delivery'] ?? row.id}`
+    }
+
+    test('goes first, with a delivery id of its own; the row is one row, recorded once', async () => {
+      const sent: string[] = []
+      const { db, box } = setup(async (row) => void sent.push(seen(row)))
+      withLead(db)
+      box.wake()
+      await until(() => rows(db)[0].state === 'delivered')
+      const id = rows(db)[0].id
+      expect(sent).toEqual([`compiled L ${id}.1`, `completed C ${id}`])
+      expect(rows(db)[0]).toMatchObject({ attempts: 1, lastError: null })
+      expect(db.select().from(outboxAttempts).all()).toHaveLength(1)
+    })
+
+    test('one that fails is dropped and the row sent at once, as a superseded row of its own would be', async () => {
+      const sent: string[] = []
+      const { db, box } = setup(async (row) => {
+        sent.push(row.body)
+        if (row.body === 'compiled') throw new Error('HTTP 400')
+      })
+      withLead(db)
+      box.wake()
+      await until(() => rows(db)[0].state === 'delivered')
+      expect(sent).toEqual(['compiled', 'completed'])
+      expect(rows(db)[0]).toMatchObject({ attempts: 1, lastError: null })
+    })
+
+    test('is not sent again when the row is tried again; one that timed out fails the attempt (the destination held back)', async () => {
+      const sent: string[] = []
+      let calls = 0
+      const { db, box } = setup(async (row) => {
+        sent.push(row.body)
+        calls++
+        if (calls === 1) {
+          const err = new Error('timed out')
+          err.name = 'TimeoutError'
+          throw err
+        }
+        if (calls === 2) throw new Error('HTTP 503')
+      })
+      withLead(db)
+      box.wake()
+      await until(() => rows(db)[0].state === 'delivered')
+      // the lead timed out (attempt 1), the row failed (attempt 2), then went (attempt 3): the lead once
+      expect(sent).toEqual(['compiled', 'completed', 'completed'])
+      expect(rows(db)[0]).toMatchObject({ attempts: 3 })
+      expect(db.select().from(outboxAttempts).all().map((a) => a.error)).toEqual(['timed out after 5000 ms', 'HTTP 503', null])
+    })
+  })
+
   test('dedupe key: a second insert is ignored', () => {
     const db = openMemoryDb()
     put(db, 'a', { dedupeKey: 'k' })

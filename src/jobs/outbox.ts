@@ -28,6 +28,13 @@ export interface Delivery {
   headers?: Record<string, string>
   /** A callback's HTTP method; POST unless given. */
   method?: 'POST' | 'PUT'
+  /**
+   * A delivery sent once just before this one, to the same target, on its first attempt (v4's CODE_COMPILED
+   * with its REQUEST_COMPLETED): what a row of its own before this one in the group would be, at the cost
+   * of one row. As such a row, one that fails is dropped and this one sent (one that times out holds the
+   * destination back as any timeout does, and this one is sent when it is released).
+   */
+  lead?: Lead
   /** Rows of a group go out in id order; a failing row is dropped once a later one of its group exists. */
   groupKey?: string
   /** A second insert with the same key is ignored. */
@@ -36,11 +43,17 @@ export interface Delivery {
   owner?: string
 }
 
+/** A lead delivery (Delivery.lead): its body and extra headers. */
+export interface Lead {
+  body: string
+  headers?: Record<string, string>
+}
+
 /** Anything with drizzle's insert/update: the Db or a transaction. */
 type Writer = Pick<Db, 'insert' | 'update'>
 
 const p = sql.placeholder
-const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'method', 'groupKey', 'dedupeKey', 'share', 'destination', 'nextAt', 'createdAt'] as const
+const FIELDS = ['kind', 'subjectId', 'target', 'body', 'contentType', 'headersJson', 'leadJson', 'method', 'groupKey', 'dedupeKey', 'share', 'destination', 'nextAt', 'createdAt'] as const
 
 // Prepared once per database (or transaction object): callbacks are enqueued on every completion.
 function prepareWrites(db: Writer) {
@@ -73,6 +86,7 @@ export function enqueueDelivery(db: Writer, d: Delivery, now: Date): void {
     body: d.body,
     contentType: d.contentType,
     headersJson: d.headers ? JSON.stringify(d.headers) : null,
+    leadJson: d.lead ? JSON.stringify(d.lead) : null,
     method: d.method ?? null,
     groupKey: d.groupKey ?? null,
     dedupeKey: d.dedupeKey ?? null,
@@ -108,7 +122,7 @@ export function callbackSender(config: Pick<Config, 'outbox'>): Sender {
       method: row.method ?? 'POST',
       body: row.body,
       contentType: row.contentType,
-      headers: { ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}), 'x-arbiter-delivery': String(row.id) },
+      headers: { 'x-arbiter-delivery': String(row.id), ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}) },
       timeoutMs: config.outbox.timeout_ms,
       blockPrivate: config.outbox.block_private_addresses,
     })
@@ -300,11 +314,33 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
   const shareKey = (row: OutboxRow) => row.share ?? `destination:${row.destination ?? destinationOf(row.target)}`
   const destinationKey = (row: OutboxRow) => row.destination ?? destinationOf(row.target)
 
+  /**
+   * A row's lead (Delivery.lead), on the row's first attempt, by the row's sender as a delivery of its
+   * own (X-Arbiter-Delivery `<id>.1`). As the row of its own it stands for would be, one that fails is
+   * dropped (logged, as that row would be superseded) and the row sent; a timeout fails the attempt, so
+   * the destination is held back and the row, tried again, goes without it.
+   */
+  const sendLead = async (row: OutboxRow, sender: Sender) => {
+    if (row.leadJson === null || row.attempts > 0) return
+    const lead = JSON.parse(row.leadJson) as Lead
+    const headersJson = JSON.stringify({ ...lead.headers, 'x-arbiter-delivery': `${row.id}.1` })
+    try {
+      await sender({ ...row, body: lead.body, headersJson, leadJson: null })
+    } catch (err) {
+      if (isTimeout(err)) throw err
+      log.info('delivery failed', { id: row.id, lead: true, kind: row.kind, target: row.target, attempts: 1, error: describe(err), state: 'superseded' })
+    }
+  }
+
   const send = (row: OutboxRow) => {
     const startedMs = performance.now()
     const destination = destinationKey(row)
     const sender = senders[row.kind]
-    const attempt = sender ? sender(row) : Promise.reject(new PermanentFailure(`no sender for kind ${row.kind}`))
+    const attempt = !sender
+      ? Promise.reject(new PermanentFailure(`no sender for kind ${row.kind}`))
+      : row.leadJson === null || row.attempts > 0
+        ? sender(row)
+        : sendLead(row, sender).then(() => sender(row))
     const p = attempt
       .then(
         () => finish(row, destination, undefined, startedMs),

@@ -50,8 +50,8 @@ export function signedCallbackSender(
       body: row.body,
       contentType: row.contentType,
       headers: {
-        ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}),
         'x-arbiter-delivery': String(row.id),
+        ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}),
         [SIGNATURE_HEADER]: signatureHeader(secret, t, row.body),
       },
       timeoutMs: config.outbox.timeout_ms,

@@ -547,6 +547,13 @@ export const outbox = sqliteTable(
     contentType: text().notNull(),
     /** Extra headers as a JSON object. */
     headersJson: text(),
+    /**
+     * A delivery sent once just before this one, on its first attempt, as JSON {body, headers}: v4's
+     * CODE_COMPILED of a job that ended before it was reported, in its REQUEST_COMPLETED's row. It is
+     * what a row of its own before this one in the group would be, with that row's rule: one that fails
+     * is dropped and the newer state sent (jobs/outbox.ts sendLead).
+     */
+    leadJson: text(),
     /** A callback's HTTP method (null: POST; Judge0 CE's callbacks are PUTs); null for e-mails. */
     method: text({ enum: ['POST', 'PUT'] }),
     /** Rows of one group are sent in id order; a failed row is dropped once a later one of its group exists. */
