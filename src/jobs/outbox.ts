@@ -320,9 +320,8 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
    * dropped (logged, as that row would be superseded) and the row sent; a timeout fails the attempt, so
    * the destination is held back and the row, tried again, goes without it.
    */
-  const sendLead = async (row: OutboxRow, sender: Sender) => {
-    if (row.leadJson === null || row.attempts > 0) return
-    const lead = JSON.parse(row.leadJson) as Lead
+  const sendLead = async (row: OutboxRow, leadJson: string, sender: Sender) => {
+    const lead = JSON.parse(leadJson) as Lead
     const headersJson = JSON.stringify({ ...lead.headers, 'x-arbiter-delivery': `${row.id}.1` })
     try {
       await sender({ ...row, body: lead.body, headersJson, leadJson: null })
@@ -338,9 +337,9 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     const sender = senders[row.kind]
     const attempt = !sender
       ? Promise.reject(new PermanentFailure(`no sender for kind ${row.kind}`))
-      : row.leadJson === null || row.attempts > 0
-        ? sender(row)
-        : sendLead(row, sender).then(() => sender(row))
+      : row.leadJson !== null && row.attempts === 0
+        ? sendLead(row, row.leadJson, sender).then(() => sender(row))
+        : sender(row)
     const p = attempt
       .then(
         () => finish(row, destination, undefined, startedMs),
