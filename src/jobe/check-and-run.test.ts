@@ -1,4 +1,4 @@
-// Jobe's python3 syntax check and run in one jailed process (languages.ts PY_CHECK_AND_RUN), in the
+// Jobe's python3 syntax check and run in one jailed process (languages.ts PY_CHECK_AND_RUN_PYC), in the
 // jail's own python3: one step where the two-step form runs two, the check's text and exit status as
 // the compile step gives them, and what the program sees and prints the same as a plain `python3 prog.py`.
 import { randomBytes } from 'node:crypto'
@@ -8,7 +8,7 @@ import { workerSettings } from '../jobs/pool.ts'
 import type { Job } from '../jobs/types.ts'
 import { createJobRunner, type JobRunner } from '../jobs/worker.ts'
 import type { Step } from '../sandbox/types.ts'
-import { JOBE_OWN, PY_CHECK_AND_RUN, type JobeArgs } from './languages.ts'
+import { JOBE_OWN, PY_CHECK_AND_RUN_PYC, type JobeArgs } from './languages.ts'
 
 /** Every jailed step's argv, in order. */
 const steps: string[][] = []
@@ -124,11 +124,13 @@ describe('Jobe python3: the check and the run in one jailed process', () => {
 
   test("a program that compiles clean is compiled once, not again by compile() (the check's ~2 ms)", async () => {
     // compile() under the script's name raises its audit event (written to stdout: stderr must start
-    // with the marker); exec()'s quick compile names '<string>'
+    // with the marker); exec()'s quick compile names '<string>'. The hook goes first by -c, which then
+    // loads the driver's .pyc (past its 16-byte header) as python3 would run it
     const hook = "__import__('sys').addaudithook(lambda e, a: e == 'compile' and a[1] == 'prog.py' and __import__('os').write(1, b'<compile()>'));"
+    const loader = `_f=open(${JSON.stringify(PY_CHECK_AND_RUN_PYC)},'rb');_c=_f.read();_f.close();exec(__import__('marshal').loads(_c[16:]))`
     const audited = (source: string) => {
       const j = job(source, true)
-      return runner.run({ ...j, runArgv: j.runArgv!.map((a) => (a === PY_CHECK_AND_RUN ? hook + a : a)) })
+      return runner.run({ ...j, runArgv: j.runArgv!.flatMap((a) => (a === PY_CHECK_AND_RUN_PYC ? ['-c', hook + loader] : [a])) })
     }
     const clean = await audited('print("hello")\n')
     expect(clean.run).toMatchObject({ status: 'ok', stdout: 'hello\n', stderr: '' })

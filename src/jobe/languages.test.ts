@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadLanguages, MANIFEST_DIR } from '../languages.ts'
-import { JOBE_OWN, jobeLanguages, PY_CHECK_AND_RUN, PY_SYNTAX_CHECK, pyCheckAndRunLoader } from './languages.ts'
+import { JOBE_OWN, jobeLanguages, PY_CHECK_AND_RUN_PYC, PY_SYNTAX_CHECK } from './languages.ts'
 
 describe('Jobe language names', () => {
   const manifest = loadLanguages()
@@ -44,13 +44,15 @@ describe("python3's syntax check", () => {
   // driver compiled by the host's python3 as provisioning compiles it for the root (python.toml)
   const helpers = join(MANIFEST_DIR, '..', 'bin')
   let driverDir = ''
-  let checkAndRun = ''
+  let pyc = ''
+  /** The driver loaded by -c after an audit hook (the .pyc's 16-byte header skipped). */
+  let hooked = ''
   beforeAll(() => {
     driverDir = mkdtempSync(join(tmpdir(), 'arbiter-pydriver-'))
-    const code = join(driverDir, 'driver.code')
-    const made = spawnSync('python3', [join(helpers, 'python-precompile'), join(helpers, 'jobe-python3-check-and-run.py'), code], { encoding: 'utf8' })
+    pyc = join(driverDir, 'driver.pyc')
+    const made = spawnSync('python3', [join(helpers, 'python-precompile'), join(helpers, 'jobe-python3-check-and-run.py'), pyc], { encoding: 'utf8' })
     expect(made.status, made.stderr).toBe(0)
-    checkAndRun = pyCheckAndRunLoader(code)
+    hooked = `_f=open(${JSON.stringify(pyc)},'rb');_c=_f.read();_f.close();exec(__import__('marshal').loads(_c[16:]))`
   })
   afterAll(() => rmSync(driverDir, { recursive: true, force: true }))
   const sources: Record<string, string | Buffer> = {
@@ -85,14 +87,14 @@ describe("python3's syntax check", () => {
       // the check and the run in one interpreter: the same text after the marker line, the same exit
       // status, and for a valid program what a plain run prints
       const marker = 'M0123456789abcdefM'
-      const merged = run(['-BE', '-c', checkAndRun, marker, 'prog.py'])
+      const merged = run(['-BE', pyc, marker, 'prog.py'])
       const plain = run(['-BE', 'prog.py'])
       if (!name.startsWith('valid')) expect({ status: merged.status, stderr: merged.stderr, stdout: merged.stdout }).toEqual({ status: theirs.status, stderr: `${marker}\n${theirs.stderr}`, stdout: '' })
       else expect({ status: merged.status, stderr: merged.stderr, stdout: merged.stdout }).toEqual({ status: plain.status, stderr: plain.stderr, stdout: plain.stdout })
       // compile() under the script's name (its audit event) only where the quick compile did not end
       // clean, for the check's exact text: a program that compiles without a word is compiled once,
       // by exec() (whose event names '<string>')
-      const audited = run(['-BE', '-c', `__import__('sys').addaudithook(lambda e, a: e == 'compile' and a[1] == 'prog.py' and __import__('os').write(2, b'<compile()>'));${checkAndRun}`, marker, 'prog.py'])
+      const audited = run(['-BE', '-c', `__import__('sys').addaudithook(lambda e, a: e == 'compile' and a[1] == 'prog.py' and __import__('os').write(2, b'<compile()>'));${hooked}`, marker, 'prog.py'])
       if (name.startsWith('valid') || name.startsWith('a warning')) expect(audited.stderr.includes('<compile()>'), audited.stderr).toBe(!name.startsWith('valid'))
     } finally {
       rmSync(dir, { recursive: true, force: true })
@@ -104,10 +106,11 @@ describe("python3's check and run in one process: only with flags that leave the
   const python3 = JOBE_OWN.find((l) => l.name === 'python3')!
   const argv = (interpreterargs: string[]) => python3.checkAndRun!('prog.py', { compileargs: [], linkargs: [], interpreterargs, runargs: ['r'] }, 'M0123456789abcdefM')
   test.each([[['-BE']], [['-B', '-E']], [['-Werror']], [['-Xdev', '-u']], [[]]])('%j: one process', (flags) => {
-    expect(argv(flags)).toEqual(['python3', ...flags, '-c', PY_CHECK_AND_RUN, 'M0123456789abcdefM', 'prog.py', 'r'])
+    expect(argv(flags)).toEqual(['python3', ...flags, PY_CHECK_AND_RUN_PYC, 'M0123456789abcdefM', 'prog.py', 'r'])
   })
-  // -c and -m take the rest of the line, -W and -X the next item, anything else is not a flag cluster
-  test.each([[['-c', 'print(1)']], [['-Bc', 'x']], [['-m', 'http.server']], [['-W', 'error']], [['-BX', 'dev']], [['--version']], [['-']], [['x.py']]])('%j: the two steps', (flags) => {
+  // -c and -m take the rest of the line, -W and -X the next item, -x skips the script's first line
+  // (the driver's, and Jobe's check reads the whole file), anything else is not a flag cluster
+  test.each([[['-c', 'print(1)']], [['-Bc', 'x']], [['-m', 'http.server']], [['-W', 'error']], [['-BX', 'dev']], [['-x']], [['-Bx']], [['--version']], [['-']], [['x.py']]])('%j: the two steps', (flags) => {
     expect(argv(flags)).toBeUndefined()
   })
 })

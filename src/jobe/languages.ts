@@ -85,8 +85,8 @@ export const PY_SYNTAX_CHECK =
   "import sys;f=sys.argv[1];sys.excepthook=lambda t,e,b:sys.stderr.write(''.join(__import__('traceback').format_exception_only(t,e)).replace('File \"<string>\"','File \"%s\"'%f) if t is SyntaxError else 'Sorry: %s: %s'%(t.__name__,e));compile(open(f,'rb').read(),f,'exec',dont_inherit=True)"
 
 /**
- * PY_SYNTAX_CHECK and the run in one interpreter (one jailed process, not two): `python3 [flags] -c
- * PY_CHECK_AND_RUN marker prog.py args...` compiles the source as the check does (same text on stderr
+ * PY_SYNTAX_CHECK and the run in one interpreter (one jailed process, not two): `python3 [flags]
+ * PY_CHECK_AND_RUN_PYC marker prog.py args...` compiles the source as the check does (same text on stderr
  * after the marker line, same exit status; a warning on stderr fails the check, as Jobe's any-stderr
  * rule does: a source that compiles clean is compiled once, by exec() of its bytes stopped before its
  * first instruction, which skips the ~2 ms compile() spends on the ast module's types; any other end
@@ -97,22 +97,20 @@ export const PY_SYNTAX_CHECK =
  * drops the driver's frames and flushes stdout first, as the interpreter does). What still shows the
  * driver: the frames below the program's (sys._getframe, inspect.stack) and the tracebacks a hook the
  * program installs itself receives. The driver is toolchains/bin/jobe-python3-check-and-run.py,
- * compiled when the toolchain is provisioned (toolchains/bin/python-precompile, by the root's python3):
- * `-c` loads its code object (one line: the supervisor's requests are line-based) rather than compile
- * its ~40 lines at every run, ~1.4 ms of a python3 hello in the jail.
+ * compiled into a .pyc when the toolchain is provisioned (toolchains/bin/python-precompile, by the
+ * root's python3), which python3 runs as its script: compiling its ~50 lines at every run cost ~1.4 ms
+ * of a python3 hello in the jail, and loading it with `-c` ~0.3 ms (3.13 imports linecache for a -c
+ * command, to show it in tracebacks).
  */
-export function pyCheckAndRunLoader(codeFile: string): string {
-  return `_f=open(${JSON.stringify(codeFile)},'rb');_c=_f.read();_f.close();exec(__import__('marshal').loads(_c))`
-}
-/** Where provisioning puts the compiled driver in the python3 root (python.toml's prepare step). */
-export const PY_CHECK_AND_RUN_CODE = '/usr/local/lib/arbiter/jobe-python3-check-and-run.code'
-export const PY_CHECK_AND_RUN = pyCheckAndRunLoader(PY_CHECK_AND_RUN_CODE)
+export const PY_CHECK_AND_RUN_PYC = '/usr/local/lib/arbiter/jobe-python3-check-and-run.pyc'
 
 /**
  * Flags that leave the script and its arguments where they are: clusters of letters without c or m
- * (which take the rest of the command line), not ending in W or X (which take the next item).
+ * (which take the rest of the command line), not ending in W or X (which take the next item), and
+ * without x (which skips the script's first line: the driver's .pyc would lose its header, and Jobe
+ * checks the whole file, so the two steps are Jobe's own behaviour).
  */
-const PY_PLAIN_FLAGS = /^-(?![A-Za-z]*[cm])[A-Za-z]*[A-VYZa-z]$/
+const PY_PLAIN_FLAGS = /^-(?![A-Za-z]*[cmx])[A-Za-z]*[A-VYZa-z]$/
 
 /** Jobe's own behaviour for the names Jobe itself has, in Jobe's order (the listing's); the code is the manifest entry's that claims the name. */
 export const JOBE_OWN: readonly Omit<JobeLanguage, 'code'>[] = [
@@ -142,7 +140,7 @@ export const JOBE_OWN: readonly Omit<JobeLanguage, 'code'>[] = [
     // Jobe syntax-checks first: a syntax error is a compile error (11), not a runtime one
     compile: (src) => ['python3', '-I', '-S', '-c', PY_SYNTAX_CHECK, src],
     checkAndRun: (src, a, marker) =>
-      a.interpreterargs.every((f) => PY_PLAIN_FLAGS.test(f)) ? ['python3', ...a.interpreterargs, '-c', PY_CHECK_AND_RUN, marker, src, ...a.runargs] : undefined,
+      a.interpreterargs.every((f) => PY_PLAIN_FLAGS.test(f)) ? ['python3', ...a.interpreterargs, PY_CHECK_AND_RUN_PYC, marker, src, ...a.runargs] : undefined,
     run: (src, a) => ['python3', ...a.interpreterargs, src, ...a.runargs],
     jobeStack: true,
     compileStderrFails: true,

@@ -7,7 +7,7 @@ import type { Job } from '../jobs/types.ts'
 import { submissions } from '../storage/schema.ts'
 import { createFileCache, type FileCache } from './file-cache.ts'
 import { fileCacheLimits, JOBE_PREFIX, jobeRoutes } from './routes.ts'
-import { PY_CHECK_AND_RUN, PY_SYNTAX_CHECK } from './languages.ts'
+import { PY_CHECK_AND_RUN_PYC, PY_SYNTAX_CHECK } from './languages.ts'
 import { JobeResult } from './schemas.ts'
 
 let deps: TestDeps
@@ -183,7 +183,7 @@ describe('Jobe routes', () => {
     await run({ language_id: 'python3', sourcecode: 'print(1)' })
     const merged = lastJob()
     expect(merged.compileCheckMarker).toMatch(/^[0-9a-f]{24}$/)
-    expect(merged).toMatchObject({ compileArgv: [], runArgv: ['python3', '-BE', '-c', PY_CHECK_AND_RUN, merged.compileCheckMarker, 'prog.py'] })
+    expect(merged).toMatchObject({ compileArgv: [], runArgv: ['python3', '-BE', PY_CHECK_AND_RUN_PYC, merged.compileCheckMarker, 'prog.py'] })
     await run({ language_id: 'python3', sourcecode: 'print(1)' })
     expect(lastJob().compileCheckMarker).not.toBe(merged.compileCheckMarker)
 

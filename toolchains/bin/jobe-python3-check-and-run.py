@@ -1,7 +1,8 @@
 # Jobe's python3 syntax check and the run in one interpreter, as src/jobe/languages.ts
-# (PY_CHECK_AND_RUN) describes it. Provisioning compiles this file once with the root's python3
-# (python-precompile): each run loads the code object and compiles only the program.
-# The loader's names (_f, _c) and these functions' leave __main__ before the program runs.
+# (PY_CHECK_AND_RUN_PYC) describes it. Provisioning compiles this file once with the root's python3
+# into a .pyc (python-precompile) that python3 runs as its script: each run compiles only the program.
+# (A test may load it with -c instead, to put an audit hook first.) These functions' names (and a
+# -c loader's _f, _c) leave __main__ before the program runs.
 class _Compiled(BaseException): pass
 def _quick(sys, src, _Compiled=_Compiled):
     # compile() sets up the ast module's types before it compiles (PyAST_Check), ~2.4 ms of a run in
@@ -26,7 +27,8 @@ def _arbiter_run():
     import sys, os, io
     quick = _quick
     for name in ('_arbiter_run', '_quick', '_Compiled', '_f', '_c'): globals().pop(name, None)
-    marker, f = sys.argv[1], sys.argv[2]
+    # this driver in the command line: its .pyc's path, or -c under a test's loader
+    me, marker, f = sys.argv[0], sys.argv[1], sys.argv[2]
     def fail(text):
         sys.stderr.write(marker + '\n' + text)
         sys.stderr.flush()
@@ -54,9 +56,11 @@ def _arbiter_run():
     code = fix(code)
     sys.argv = sys.argv[2:]
     o = sys.orig_argv
-    i = len(o) - len(sys.argv) - 3
-    if o[i] == '-c': sys.orig_argv = o[:i] + o[i + 3:]
-    if sys.path and sys.path[0] == '' and not sys.flags.safe_path: sys.path[0] = os.path.dirname(p)
+    n = 3 if me == '-c' else 2
+    i = len(o) - len(sys.argv) - n
+    if i >= 0 and o[i] == me: sys.orig_argv = o[:i] + o[i + n:]
+    # python3 put this driver's folder (or '' for -c) first, as it puts the script's
+    if sys.path and not sys.flags.safe_path: sys.path[0] = os.path.dirname(p)
     g = globals()
     g['__file__'], g['__cached__'] = p, None
     g['__loader__'] = sys.modules['_frozen_importlib_external'].SourceFileLoader('__main__', p)
