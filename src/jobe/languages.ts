@@ -99,7 +99,7 @@ export const PY_SYNTAX_CHECK =
  * program installs itself receives. The driver is toolchains/bin/jobe-python3-check-and-run.py,
  * compiled into a .pyc when the toolchain is provisioned (toolchains/bin/python-precompile, by the
  * root's python3), which python3 runs as its script: compiling its ~50 lines at every run cost ~1.4 ms
- * of a python3 hello in the jail, and loading it with `-c` ~0.3 ms (3.13 imports linecache for a -c
+ * of a python3 hello in the jail, and loading it with `-c` 0.13–0.15 ms of CPU more (3.13 imports linecache for a -c
  * command, to show it in tracebacks).
  */
 export const PY_CHECK_AND_RUN_PYC = '/usr/local/lib/arbiter/jobe-python3-check-and-run.pyc'
