@@ -23,8 +23,8 @@
 // server answers; the breakdown's app_rest then holds the polls' cost).
 // Usage: npx tsx scripts/bench-apis.ts [--requests 20] [--rounds 3] [--warmup 1500] [--concurrency 1,8] [--fresh] [--bare] [--exchanges] [--bare-python PATH] [--programs 'python3 hello,C hello'] [--v4-poll MS] [--faces v3,piston] [--cpu-prof DIR] [--client http|fetch] [--pool N] [--json]
 //   --exchanges: one more column, no server's: two callback exchanges a request, the outbox's own sender
-//   (postCallback, src/jobs/callback.ts) POSTing the last v4 callback body this bench received to its
-//   receiver, one after the other as a v4 job's two go. Its CPU a request (this process's, both ends) is
+//   (postCallbackWithLead, src/jobs/callback.ts) POSTing the last v4 callback body this bench received to
+//   its receiver twice, pipelined on one connection as a v4 job's two go. Its CPU a request (this process's, both ends) is
 //   what v4's contract, two deliveries, costs before any row, look or record of the outbox: a floor under
 //   v4's extra over v3, printed beside the 10% of v3's CPU that "within 1.1x the fastest face" leaves.
 //   Both ends in one event loop, between the jails' runs rather than among them: low if anything.
@@ -60,7 +60,7 @@ import { promisify } from 'node:util'
 import { parseArgs } from 'node:util'
 import { pistonColumn } from './bench-piston-part.ts'
 import { benchClient, benchFetch, closeBenchClient, useBenchClient, type BenchClient } from './bench-http.ts'
-import { postCallback } from '../src/jobs/callback.ts'
+import { postCallbackWithLead } from '../src/jobs/callback.ts'
 import { startServer } from '../src/testing/harness.ts'
 import { loadLanguages } from '../src/languages.ts'
 
@@ -301,8 +301,9 @@ export const bareColumn: Column = {
 }
 
 /**
- * No server: two callback exchanges through the outbox's sender to this bench's receiver, one after the
- * other (a v4 job's CODE_COMPILED, then its REQUEST_COMPLETED), with the last v4 callback's body.
+ * No server: a v4 job's two callback exchanges (its CODE_COMPILED, then its REQUEST_COMPLETED) as the
+ * outbox sends them, a lead and its request pipelined on one connection (postCallbackWithLead), to this
+ * bench's receiver, with the last v4 callback's body.
  */
 export const exchangesColumn: Column = {
   name: 'exchanges',
@@ -310,7 +311,7 @@ export const exchangesColumn: Column = {
   async once() {
     const body = lastCallback?.body ?? JSON.stringify({ filler: 'x'.repeat(900) })
     const headers = lastCallback?.headers ?? { 'x-arbiter-event': 'BENCH_EXCHANGE' }
-    for (let i = 0; i < 2; i++) await postCallback({ url: callbackUrl, body, contentType: 'application/json', headers, timeoutMs: 10_000 })
+    await postCallbackWithLead({ url: callbackUrl, body, contentType: 'application/json', headers, timeoutMs: 10_000 }, { body, headers })
     return { ok: true }
   },
 }

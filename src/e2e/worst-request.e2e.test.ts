@@ -43,7 +43,7 @@ let http: ReturnType<typeof api>
 let secret: string
 let receiver: Server
 let receiverUrl = ''
-const connections: { opened: number; closed: number; written: number }[] = []
+const connections: { opened: number; closed: number; written: number; delivery: string }[] = []
 
 beforeAll(async () => {
   server = await startServer({ configToml: '[outbox]\ntimeout_ms = 10000' })
@@ -53,9 +53,11 @@ beforeAll(async () => {
   const chunk = Buffer.alloc(64 * 1024, 'x')
   receiver = createServer((req, res) => {
     req.resume()
-    const c = { opened: Date.now(), closed: 0, written: 0 }
+    const c = { opened: Date.now(), closed: 0, written: 0, delivery: String(req.headers['x-arbiter-delivery']) }
     connections.push(c)
-    res.on('close', () => (c.closed = Date.now()))
+    // the connection's close: a REQUEST_COMPLETED pipelined behind its lead is answered (queued by
+    // node:http) on the lead's connection, and ends with it
+    req.socket.once('close', () => (c.closed = Date.now()))
     res.writeHead(200, { 'content-type': 'text/plain' })
     const pump = () => {
       while (!res.destroyed) {
@@ -140,7 +142,7 @@ test('16 of the largest v3 and v4 requests at once: bounded memory, /health answ
     // of its own, so the receiver's requests are counted, and no callback row is left unsettled
     await waitUntil(
       () =>
-        connections.length >= 2 * AT_ONCE &&
+        new Set(connections.map((c) => c.delivery)).size >= 2 * AT_ONCE &&
         server.query<{ n: number }>("select count(*) n from outbox where kind = 'callback' and state != 'delivered'")[0].n === 0,
       300_000,
       'every callback delivered'
@@ -163,12 +165,16 @@ test('16 of the largest v3 and v4 requests at once: bounded memory, /health answ
   // once, before its row's own attempt, and only that attempt is recorded)
   const rows = server.query<{ n: number; leads: number }>("select count(*) n, count(lead_json) leads from outbox where kind = 'callback'")[0]
   expect(rows.n + rows.leads).toBe(2 * AT_ONCE)
-  expect(connections.length).toBe(2 * AT_ONCE)
+  // each delivery reached the receiver: a lead's REQUEST_COMPLETED, written behind it on its connection,
+  // may come a second time on a new one when the lead's endless answer is cut, with the same delivery id
+  const deliveries = new Set(connections.map((c) => c.delivery))
+  expect(deliveries.size).toBe(2 * AT_ONCE)
+  expect(connections.length).toBeLessThanOrEqual(2 * AT_ONCE + rows.leads)
   const attempts = server.query<{ n: number }>("select count(*) n from outbox_attempts a join outbox o on o.id = a.outbox_id where o.kind = 'callback'")[0].n
   expect(attempts).toBe(rows.n)
   // the receiver's connections were closed by the server soon after it answered, not read for the
   // delivery's 10 s: the server read at most 4 KB of each (the rest is the loopback's buffers)
-  await waitUntil(() => connections.length >= 2 * AT_ONCE && connections.every((c) => c.closed > 0), 20_000, 'the receiver connections closed')
+  await waitUntil(() => connections.every((c) => c.closed > 0), 20_000, 'the receiver connections closed')
   for (const c of connections) {
     expect(c.closed - c.opened).toBeLessThan(5000)
     expect(c.written).toBeLessThan(32 << 20)

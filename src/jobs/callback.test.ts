@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ANSWER_GRACE_MS, normaliseCallbackUrl, PermanentFailure, postCallback } from './callback.ts'
+import { ANSWER_GRACE_MS, normaliseCallbackUrl, PermanentFailure, postCallback, postCallbackWithLead } from './callback.ts'
 import { outboundGuard, type Resolver } from './outbound-guard.ts'
 import { callbackSender, type OutboxRow } from './outbox.ts'
 
@@ -211,6 +211,149 @@ describe("the receiver's answer is read at most ANSWER_MAX_BYTES and ANSWER_GRAC
       expect(sockets.size).toBe(1)
     } finally {
       await r.close()
+    }
+  })
+})
+
+describe('a lead and its request, pipelined on one connection (postCallbackWithLead: v4 CODE_COMPILED, REQUEST_COMPLETED)', () => {
+  // A raw receiver: reads requests off each connection and answers only when `answerWhen` says so, with
+  // `answer(n)` for the n-th request of the connection; records the requests each connection carried.
+  async function rawReceiver(answerWhen: (requests: string[]) => boolean, answer: (n: number) => string | null) {
+    const { createServer: rawServer } = await import('node:net')
+    const connections: string[][] = []
+    const sockets = new Set<import('node:net').Socket>()
+    const srv = rawServer((sock) => {
+      sockets.add(sock)
+      const requests: string[] = []
+      connections.push(requests)
+      let buf = ''
+      let answered = 0
+      sock.setEncoding('latin1')
+      sock.on('error', () => {})
+      sock.on('data', (d: string) => {
+        buf += d
+        for (;;) {
+          const end = buf.indexOf('\r\n\r\n')
+          if (end < 0) break
+          const length = Number(/content-length: (\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0)
+          if (buf.length < end + 4 + length) break
+          requests.push(buf.slice(0, end + 4 + length))
+          buf = buf.slice(end + 4 + length)
+        }
+        if (!answerWhen(requests)) return
+        while (answered < requests.length) {
+          const a = answer(answered++)
+          if (a !== null) sock.write(a)
+        }
+      })
+    })
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/cb`
+    return { url, connections, close: () => new Promise((r) => { for (const k of sockets) k.destroy(); srv.close(r) }) }
+  }
+  const ok = 'HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'
+  const lead = { body: 'compiled', headers: { 'x-arbiter-event': 'CODE_COMPILED' } }
+  const req = (url: string, over: Partial<Parameters<typeof postCallback>[0]> = {}) =>
+    ({ url, body: 'completed', contentType: 'text/plain', timeoutMs: 3000, headers: { 'x-arbiter-event': 'REQUEST_COMPLETED' }, ...over })
+
+  test('both are written before either answer is read, lead first, on one connection', async () => {
+    // answers nothing until it holds both requests: a client that waits for the lead's answer first
+    // (one request at a time) never gets one, and times out
+    const r = await rawReceiver((rs) => rs.length >= 2, () => ok)
+    try {
+      await expect(postCallbackWithLead(req(r.url), lead)).resolves.toEqual({})
+      expect(r.connections).toHaveLength(1)
+      expect(r.connections[0].map((q) => q.split('\r\n')[0] + ' ' + q.slice(q.indexOf('\r\n\r\n') + 4))).toEqual(['POST /cb HTTP/1.1 compiled', 'POST /cb HTTP/1.1 completed'])
+      expect(r.connections[0][0]).toMatch(/x-arbiter-event: CODE_COMPILED/i)
+      expect(r.connections[0][1]).toMatch(/x-arbiter-event: REQUEST_COMPLETED/i)
+    } finally {
+      await r.close()
+    }
+  })
+
+  test("a lead answered with an error is reported and the request's own answer decides", async () => {
+    const r = await rawReceiver((rs) => rs.length >= 2, (n) => (n === 0 ? 'HTTP/1.1 500 Oops\r\ncontent-length: 0\r\n\r\n' : ok))
+    try {
+      const got = await postCallbackWithLead(req(r.url), lead)
+      expect(got.leadFailure?.message).toBe('HTTP 500')
+    } finally {
+      await r.close()
+    }
+    const r2 = await rawReceiver((rs) => rs.length >= 2, (n) => (n === 0 ? ok : 'HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n'))
+    try {
+      await expect(postCallbackWithLead(req(r2.url), lead)).rejects.toThrow('HTTP 503')
+    } finally {
+      await r2.close()
+    }
+  })
+
+  test('a lead never answered takes the request with it: the pair fails as timed out, within the timeout', async () => {
+    const r = await rawReceiver(() => true, () => null)
+    try {
+      const started = Date.now()
+      const err = await postCallbackWithLead(req(r.url, { timeoutMs: 300 }), lead).catch((e: Error) => e)
+      expect(err).toBeInstanceOf(Error)
+      expect((err as Error).name).toBe('TimeoutError')
+      expect(Date.now() - started).toBeLessThan(1500)
+    } finally {
+      await r.close()
+    }
+  })
+
+  test("a lead whose answer streams forever is cut off, and the pair settles long before the timeout", async () => {
+    let written = 0
+    const { createServer: rawServer } = await import('node:net')
+    const srv = rawServer((sock) => {
+      sock.on('error', () => {})
+      sock.once('data', () => {
+        sock.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n')
+        const chunk = `10000\r\n${'x'.repeat(0x10000)}\r\n`
+        const pump = () => {
+          while (!sock.destroyed && sock.write(chunk)) written += chunk.length
+          if (!sock.destroyed) sock.once('drain', pump)
+        }
+        pump()
+      })
+    })
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    try {
+      const started = Date.now()
+      await postCallbackWithLead(req(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/cb`, { timeoutMs: 8000 }), lead).catch(() => undefined)
+      expect(Date.now() - started).toBeLessThan(ANSWER_GRACE_MS + 1500)
+      expect(written).toBeLessThan(32 * 1024 * 1024)
+    } finally {
+      await new Promise((r) => srv.close(r))
+    }
+  })
+
+  test('the outbound guard holds for the pair: a refused address gets neither', async () => {
+    const r = await rawReceiver(() => true, () => ok)
+    try {
+      await expect(postCallbackWithLead(req(r.url, { blockPrivate: true }), lead)).rejects.toBeInstanceOf(PermanentFailure)
+      expect(r.connections).toHaveLength(0)
+    } finally {
+      await r.close()
+    }
+  })
+
+  test("one exchange at a time on a connection: a slow answer to one delivery never holds up another's", async () => {
+    const { createServer: httpServer } = await import('node:http')
+    const srv = httpServer((q, s) => {
+      q.resume()
+      q.on('end', () => (q.url === '/slow' ? setTimeout(() => s.writeHead(200).end(), 1500) : s.writeHead(200).end()))
+    })
+    await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res))
+    const base2 = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
+    try {
+      const held = postCallbackWithLead(req(`${base2}/slow`), lead)
+      await new Promise((res) => setTimeout(res, 50))
+      const started = Date.now()
+      await postCallback(req(`${base2}/fast`))
+      expect(Date.now() - started).toBeLessThan(1000)
+      await held
+    } finally {
+      srv.closeAllConnections()
+      await new Promise((res) => srv.close(res))
     }
   })
 })

@@ -1,8 +1,8 @@
-// One callback POST: a URL check (optionally refusing private addresses through outbound-guard.ts), a
-// hard timeout, no redirects, and the receiver's answer read at most ANSWER_MAX_BYTES, then dropped.
-// It never throws for a slow or dead receiver beyond its own promise: the outbox decides about retries.
-import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+// One callback POST (or a lead and its POST, pipelined): a URL check (optionally refusing private
+// addresses through outbound-guard.ts), a hard timeout, no redirects, and the receiver's answer read at
+// most ANSWER_MAX_BYTES, then dropped. It never throws for a slow or dead receiver beyond its own
+// promise: the outbox decides about retries.
+import { callbackConnections } from './callback-connections.ts'
 import { outboundGuard, RefusedAddress, type OutboundGuard } from './outbound-guard.ts'
 
 /** A delivery that can never succeed (bad URL, refused address): not retried. */
@@ -38,20 +38,14 @@ export function parseCallbackUrl(raw: string): URL {
   return url
 }
 
-// node:http with keep-alive agents rather than fetch: every v4 job sends two callbacks from the main
-// thread that also serves the API, and fetch's web streams cost several times the CPU per request.
-// With the guard on, the agents connect through its lookup (the checked address is the one used);
-// a guard injected by a test gets agents of its own, without keep-alive.
-const agentsFor = (guard?: OutboundGuard, keepAlive = true) => {
-  const lookup = guard?.lookup as never
-  return {
-    'http:': new HttpAgent({ keepAlive, maxSockets: 64, ...(guard ? { lookup } : {}) }),
-    'https:': new HttpsAgent({ keepAlive, maxSockets: 64, ...(guard ? { lookup } : {}) }),
-  } as const
-}
+// undici's Client (jobs/callback-connections.ts) rather than fetch or node:http: every v4 job sends two
+// callbacks from the main thread that also serves the API. fetch's web streams cost several times the
+// CPU a request; node:http's agent cannot pipeline, so a v4 job's two exchanges cost two round trips, and
+// with them written together the receiver reads both at one wake-up and this side reads both answers at
+// one (~0.5–1 ms of the machine's CPU a v4 job here, docs/sandbox/performance.md). With the guard on,
+// connections go through its lookup (the checked address is the one used); a guard injected by a test
+// gets connections of its own, closed after each exchange.
 const defaultGuard = outboundGuard()
-const openAgents = agentsFor()
-const guardedAgents = agentsFor(defaultGuard)
 
 /**
  * What is read of a receiver's answer: its status decides, its body is never used. A body longer than
@@ -61,15 +55,33 @@ const guardedAgents = agentsFor(defaultGuard)
  */
 export const ANSWER_MAX_BYTES = 4096
 export const ANSWER_GRACE_MS = 1000
-/** The status line and headers (Node's parser refuses more), and 1xx interim answers before the status. */
+/** The status line and headers (more closes the connection), and 1xx interim answers before the status. */
 const ANSWER_MAX_HEADER_BYTES = 8192
 const ANSWER_MAX_INTERIM = 4
 
-/** Sends once (POST, or req.method). Resolves on 2xx; rejects with the reason otherwise. */
-export async function postCallback(req: CallbackRequest): Promise<void> {
+const connectionOptions = { maxHeaderSize: ANSWER_MAX_HEADER_BYTES, maxResponseSize: ANSWER_MAX_BYTES }
+const openConnections = callbackConnections(connectionOptions)
+const guardedConnections = callbackConnections({ ...connectionOptions, lookup: defaultGuard.lookup as never })
+
+/** One body sent: the request's own, or its lead's. */
+interface Sent {
+  body: string
+  headers?: Record<string, string>
+}
+
+/**
+ * Sends each body in turn on one connection, pipelined (all written before any answer is read; a
+ * receiver answers them in order), within the request's timeout as a whole. Each settles on its status
+ * line: a number, or the error that ended it (the deadline, a refused address, the connection's end).
+ */
+async function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | Error)[]> {
   const url = parseCallbackUrl(req.url)
   const guard = req.blockPrivate ? (req.guard ?? defaultGuard) : undefined
-  const agents = !guard ? openAgents : guard === defaultGuard ? guardedAgents : agentsFor(guard, false)
+  const connections = !guard
+    ? openConnections
+    : guard === defaultGuard
+      ? guardedConnections
+      : callbackConnections({ ...connectionOptions, lookup: guard.lookup as never, keepAlive: false })
   if (guard) {
     try {
       guard.checkLiteral(url)
@@ -77,55 +89,77 @@ export async function postCallback(req: CallbackRequest): Promise<void> {
       throw new PermanentFailure(`callback refused: ${(err as Error).message}`)
     }
   }
-  const protocol = url.protocol as keyof typeof agents
-  const send = protocol === 'https:' ? httpsRequest : httpRequest
-  const status = await new Promise<number>((resolve, reject) => {
-    const r = send(
-      url,
-      {
+  const client = connections.take(url.origin, req.timeoutMs)
+  // the whole exchange, connect included, within timeoutMs
+  const deadline = Date.now() + req.timeoutMs
+  const stop = new AbortController()
+  const timer = setTimeout(() => {
+    const err = new Error(`timed out after ${req.timeoutMs} ms`)
+    err.name = 'TimeoutError'
+    stop.abort(err)
+  }, req.timeoutMs)
+  let interim = 0
+  const onInfo = () => {
+    if (++interim > ANSWER_MAX_INTERIM) stop.abort(new Error('too many interim (1xx) answers'))
+  }
+  const drained: Promise<unknown>[] = []
+  const path = `${url.pathname}${url.search}`
+  const answers = sends.map((s) =>
+    client
+      .request({
+        path,
         method: req.method ?? 'POST',
-        agent: agents[protocol],
-        maxHeaderSize: ANSWER_MAX_HEADER_BYTES,
-        headers: {
-          'content-type': req.contentType,
-          'content-length': Buffer.byteLength(req.body),
-          'user-agent': 'Arbiter-callback/1',
-          ...req.headers,
+        headers: { 'content-type': req.contentType, 'user-agent': 'Arbiter-callback/1', ...s.headers },
+        body: s.body,
+        // undici pipelines only requests it may send again: a delivery may be (at-least-once, with its
+        // X-Arbiter-Delivery id), and a request behind a lead whose connection broke is sent again on a new one
+        idempotent: true,
+        signal: stop.signal,
+        onInfo,
+      })
+      .then(
+        ({ statusCode, headers, body }) => {
+          // the status is the answer: the delivery is settled now, whatever the body does. A redirect
+          // is not followed (it would turn the POST into a GET): its 3xx counts as a failure. What
+          // remains of the body is read (unused) only so the connection can be reused.
+          if (Number(headers['content-length']) > ANSWER_MAX_BYTES) body.destroy()
+          const grace = setTimeout(() => body.destroy(), Math.min(ANSWER_GRACE_MS, Math.max(0, deadline - Date.now())))
+          drained.push(body.dump({ limit: ANSWER_MAX_BYTES }).catch(() => undefined).finally(() => clearTimeout(grace)))
+          return statusCode
         },
-      },
-      (res) => {
-        // the status is the answer: the delivery is settled now, whatever the body does. A redirect
-        // is not followed (it would turn the POST into a GET): its 3xx counts as a failure.
-        resolve(res.statusCode ?? 0)
-        const declared = Number(res.headers['content-length'])
-        if (declared > ANSWER_MAX_BYTES) return void r.destroy()
-        // what remains of the body is read (unused) only so the connection can be reused
-        let read = 0
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length
-          if (read > ANSWER_MAX_BYTES) r.destroy()
-        })
-        clearTimeout(timer)
-        timer = setTimeout(() => r.destroy(), Math.min(ANSWER_GRACE_MS, Math.max(0, deadline - Date.now())))
-      }
-    )
-    let interim = 0
-    r.on('information', () => {
-      if (++interim > ANSWER_MAX_INTERIM) r.destroy(new Error('too many interim (1xx) answers'))
-    })
-    // the whole exchange, connect included, within timeoutMs
-    const deadline = Date.now() + req.timeoutMs
-    let timer = setTimeout(() => {
-      const err = new Error(`timed out after ${req.timeoutMs} ms`)
-      err.name = 'TimeoutError'
-      r.destroy(err)
-    }, req.timeoutMs)
-    r.on('error', (err) =>
-      reject(err instanceof RefusedAddress ? new PermanentFailure(`callback refused: ${err.message}`) : err)
-    )
-    // the request closes when the answer has ended or the connection was dropped
-    r.on('close', () => clearTimeout(timer))
-    r.end(req.body)
-  })
-  if (status < 200 || status > 299) throw new Error(`HTTP ${status}`)
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err)))
+      )
+  )
+  const outcomes = await Promise.all(answers)
+  clearTimeout(timer)
+  // the connection goes back once every answer has been read or dropped; a short answer usually has
+  // been by the next turn of the event loop, and waiting that long lets the next callback reuse it
+  const done = Promise.all(drained)
+  void done.then(() => connections.give(url.origin, client))
+  await Promise.race([done, new Promise((r) => setImmediate(r))])
+  return outcomes.map((o) => (o instanceof RefusedAddress ? new PermanentFailure(`callback refused: ${o.message}`) : o))
+}
+
+const failureOf = (o: number | Error): Error | undefined =>
+  o instanceof Error ? o : o < 200 || o > 299 ? new Error(`HTTP ${o}`) : undefined
+
+/** Sends once (POST, or req.method). Resolves on 2xx; rejects with the reason otherwise. */
+export async function postCallback(req: CallbackRequest): Promise<void> {
+  const [outcome] = await exchange(req, [{ body: req.body, headers: req.headers }])
+  const failed = failureOf(outcome)
+  if (failed) throw failed
+}
+
+/**
+ * Sends `lead` and then the request on one connection, pipelined (v4's CODE_COMPILED and its
+ * REQUEST_COMPLETED): one round trip for both. Resolves or rejects on the request's own answer, as
+ * postCallback, with the lead's failure if it had one (its answer not a 2xx, or the connection ending
+ * under it); one that timed out took the request with it, which rejects as timed out.
+ */
+export async function postCallbackWithLead(req: CallbackRequest, lead: Sent): Promise<{ leadFailure?: Error }> {
+  const [leadOutcome, outcome] = await exchange(req, [lead, { body: req.body, headers: req.headers }])
+  const failed = failureOf(outcome)
+  if (failed) throw failed
+  const leadFailure = failureOf(leadOutcome)
+  return leadFailure ? { leadFailure } : {}
 }

@@ -184,6 +184,44 @@ describe('outbox', () => {
       expect(rows(db)[0]).toMatchObject({ attempts: 1, lastError: null })
     })
 
+    test('a sender that sends a lead with its row (callbacks: pipelined) gets both in one call; its failed lead is dropped, the row recorded once', async () => {
+      const sent: string[] = []
+      const single: string[] = []
+      const sender: Sender = Object.assign(async (row: OutboxRow) => void single.push(seen(row)), {
+        withLead: async (row: OutboxRow, lead: OutboxRow) => {
+          sent.push(`${seen(lead)} + ${seen(row)}`)
+          return { leadFailure: new Error('HTTP 500') }
+        },
+      })
+      const { db, box } = setup(sender)
+      withLead(db)
+      box.wake()
+      await until(() => rows(db)[0].state === 'delivered')
+      const id = rows(db)[0].id
+      expect(sent).toEqual([`compiled L ${id}.1 + completed C ${id}`])
+      expect(single).toEqual([])
+      expect(rows(db)[0]).toMatchObject({ attempts: 1, lastError: null })
+      expect(db.select().from(outboxAttempts).all()).toHaveLength(1)
+    })
+
+    test('a pair that timed out fails the attempt, and the row tried again goes alone, without its lead', async () => {
+      const calls: string[] = []
+      const sender: Sender = Object.assign(async (row: OutboxRow) => void calls.push(`alone ${row.body}`), {
+        withLead: async (row: OutboxRow, lead: OutboxRow) => {
+          calls.push(`pair ${lead.body} ${row.body}`)
+          const err = new Error('timed out')
+          err.name = 'TimeoutError'
+          throw err
+        },
+      })
+      const { db, box } = setup(sender)
+      withLead(db)
+      box.wake()
+      await until(() => rows(db)[0].state === 'delivered')
+      expect(calls).toEqual(['pair compiled completed', 'alone completed'])
+      expect(rows(db)[0]).toMatchObject({ attempts: 2 })
+    })
+
     test('is not sent again when the row is tried again; one that timed out fails the attempt (the destination held back)', async () => {
       const sent: string[] = []
       let calls = 0

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts'
 import type { Log } from '../log.ts'
 import type { Db } from '../storage/db.ts'
 import { outbox, outboxAttempts } from '../storage/schema.ts'
-import { PermanentFailure, postCallback } from './callback.ts'
+import { PermanentFailure, postCallback, postCallbackWithLead } from './callback.ts'
 import type { OutboxKind } from '../storage/outbox-kinds.ts'
 import { inTransaction, preparedPerDb, writtenLimit } from '../storage/prepared.ts'
 import { noteStorageFault, storageFaultOf } from '../storage/faults.ts'
@@ -103,7 +103,14 @@ export function retryFailed(db: Pick<Db, 'update'>, now: Date, id?: number): num
 }
 
 /** Sends one row; throws to fail the attempt (PermanentFailure: no retry). */
-export type Sender = (row: OutboxRow) => Promise<void>
+export type Sender = ((row: OutboxRow) => Promise<void>) & {
+  /**
+   * Sends the row's lead and then the row in one exchange (callbacks: pipelined on one connection), with
+   * the lead's failure if it had one; throws as the sender does for the row. A sender without it sends
+   * the lead as a delivery of its own, then the row.
+   */
+  withLead?: (row: OutboxRow, lead: OutboxRow) => Promise<{ leadFailure?: unknown }>
+}
 
 export type { Outbox }
 
@@ -116,17 +123,23 @@ export interface OutboxDeps {
 
 /** The sender for kind 'callback': the stored body sent with the row's method (POST unless it says PUT). */
 export function callbackSender(config: Pick<Config, 'outbox'>): Sender {
-  return (row) =>
-    postCallback({
-      url: row.target,
-      method: row.method ?? 'POST',
-      body: row.body,
-      contentType: row.contentType,
-      headers: { 'x-arbiter-delivery': String(row.id), ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}) },
-      timeoutMs: config.outbox.timeout_ms,
-      blockPrivate: config.outbox.block_private_addresses,
-    })
+  const request = (row: OutboxRow) => ({
+    url: row.target,
+    method: row.method ?? 'POST',
+    body: row.body,
+    contentType: row.contentType,
+    headers: headersOf(row),
+    timeoutMs: config.outbox.timeout_ms,
+    blockPrivate: config.outbox.block_private_addresses,
+  })
+  return Object.assign((row: OutboxRow) => postCallback(request(row)), {
+    withLead: (row: OutboxRow, lead: OutboxRow) => postCallbackWithLead(request(row), { body: lead.body, headers: headersOf(lead) }),
+  })
 }
+const headersOf = (row: OutboxRow): Record<string, string> => ({
+  'x-arbiter-delivery': String(row.id),
+  ...(row.headersJson ? (JSON.parse(row.headersJson) as Record<string, string>) : {}),
+})
 
 export function backoffMs(attempts: number, cfg: Config['outbox'], random = Math.random): number {
   const base = cfg.backoff_ms * 2 ** Math.max(0, attempts - 1)
@@ -316,19 +329,28 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
 
   /**
    * A row's lead (Delivery.lead), on the row's first attempt, by the row's sender as a delivery of its
-   * own (X-Arbiter-Delivery `<id>.1`). As the row of its own it stands for would be, one that fails is
-   * dropped (logged, as that row would be superseded) and the row sent; a timeout fails the attempt, so
-   * the destination is held back and the row, tried again, goes without it.
+   * own (X-Arbiter-Delivery `<id>.1`), just before the row: in one exchange when the sender can
+   * (Sender.withLead), else on its own first. As the row of its own it stands for would be, one that fails
+   * is dropped (logged, as that row would be superseded) and the row sent; a timeout fails the attempt,
+   * so the destination is held back and the row, tried again, goes without it.
    */
-  const sendLead = async (row: OutboxRow, leadJson: string, sender: Sender) => {
+  const sendWithLead = async (row: OutboxRow, leadJson: string, sender: Sender) => {
     const lead = JSON.parse(leadJson) as Lead
-    const headersJson = JSON.stringify({ ...lead.headers, 'x-arbiter-delivery': `${row.id}.1` })
+    const leadRow = { ...row, body: lead.body, headersJson: JSON.stringify({ ...lead.headers, 'x-arbiter-delivery': `${row.id}.1` }), leadJson: null }
+    const leadFailed = (err: unknown) =>
+      log.info('delivery failed', { id: row.id, lead: true, kind: row.kind, target: row.target, attempts: 1, error: describe(err), state: 'superseded' })
+    if (sender.withLead) {
+      const { leadFailure } = await sender.withLead(row, leadRow)
+      if (leadFailure) leadFailed(leadFailure)
+      return
+    }
     try {
-      await sender({ ...row, body: lead.body, headersJson, leadJson: null })
+      await sender(leadRow)
     } catch (err) {
       if (isTimeout(err)) throw err
-      log.info('delivery failed', { id: row.id, lead: true, kind: row.kind, target: row.target, attempts: 1, error: describe(err), state: 'superseded' })
+      leadFailed(err)
     }
+    await sender(row)
   }
 
   const send = (row: OutboxRow) => {
@@ -338,7 +360,7 @@ export function createOutbox(deps: OutboxDeps, senders: Senders, opts: OutboxOpt
     const attempt = !sender
       ? Promise.reject(new PermanentFailure(`no sender for kind ${row.kind}`))
       : row.leadJson !== null && row.attempts === 0
-        ? sendLead(row, row.leadJson, sender).then(() => sender(row))
+        ? sendWithLead(row, row.leadJson, sender)
         : sender(row)
     const p = attempt
       .then(
