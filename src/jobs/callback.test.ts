@@ -35,6 +35,11 @@ describe('postCallback', () => {
     expect(seen.at(-1)).toMatchObject({ url: '/ok', body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-test': '1' } })
   })
 
+  test('credentials in the URL go as Basic authorization, not in the request line', async () => {
+    await postCallback({ url: `http://us%40er:p%3Ass@${base}/auth`, body: 'x', contentType: 'text/plain', timeoutMs: 2000 })
+    expect(seen.at(-1)).toMatchObject({ url: '/auth', headers: { authorization: `Basic ${Buffer.from('us@er:p:ss').toString('base64')}` } })
+  })
+
   test('POST by default, PUT when asked (Judge0 CE calls back with PUT)', async () => {
     await post('/ok')
     expect(seen.at(-1)?.method).toBe('POST')
@@ -267,6 +272,36 @@ describe('a lead and its request, pipelined on one connection (postCallbackWithL
       expect(r.connections[0][0]).toMatch(/x-arbiter-event: CODE_COMPILED/i)
       expect(r.connections[0][1]).toMatch(/x-arbiter-event: REQUEST_COMPLETED/i)
     } finally {
+      await r.close()
+    }
+  })
+
+  test('on a reused connection the two leave in one write (one loopback send, the receiver woken once)', async () => {
+    const { Socket } = await import('node:net')
+    const r = await rawReceiver((rs) => rs.length >= 1, () => ok)
+    const proto = Socket.prototype as unknown as { _writev: (chunks: { chunk: unknown }[], cb: unknown) => void; _write: (chunk: unknown, enc: unknown, cb: unknown) => void }
+    const { _writev, _write } = proto
+    const writes: string[] = []
+    const text = (c: unknown) => (Buffer.isBuffer(c) ? c.toString('latin1') : String(c))
+    proto._writev = function (chunks, cb) {
+      writes.push(chunks.map((c) => text(c.chunk)).join(''))
+      return _writev.call(this, chunks, cb)
+    }
+    proto._write = function (chunk, enc, cb) {
+      writes.push(text(chunk))
+      return _write.call(this, chunk, enc, cb)
+    }
+    try {
+      await postCallback(req(r.url))
+      writes.length = 0
+      await postCallbackWithLead(req(r.url), lead)
+      const posts = writes.filter((w) => w.includes('POST /cb'))
+      expect(posts).toHaveLength(1)
+      expect(posts[0].match(/POST \/cb/g)).toHaveLength(2)
+      expect(r.connections).toHaveLength(1)
+    } finally {
+      proto._writev = _writev
+      proto._write = _write
       await r.close()
     }
   })

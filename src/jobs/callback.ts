@@ -2,7 +2,7 @@
 // addresses through outbound-guard.ts), a hard timeout, no redirects, and the receiver's answer read at
 // most ANSWER_MAX_BYTES, then dropped. It never throws for a slow or dead receiver beyond its own
 // promise: the outbox decides about retries.
-import { callbackConnections } from './callback-connections.ts'
+import { callbackConnections, writeTogether } from './callback-connections.ts'
 import { outboundGuard, RefusedAddress, type OutboundGuard } from './outbound-guard.ts'
 
 /** A delivery that can never succeed (bad URL, refused address): not retried. */
@@ -42,7 +42,7 @@ export function parseCallbackUrl(raw: string): URL {
 // callbacks from the main thread that also serves the API. fetch's web streams cost several times the
 // CPU a request; node:http's agent cannot pipeline, so a v4 job's two exchanges cost two round trips, and
 // with them written together the receiver reads both at one wake-up and this side reads both answers at
-// one (~0.5–1 ms of the machine's CPU a v4 job here, docs/sandbox/performance.md). With the guard on,
+// one (a pair costs both ends ~40 % less CPU than one exchange after the other, docs/sandbox/performance.md). With the guard on,
 // connections go through its lookup (the checked address is the one used); a guard injected by a test
 // gets connections of its own, closed after each exchange.
 const defaultGuard = outboundGuard()
@@ -104,12 +104,14 @@ async function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | 
   }
   const drained: Promise<unknown>[] = []
   const path = `${url.pathname}${url.search}`
-  const answers = sends.map((s) =>
+  // credentials in the URL (https://user:pass@host/cb) go as Basic authorization, as node:http sends them
+  const auth = url.username || url.password ? { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` } : undefined
+  const send = (s: Sent): Promise<number | Error> =>
     client
       .request({
         path,
         method: req.method ?? 'POST',
-        headers: { 'content-type': req.contentType, 'user-agent': 'Arbiter-callback/1', ...s.headers },
+        headers: { 'content-type': req.contentType, 'user-agent': 'Arbiter-callback/1', ...auth, ...s.headers },
         body: s.body,
         // undici pipelines only requests it may send again: a delivery may be (at-least-once, with its
         // X-Arbiter-Delivery id), and a request behind a lead whose connection broke is sent again on a new one
@@ -129,7 +131,10 @@ async function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | 
         },
         (err: unknown) => (err instanceof Error ? err : new Error(String(err)))
       )
-  )
+  const answers: Promise<number | Error>[] = []
+  writeTogether(client, () => {
+    for (const s of sends) answers.push(send(s))
+  })
   const outcomes = await Promise.all(answers)
   clearTimeout(timer)
   // the connection goes back once every answer has been read or dropped; a short answer usually has
