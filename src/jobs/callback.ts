@@ -42,7 +42,7 @@ export function parseCallbackUrl(raw: string): URL {
 // callbacks from the main thread that also serves the API. fetch's web streams cost several times the
 // CPU a request; node:http's agent cannot pipeline, so a v4 job's two exchanges cost two round trips, and
 // with them written together the receiver reads both at one wake-up and this side reads both answers at
-// one (a pair costs both ends ~40 % less CPU than one exchange after the other, docs/sandbox/performance.md). With the guard on,
+// one (a pair costs both ends 0.62-0.67x the CPU of one exchange after the other: scripts/bench-callbacks.ts). With the guard on,
 // connections go through its lookup (the checked address is the one used); a guard injected by a test
 // gets connections of its own, closed after each exchange.
 const defaultGuard = outboundGuard()
