@@ -2,6 +2,7 @@
 // addresses through outbound-guard.ts), a hard timeout, no redirects, and the receiver's answer read at
 // most ANSWER_MAX_BYTES, then dropped. It never throws for a slow or dead receiver beyond its own
 // promise: the outbox decides about retries.
+import type { Client } from 'undici'
 import { callbackConnections, writeTogether } from './callback-connections.ts'
 import { outboundGuard, RefusedAddress, type OutboundGuard } from './outbound-guard.ts'
 
@@ -69,12 +70,24 @@ interface Sent {
   headers?: Record<string, string>
 }
 
+/** The declared length of an answer's body, from undici's raw headers (name, value, name, value...). */
+function declaredLength(raw: Buffer[]): number {
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === 14 && raw[i].toString('latin1').toLowerCase() === 'content-length') return Number(raw[i + 1].toString('latin1'))
+  }
+  return 0
+}
+
 /**
  * Sends each body in turn on one connection, pipelined (all written before any answer is read; a
  * receiver answers them in order), within the request's timeout as a whole. Each settles on its status
  * line: a number, or the error that ended it (the deadline, a refused address, the connection's end).
+ *
+ * Through undici's dispatch with a handler of its own, not `client.request`: a request's promise, its
+ * async resource, its parsed headers, its body stream and the abort signal's listeners cost the main
+ * thread several times what the exchange itself does, and every answer is only a status to keep.
  */
-async function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | Error)[]> {
+function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | Error)[]> {
   const url = parseCallbackUrl(req.url)
   const guard = req.blockPrivate ? (req.guard ?? defaultGuard) : undefined
   const connections = !guard
@@ -90,60 +103,107 @@ async function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | 
     }
   }
   const client = connections.take(url.origin, req.timeoutMs)
-  // the whole exchange, connect included, within timeoutMs
-  const deadline = Date.now() + req.timeoutMs
-  const stop = new AbortController()
-  const timer = setTimeout(() => {
-    const err = new Error(`timed out after ${req.timeoutMs} ms`)
-    err.name = 'TimeoutError'
-    stop.abort(err)
-  }, req.timeoutMs)
-  let interim = 0
-  const onInfo = () => {
-    if (++interim > ANSWER_MAX_INTERIM) stop.abort(new Error('too many interim (1xx) answers'))
-  }
-  const drained: Promise<unknown>[] = []
   const path = `${url.pathname}${url.search}`
   // credentials in the URL (https://user:pass@host/cb) go as Basic authorization, as node:http sends them
   const auth = url.username || url.password ? { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` } : undefined
-  const send = (s: Sent): Promise<number | Error> =>
-    client
-      .request({
-        path,
-        method: req.method ?? 'POST',
-        headers: { 'content-type': req.contentType, 'user-agent': 'Arbiter-callback/1', ...auth, ...s.headers },
-        body: s.body,
-        // undici pipelines only requests it may send again: a delivery may be (at-least-once, with its
-        // X-Arbiter-Delivery id), and a request behind a lead whose connection broke is sent again on a new one
-        idempotent: true,
-        signal: stop.signal,
-        onInfo,
-      })
-      .then(
-        ({ statusCode, headers, body }) => {
-          // the status is the answer: the delivery is settled now, whatever the body does. A redirect
-          // is not followed (it would turn the POST into a GET): its 3xx counts as a failure. What
-          // remains of the body is read (unused) only so the connection can be reused.
-          if (Number(headers['content-length']) > ANSWER_MAX_BYTES) body.destroy()
-          const grace = setTimeout(() => body.destroy(), Math.min(ANSWER_GRACE_MS, Math.max(0, deadline - Date.now())))
-          drained.push(body.dump({ limit: ANSWER_MAX_BYTES }).catch(() => undefined).finally(() => clearTimeout(grace)))
-          return statusCode
+  return new Promise((resolve) => {
+    const outcomes: (number | Error | undefined)[] = sends.map(() => undefined)
+    let unsettled = sends.length
+    let unended = sends.length
+    let broken = false
+    let interim = 0
+    let resolved = false
+    const finish = () => {
+      if (resolved) return
+      resolved = true
+      resolve(outcomes.map((o) => (o instanceof RefusedAddress ? new PermanentFailure(`callback refused: ${o.message}`) : o!)))
+    }
+    // the connection goes back once every answer has been read (a short answer has, in the same read as
+    // its status line); one that broke or was cut is closed
+    const ended = () => {
+      if (--unended) return
+      clearTimeout(timer)
+      if (broken) drop(client)
+      else connections.give(url.origin, client)
+      finish()
+    }
+    const cut = (err: Error) => {
+      broken = true
+      void client.destroy(err).catch(() => undefined)
+    }
+    // the whole exchange, connect included, within timeoutMs
+    const deadline = Date.now() + req.timeoutMs
+    let timer = setTimeout(() => {
+      const err = new Error(`timed out after ${req.timeoutMs} ms`)
+      err.name = 'TimeoutError'
+      for (let i = 0; i < outcomes.length; i++) if (outcomes[i] === undefined) outcomes[i] = err
+      cut(err)
+      finish()
+    }, req.timeoutMs)
+    // every status in, and a body still coming after this read: the outcomes are known now. What
+    // remains of the bodies (unused: read only so the connection can be reused) gets ANSWER_GRACE_MS
+    // at most, or the connection is closed
+    const bodiesLeft = () => {
+      if (!unended) return
+      clearTimeout(timer)
+      timer = setTimeout(() => cut(new Error('answer body not ended in time')), Math.min(ANSWER_GRACE_MS, Math.max(0, deadline - Date.now())))
+      setImmediate(finish)
+    }
+    const settle = (i: number, o: number | Error) => {
+      if (outcomes[i] !== undefined) return
+      outcomes[i] = o
+      // a short answer's body ends in the same read as its status line
+      if (!--unsettled) queueMicrotask(bodiesLeft)
+    }
+    const dispatch = (s: Sent, i: number) => {
+      let abort: ((err: Error) => void) | undefined
+      let done = false
+      client.dispatch(
+        {
+          path,
+          method: req.method ?? 'POST',
+          headers: { 'content-type': req.contentType, 'user-agent': 'Arbiter-callback/1', ...auth, ...s.headers },
+          body: s.body,
+          // undici pipelines only requests it may send again: a delivery may be (at-least-once, with its
+          // X-Arbiter-Delivery id), and a request behind a lead whose connection broke is sent again on a new one
+          idempotent: true,
         },
-        (err: unknown) => (err instanceof Error ? err : new Error(String(err)))
+        {
+          onConnect(a: (err: Error) => void) {
+            abort = a
+          },
+          onHeaders(statusCode: number, raw: Buffer[]) {
+            if (statusCode < 200) {
+              if (++interim > ANSWER_MAX_INTERIM) abort?.(new Error('too many interim (1xx) answers'))
+              return true
+            }
+            // the status is the answer: the delivery is settled now, whatever the body does. A redirect
+            // is not followed (it would turn the POST into a GET): its 3xx counts as a failure.
+            settle(i, statusCode)
+            if (declaredLength(raw) > ANSWER_MAX_BYTES) abort?.(new Error('answer body too long'))
+            return true
+          },
+          onData: () => true,
+          onComplete() {
+            if (done) return
+            done = true
+            ended()
+          },
+          onError(err: Error) {
+            settle(i, err)
+            if (done) return
+            done = true
+            broken = true
+            ended()
+          },
+        }
       )
-  const answers: Promise<number | Error>[] = []
-  writeTogether(client, () => {
-    for (const s of sends) answers.push(send(s))
+    }
+    writeTogether(client, () => sends.forEach(dispatch))
   })
-  const outcomes = await Promise.all(answers)
-  clearTimeout(timer)
-  // the connection goes back once every answer has been read or dropped; a short answer usually has
-  // been by the next turn of the event loop, and waiting that long lets the next callback reuse it
-  const done = Promise.all(drained)
-  void done.then(() => connections.give(url.origin, client))
-  await Promise.race([done, new Promise((r) => setImmediate(r))])
-  return outcomes.map((o) => (o instanceof RefusedAddress ? new PermanentFailure(`callback refused: ${o.message}`) : o))
 }
+
+const drop = (client: Client) => void client.destroy().catch(() => undefined)
 
 const failureOf = (o: number | Error): Error | undefined =>
   o instanceof Error ? o : o < 200 || o > 299 ? new Error(`HTTP ${o}`) : undefined
