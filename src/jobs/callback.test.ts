@@ -70,6 +70,19 @@ describe('postCallback', () => {
     expect(Date.now() - started).toBeLessThan(900)
   })
 
+  test('an exchange that ended leaves nothing behind: no timer, and its connection idle for the next', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    await post('/warm')
+    const before = timers()
+    for (let i = 0; i < 20; i++) {
+      await post('/ok')
+      await postCallbackWithLead({ url: `${base}/ok`, body: 'b', contentType: 'text/plain', timeoutMs: 2000 }, { body: 'a' })
+      await expect(post('/fail')).rejects.toThrow('HTTP 500')
+    }
+    // each exchange's deadline (and a body's grace, had one been needed) is cleared once its answers ended
+    expect(timers()).toBe(before)
+  })
+
   test('bad URLs and refused addresses are permanent failures', async () => {
     await expect(postCallback({ url: 'ftp://x/y', body: '', contentType: 'text/plain', timeoutMs: 100 })).rejects.toBeInstanceOf(PermanentFailure)
     await expect(postCallback({ url: 'http://exa mple.com', body: '', contentType: 'text/plain', timeoutMs: 100 })).rejects.toBeInstanceOf(PermanentFailure)
