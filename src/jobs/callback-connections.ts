@@ -32,7 +32,8 @@ export interface Connections {
   idle(): number
 }
 
-const drop = (client: Client) => void client.destroy().catch(() => undefined)
+/** Closes a connection for good (one that broke, was cut, or is not kept idle). */
+export const drop = (client: Client) => void client.destroy().catch(() => undefined)
 
 /** Each connection's socket now (undici keeps it to itself): writeTogether corks it. */
 const sockets = new WeakMap<Client, { current?: Socket }>()

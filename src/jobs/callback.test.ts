@@ -70,7 +70,7 @@ describe('postCallback', () => {
     expect(Date.now() - started).toBeLessThan(900)
   })
 
-  test('an exchange that ended leaves nothing behind: no timer, and its connection idle for the next', async () => {
+  test('an exchange that ended leaves no timer behind', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
     await post('/warm')
     const before = timers()

@@ -2,8 +2,7 @@
 // addresses through outbound-guard.ts), a hard timeout, no redirects, and the receiver's answer read at
 // most ANSWER_MAX_BYTES, then dropped. It never throws for a slow or dead receiver beyond its own
 // promise: the outbox decides about retries.
-import type { Client } from 'undici'
-import { callbackConnections, writeTogether } from './callback-connections.ts'
+import { callbackConnections, drop, writeTogether } from './callback-connections.ts'
 import { outboundGuard, RefusedAddress, type OutboundGuard } from './outbound-guard.ts'
 
 /** A delivery that can never succeed (bad URL, refused address): not retried. */
@@ -202,8 +201,6 @@ function exchange(req: CallbackRequest, sends: Sent[]): Promise<(number | Error)
     writeTogether(client, () => sends.forEach(dispatch))
   })
 }
-
-const drop = (client: Client) => void client.destroy().catch(() => undefined)
 
 const failureOf = (o: number | Error): Error | undefined =>
   o instanceof Error ? o : o < 200 || o > 299 ? new Error(`HTTP ${o}`) : undefined
